@@ -1,0 +1,244 @@
+"""A privacy budget accountant: sequential and parallel composition, in exact arithmetic.
+
+Sequential composition [DMNS06]_: running mechanisms that are (eps_i, delta_i)-DP
+on the same data is (sum eps_i, sum delta_i)-DP.  Parallel composition
+[McS09]_: mechanisms run on *disjoint* parts of the data cost only
+(max eps_i, max delta_i).
+
+Every amount is held as a :class:`fractions.Fraction`.  A float is read as the
+shortest decimal that prints as it (``0.1`` is exactly 1/10), so ten spends of
+0.1 fill a budget of 1.0 exactly and never drift past it.  A spend that would
+exceed the budget raises :class:`BudgetExceededError` and records nothing.
+
+References
+----------
+.. [DMNS06] Dwork, McSherry, Nissim, Smith. TCC 2006.
+.. [McS09] F. McSherry. "Privacy Integrated Queries." SIGMOD 2009, Thm 4.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Iterable, NamedTuple, Sequence
+
+__all__ = ["PrivacyAccountant", "BudgetExceededError", "LedgerRow", "Budget", "exact"]
+
+
+class BudgetExceededError(RuntimeError):
+    """Raised when a spend would take the accountant past its budget; nothing was recorded."""
+
+
+class Budget(NamedTuple):
+    """An (epsilon, delta) pair as floats, for display."""
+
+    epsilon: float
+    delta: float
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """One charge in the ledger: what was charged, how, and the running totals after it."""
+
+    label: str
+    epsilon: Fraction
+    delta: Fraction
+    composition: str  # "sequential" or "parallel"
+    parts: int
+    total_epsilon: Fraction
+    total_delta: Fraction
+
+
+def exact(name: str, value) -> Fraction:
+    """Convert a privacy amount to an exact ``Fraction``, reading floats as their shortest decimal.
+
+    Raises ``TypeError`` for non-numbers and ``ValueError`` for negative, NaN or infinite values.
+    """
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, Decimal)):
+        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
+    if isinstance(value, float) or not isinstance(value, (numbers.Rational, Decimal)):
+        f = float(value)
+        if math.isnan(f) or math.isinf(f):
+            raise ValueError(f"{name} must be finite, got {f}")
+        value = Fraction(repr(f))
+    elif isinstance(value, Decimal):
+        if not value.is_finite():
+            raise ValueError(f"{name} must be finite, got {value}")
+        value = Fraction(value)
+    else:
+        value = Fraction(value)
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, got {float(value)}")
+    return value
+
+
+class PrivacyAccountant:
+    """Track spends of an (epsilon, delta) budget under sequential and parallel composition.
+
+    Parameters
+    ----------
+    epsilon : float
+        Total epsilon budget, finite and > 0.
+    delta : float, default 0
+        Total delta budget, in [0, 1).
+
+    Examples
+    --------
+    >>> acc = PrivacyAccountant(1.0)
+    >>> for i in range(10):
+    ...     _ = acc.spend(0.1, label=f"query {i}")
+    >>> acc.remaining
+    Budget(epsilon=0.0, delta=0.0)
+    >>> acc.spend_parallel([0.5, 0.5], label="disjoint halves")
+    Traceback (most recent call last):
+    ...
+    dpviz.accountant.BudgetExceededError: spend 'disjoint halves' of epsilon=0.5, delta=0 exceeds the remaining budget epsilon=0, delta=0 (total budget epsilon=1, delta=0); nothing was recorded
+    """
+
+    def __init__(self, epsilon: float, delta: float = 0.0) -> None:
+        self._epsilon = exact("epsilon", epsilon)
+        if self._epsilon == 0:
+            raise ValueError("epsilon must be > 0, got 0.0")
+        self._delta = exact("delta", delta)
+        if self._delta >= 1:
+            raise ValueError(f"delta must lie in [0, 1), got {float(self._delta)}")
+        self._rows: list[LedgerRow] = []
+
+    # ----------------------------------------------------------------- state
+    @property
+    def budget(self) -> Budget:
+        """The total budget."""
+        return Budget(float(self._epsilon), float(self._delta))
+
+    @property
+    def spent(self) -> Budget:
+        """What has been charged so far."""
+        e, d = self._totals()
+        return Budget(float(e), float(d))
+
+    @property
+    def remaining(self) -> Budget:
+        """Budget minus what has been spent (never negative)."""
+        e, d = self._totals()
+        return Budget(float(self._epsilon - e), float(self._delta - d))
+
+    @property
+    def history(self) -> list[LedgerRow]:
+        """The ledger: one :class:`LedgerRow` per accepted charge, oldest first."""
+        return list(self._rows)
+
+    def _totals(self) -> tuple[Fraction, Fraction]:
+        if not self._rows:
+            return Fraction(0), Fraction(0)
+        return self._rows[-1].total_epsilon, self._rows[-1].total_delta
+
+    # ----------------------------------------------------------------- charging
+    def can_spend(self, epsilon: float, delta: float = 0.0) -> bool:
+        """Whether a sequential spend of (epsilon, delta) fits in the remaining budget."""
+        e, d = self._totals()
+        return e + exact("epsilon", epsilon) <= self._epsilon and d + exact("delta", delta) <= self._delta
+
+    def _charge(self, label: str, eps: Fraction, dlt: Fraction, composition: str, parts: int) -> LedgerRow:
+        if not isinstance(label, str):
+            raise TypeError(f"label must be a str, got {type(label).__name__}")
+        e, d = self._totals()
+        if e + eps > self._epsilon or d + dlt > self._delta:
+            raise BudgetExceededError(
+                f"spend {label!r} of epsilon={_fmt(eps)}, delta={_fmt(dlt)} exceeds the remaining budget "
+                f"epsilon={_fmt(self._epsilon - e)}, delta={_fmt(self._delta - d)} "
+                f"(total budget epsilon={_fmt(self._epsilon)}, delta={_fmt(self._delta)}); nothing was recorded"
+            )
+        row = LedgerRow(label, eps, dlt, composition, parts, e + eps, d + dlt)
+        self._rows.append(row)
+        return row
+
+    def spend(self, epsilon: float, delta: float = 0.0, label: str = "") -> LedgerRow:
+        """Charge one (epsilon, delta)-DP mechanism by sequential composition.
+
+        Raises
+        ------
+        BudgetExceededError
+            If the spend does not fit; the ledger is left unchanged.
+        ValueError, TypeError
+            For a negative, NaN, infinite or non-numeric amount.
+        """
+        eps = exact("epsilon", epsilon)
+        dlt = exact("delta", delta)
+        if eps == 0 and dlt == 0:
+            raise ValueError("a spend must charge epsilon > 0 or delta > 0, got epsilon=0, delta=0")
+        return self._charge(label or f"spend {len(self._rows) + 1}", eps, dlt, "sequential", 1)
+
+    def spend_parallel(self, epsilons: Sequence[float] | Iterable[float], deltas: Sequence[float] | None = None,
+                       label: str = "") -> LedgerRow:
+        """Charge mechanisms run on disjoint partitions of the data: costs ``(max eps_i, max delta_i)`` [McS09]_.
+
+        Raises
+        ------
+        BudgetExceededError
+            If the maximum does not fit; nothing is recorded.
+        ValueError
+            If the lists are empty or of different lengths, or an amount is invalid.
+        """
+        eps_list = [exact("epsilons[%d]" % i, e) for i, e in enumerate(epsilons)]
+        if not eps_list:
+            raise ValueError("epsilons must list at least one mechanism")
+        if deltas is None:
+            dlt_list = [Fraction(0)] * len(eps_list)
+        else:
+            dlt_list = [exact("deltas[%d]" % i, d) for i, d in enumerate(deltas)]
+            if len(dlt_list) != len(eps_list):
+                raise ValueError(f"deltas must have one entry per epsilon ({len(eps_list)}), got {len(dlt_list)}")
+        eps, dlt = max(eps_list), max(dlt_list)
+        if eps == 0 and dlt == 0:
+            raise ValueError("a spend must charge epsilon > 0 or delta > 0, got all zeros")
+        return self._charge(label or f"spend {len(self._rows) + 1}", eps, dlt, "parallel", len(eps_list))
+
+    # ----------------------------------------------------------------- display
+    def table(self) -> str:
+        """The ledger as a fixed-width text table (no pandas needed)."""
+        head = f"{'#':>3}  {'label':<28} {'composition':<16} {'epsilon':>9} {'delta':>9} {'total eps':>10} {'total delta':>11}"
+        lines = [head, "-" * len(head)]
+        for i, r in enumerate(self._rows, 1):
+            comp = r.composition if r.parts == 1 else f"{r.composition} x{r.parts}"
+            lines.append(
+                f"{i:>3}  {r.label[:28]:<28} {comp:<16} {float(r.epsilon):>9.4g} {float(r.delta):>9.3g} "
+                f"{float(r.total_epsilon):>10.4g} {float(r.total_delta):>11.3g}"
+            )
+        rem = self.remaining
+        lines.append(f"remaining: epsilon={rem.epsilon:.4g}, delta={rem.delta:.3g} of "
+                     f"epsilon={float(self._epsilon):.4g}, delta={float(self._delta):.3g}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        rows = "".join(
+            f"<tr><td>{i}</td><td>{_html(r.label)}</td><td>{r.composition}"
+            f"{'' if r.parts == 1 else f' &times;{r.parts}'}</td><td>{float(r.epsilon):.4g}</td>"
+            f"<td>{float(r.delta):.3g}</td><td>{float(r.total_epsilon):.4g}</td></tr>"
+            for i, r in enumerate(self._rows, 1)
+        )
+        rem = self.remaining
+        return (
+            "<table><thead><tr><th>#</th><th>label</th><th>composition</th><th>&epsilon;</th><th>&delta;</th>"
+            f"<th>total &epsilon;</th></tr></thead><tbody>{rows}</tbody></table>"
+            f"<p>remaining &epsilon; = {rem.epsilon:.4g} of {float(self._epsilon):.4g}; "
+            f"remaining &delta; = {rem.delta:.3g} of {float(self._delta):.3g}</p>"
+        )
+
+    def __repr__(self) -> str:
+        s = self.spent
+        return (f"PrivacyAccountant(epsilon={float(self._epsilon):g}, delta={float(self._delta):g}; "
+                f"spent epsilon={s.epsilon:g}, delta={s.delta:g} in {len(self._rows)} charge(s))")
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def _fmt(x: Fraction) -> str:
+    return f"{float(x):.6g}"
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

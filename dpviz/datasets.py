@@ -1,0 +1,173 @@
+"""Real datasets shipped with dpviz, with their provenance.
+
+The DPBench one-dimensional histograms (domain 4096) and the CPS income
+records are copied byte for byte into ``dpviz/data`` so notebooks work on
+Binder and from a wheel.  ``dpviz/data/PROVENANCE.md`` gives the source
+commits, checksums and licensing notes.
+
+References
+----------
+.. [HMMCZ16] M. Hay, A. Machanavajjhala, G. Miklau, Y. Chen, D. Zhang.
+   "Principled Evaluation of Differentially Private Algorithms using
+   DPBench." SIGMOD 2016.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+
+__all__ = ["DatasetInfo", "names", "load", "describe", "provenance", "CPS_COLUMNS"]
+
+_DPBENCH_SOURCE = ("DPBench (Hay et al., SIGMOD 2016), dpcomp-org/dpcomp_core "
+                   "dpcomp_core/datafiles/1D, commit 233cfcc3")
+_DPBENCH_LICENSE = ("no stated licence: research benchmark data; cite DPBench and the original source, "
+                    "do not re-license")
+CPS_COLUMNS = ("income", "age", "marital", "race", "sex")
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """What a shipped dataset is, where it came from and under which terms."""
+
+    name: str
+    kind: str  # "histogram" or "records"
+    description: str
+    source: str
+    license: str
+    filename: str
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind}): {self.description}\n  source: {self.source}\n  licence: {self.license}"
+
+
+def _hist(name: str, filename: str, description: str) -> DatasetInfo:
+    return DatasetInfo(name, "histogram", description, _DPBENCH_SOURCE, _DPBENCH_LICENSE, f"dpbench_1d/{filename}")
+
+
+_CATALOGUE: dict[str, DatasetInfo] = {
+    info.name: info
+    for info in [
+        _hist("ADULT", "ADULTFRANK.n4096.npy", "UCI Adult census, 'capital loss' attribute, 4096 bins"),
+        _hist("HEPTH", "HEPTH.n4096.npy", "arXiv HEP-TH citation network, citations per paper, 4096 bins"),
+        _hist("INCOME", "INCOME.n4096.npy", "IPUMS-USA personal income 2001-2011, 4096 bins"),
+        _hist("MEDCOST", "MEDCOST.n4096.npy",
+              "2007 National Home and Hospice Care Survey, personal medical expenses, 4096 bins"),
+        _hist("NETTRACE", "NETTRACE.n4096.npy",
+              "university IP-level trace, external connections per internal host, 4096 bins"),
+        _hist("PATENT", "PATENT.n4096.npy", "NBER US patents 1963-1999, citations per patent, 4096 bins"),
+        _hist("SEARCHLOGS", "SEARCHLOGS.n4096.npy", "frequency of the search term 'Obama' over time, 2004-2010"),
+        _hist("BIDS-ALL", "bids.npy", "Kaggle 'human or bot' auction bids per IP"),
+        _hist("BIDS-FJ", "bids_j.npy", "Kaggle bids per IP, merchandise = jewelry"),
+        _hist("BIDS-FM", "bids_m.npy", "Kaggle bids per IP, merchandise = mobile"),
+        _hist("MDSALARY", "GrossCompenMDSalary1.npy", "Maryland state salaries 2012, YTD gross compensation"),
+        _hist("MDSALARY-FA", "GrossCompenMDSalary2_filtered.npy",
+              "Maryland state salaries 2012, pay-type = Annually"),
+        _hist("LC-REQ-ALL", "RejectStats_0_4096_no_outliers.npy", "Lending Club rejected loans, amount requested"),
+        _hist("LC-REQ-F1", "RejectStats_0_4096_no_outliers_filter_7_1.npy",
+              "Lending Club rejected loans, amount requested, employment 0-5 years"),
+        _hist("LC-REQ-F2", "RejectStats_0_4096_no_outliers_filter_7_2.npy",
+              "Lending Club rejected loans, amount requested, employment 5-10 years"),
+        _hist("LC-DTIR-ALL", "RejectStats_4_4096_no_outliers.npy",
+              "Lending Club rejected loans, debt-to-income ratio"),
+        _hist("LC-DTIR-F1", "RejectStats_4_4096_no_outliers_filter_7_1.npy",
+              "Lending Club rejected loans, debt-to-income ratio, employment 0-5 years"),
+        _hist("LC-DTIR-F2", "RejectStats_4_4096_no_outliers_filter_7_2.npy",
+              "Lending Club rejected loans, debt-to-income ratio, employment 5-10 years"),
+        DatasetInfo(
+            "CPS", "records",
+            "U.S. Current Population Survey extract, 49,427 people; columns income, age, marital, race, sex. "
+            "Income is in dollars (1 to 493,356), not binned",
+            "dpcomp-org/hdmm branch master, src/app/data/uploads/CPS.csv (commit 736ec521); "
+            "the ektelo 'CPS' relation",
+            "U.S.-government public-use microdata (Census CPS); the hosting repository states no licence",
+            "cps/CPS.csv",
+        ),
+    ]
+}
+
+_ALIASES = {
+    "CAPITAL-LOSS": "ADULT", "ADULTFRANK": "ADULT", "ADULT-CAPITAL-LOSS": "ADULT",
+    "MEDICALCOST": "MEDCOST", "MEDICAL-COST": "MEDCOST", "BIDS": "BIDS-ALL",
+}
+
+
+def names() -> list[str]:
+    """Names of the shipped datasets (the DPBench 1-D histograms, then ``"CPS"``)."""
+    return list(_CATALOGUE)
+
+
+def _resolve(name: str) -> DatasetInfo:
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
+    key = name.strip().upper().replace("_", "-")
+    key = _ALIASES.get(key, key)
+    if key not in _CATALOGUE:
+        raise ValueError(f"unknown dataset {name!r}; available: {', '.join(names())}")
+    return _CATALOGUE[key]
+
+
+def describe(name: str) -> DatasetInfo:
+    """Description, source and licence of a shipped dataset (name is case-insensitive)."""
+    return _resolve(name)
+
+
+@functools.lru_cache(maxsize=None)
+def _read(filename: str) -> np.ndarray:
+    ref = resources.files("dpviz") / "data" / filename
+    with resources.as_file(ref) as path:
+        if filename.endswith(".npy"):
+            arr = np.load(path, allow_pickle=False)
+        else:
+            # CPS.csv has CR line endings; text mode with universal newlines reads it correctly
+            arr = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.int64)
+    arr.setflags(write=False)
+    return arr
+
+
+def load(name: str, column: str = "income") -> np.ndarray:
+    """Load a shipped dataset as a numpy array (a fresh, writable copy).
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`names` (case-insensitive; ``"capital-loss"`` and
+        ``"medicalcost"`` are accepted aliases).
+    column : str, default "income"
+        For the ``"CPS"`` records only: which column to return, one of
+        ``income, age, marital, race, sex``, or ``"all"`` for the
+        (49427, 5) int64 matrix.
+
+    Returns
+    -------
+    numpy.ndarray
+        For a histogram: int64 counts of shape (4096,).  For CPS: the column.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists the available ones) or column.
+
+    Examples
+    --------
+    >>> x = load("adult")
+    >>> x.shape, int(x.sum())
+    ((4096,), 17665)
+    """
+    info = _resolve(name)
+    data = _read(info.filename)
+    if info.kind == "records":
+        if column == "all":
+            return data.copy()
+        if column not in CPS_COLUMNS:
+            raise ValueError(f"column must be one of {', '.join(CPS_COLUMNS)} or 'all'; got {column!r}")
+        return data[:, CPS_COLUMNS.index(column)].copy()
+    return data.copy()
+
+
+def provenance() -> str:
+    """The text of the shipped ``PROVENANCE.md`` (sources, commits, checksums, licences)."""
+    return (resources.files("dpviz") / "data" / "PROVENANCE.md").read_text(encoding="utf-8")
