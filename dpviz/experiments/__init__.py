@@ -1,0 +1,98 @@
+"""Experiments: Monte Carlo trials summarised against the truth, beside the analytic error.
+
+This layer sits between the core mechanisms and the plots.  Functions here
+return small dataclasses of numpy arrays, never figures.  Topic-specific
+experiments live in submodules (``dpviz.experiments.laplace``,
+``dpviz.experiments.hierarchy``, ...); this module holds what they share.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from dpviz.rng import RngLike, as_generator
+from dpviz.validation import check_array, check_int
+
+__all__ = ["TrialSummary", "summarize", "run_trials", "check_band"]
+
+
+@dataclass(frozen=True)
+class TrialSummary:
+    """Per-query statistics of k noisy releases against the truth.
+
+    Attributes
+    ----------
+    truth : (m,) true answers
+    mean, bias, variance, mse : (m,) sample mean, mean - truth, sample variance (ddof=1),
+        mean squared error ``mean((release - truth)^2)``
+    lower, upper : (m,) central percentile band of the releases (default 5 % and 95 %)
+    band : the two percentiles of the band
+    trials : number of releases k
+    """
+
+    truth: np.ndarray
+    mean: np.ndarray
+    bias: np.ndarray
+    variance: np.ndarray
+    mse: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    band: tuple[float, float]
+    trials: int
+
+    @property
+    def total_mse(self) -> float:
+        """Total squared error summed over queries (the lectures' "total error")."""
+        return float(self.mse.sum())
+
+
+def check_band(band) -> tuple[float, float]:
+    """Validate a central percentile band ``(lo, hi)`` with ``0 <= lo < hi <= 100``."""
+    try:
+        lo, hi = (float(b) for b in band)
+    except (TypeError, ValueError):
+        raise TypeError(f"band must be a pair of percentiles (lo, hi), got {band!r}") from None
+    if not (0 <= lo < hi <= 100):
+        raise ValueError(f"band must satisfy 0 <= lo < hi <= 100, got ({lo}, {hi})")
+    return lo, hi
+
+
+def summarize(samples, truth, band=(5.0, 95.0)) -> TrialSummary:
+    """Summarise releases ``samples`` of shape (k, m) (or (k,)) against ``truth`` of shape (m,) (or scalar).
+
+    Bias is ``mean - truth``, variance the unbiased sample variance (needs k >= 2),
+    MSE ``mean((samples - truth)^2)`` (= bias^2 + (k-1)/k variance), band the
+    ``band`` percentiles per query.
+    """
+    samples = check_array("samples", samples, ndim=(1, 2))
+    truth = check_array("truth", truth, ndim=(0, 1))
+    if samples.ndim == 1:
+        samples = samples[:, None]
+    m = samples.shape[1]
+    truth = np.atleast_1d(truth)
+    if truth.shape == (1,):
+        truth = np.full(m, truth[0])
+    if truth.shape != (m,):
+        raise ValueError(f"truth must have one entry per query ({m}), got shape {truth.shape}")
+    k = samples.shape[0]
+    if k < 2:
+        raise ValueError(f"samples must hold at least 2 trials to estimate a variance, got {k}")
+    lo, hi = check_band(band)
+    mean = samples.mean(axis=0)
+    err = samples - truth
+    lower, upper = np.percentile(samples, [lo, hi], axis=0)
+    return TrialSummary(
+        truth=np.array(truth), mean=mean, bias=mean - truth, variance=samples.var(axis=0, ddof=1),
+        mse=np.mean(err * err, axis=0), lower=lower, upper=upper, band=(lo, hi), trials=k,
+    )
+
+
+def run_trials(mechanism: Callable[..., np.ndarray], truth, trials: int, *, rng: RngLike = None,
+               band=(5.0, 95.0)) -> TrialSummary:
+    """Call ``mechanism(rng=generator, size=trials)`` once (vectorised) and summarise against ``truth``."""
+    trials = check_int("trials", trials, minimum=2)
+    samples = mechanism(rng=as_generator(rng), size=trials)
+    return summarize(samples, truth, band)

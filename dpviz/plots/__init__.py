@@ -1,0 +1,13 @@
+"""Plots: pure functions from experiment results to figures.
+
+Interactive figures are plotly (``-> plotly.graph_objects.Figure``), static
+ones matplotlib (``-> matplotlib.axes.Axes``).  Topic modules:
+``dpviz.plots.laplace``, ``dpviz.plots.composition``, ``dpviz.plots.hierarchy``, ...
+Shared pieces: :mod:`dpviz.plots.palette` and :mod:`dpviz.plots.bands`.
+"""
+
+from dpviz.plots.bands import mpl_band, new_axes, plotly_band, plotly_line, sync_figure
+from dpviz.plots.palette import ALT, PALETTE, SIMULATED, THEORY, TRUTH, band_fill, color
+
+__all__ = ["PALETTE", "TRUTH", "SIMULATED", "THEORY", "ALT", "color", "band_fill", "plotly_band", "plotly_line",
+           "mpl_band", "sync_figure", "new_axes"]

@@ -1,0 +1,79 @@
+"""Drawing primitives shared by every figure: truth, mean and a shaded band, in plotly and matplotlib.
+
+Plot functions only draw: they take numbers computed elsewhere and return a
+figure or axes; they never sample and never call ``show()``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from dpviz.plots.palette import band_fill
+
+__all__ = ["plotly_band", "plotly_line", "mpl_band", "sync_figure", "new_axes"]
+
+
+def plotly_band(x, lower, upper, *, name: str, color: str, legendgroup: str | None = None,
+                hover: str = "%{y:.4g}") -> list[go.Scatter]:
+    """Two traces drawing a filled band between ``lower`` and ``upper`` (the upper edge carries the legend)."""
+    x = np.asarray(x)
+    group = legendgroup or name
+    return [
+        go.Scatter(x=x, y=np.asarray(lower), mode="lines", line=dict(width=0, color=color), showlegend=False,
+                   legendgroup=group, name=f"{name} (lower)", hovertemplate=f"{name} lower: {hover}<extra></extra>"),
+        go.Scatter(x=x, y=np.asarray(upper), mode="lines", line=dict(width=0, color=color), fill="tonexty",
+                   fillcolor=band_fill(color), name=name, legendgroup=group,
+                   hovertemplate=f"{name} upper: {hover}<extra></extra>"),
+    ]
+
+
+def plotly_line(x, y, *, name: str, color: str, dash: str | None = None, mode: str = "lines",
+                hover: str = "%{y:.4g}", **kwargs) -> go.Scatter:
+    """A named line (or marker) trace with exact values in its hover text."""
+    return go.Scatter(x=np.asarray(x), y=np.asarray(y), mode=mode, name=name,
+                      line=dict(color=color, dash=dash), marker=dict(color=color),
+                      hovertemplate=f"{name}: {hover}<extra></extra>", **kwargs)
+
+
+#: Layout properties copied on every redraw; the rest (template, sizes, legend) is set once.
+_LAYOUT_KEYS = ("title", "xaxis", "yaxis", "xaxis2", "yaxis2", "xaxis3", "yaxis3", "annotations", "shapes")
+
+
+def sync_figure(target, source: go.Figure) -> None:
+    """Copy ``source``'s traces and changing layout parts into ``target`` (a FigureWidget) in one batch.
+
+    When the number and types of traces match, each trace is updated in place
+    (only its own properties), so the browser receives one small diff; the
+    layout's static parts (template, size, legend) are copied only the first
+    time, which keeps a redraw to a few milliseconds.
+    """
+    same = len(target.data) == len(source.data) and all(
+        a.type == b.type for a, b in zip(target.data, source.data))
+    with target.batch_update():
+        if same:
+            for t, s in zip(target.data, source.data):
+                t.update(s.to_plotly_json(), overwrite=True)
+            layout = source.layout.to_plotly_json()
+            target.layout.update({k: layout[k] for k in _LAYOUT_KEYS if k in layout}, overwrite=True)
+        else:
+            target.data = ()
+            target.add_traces(list(source.data))
+            target.layout = source.layout
+
+
+def new_axes(ax=None, figsize=(7.0, 3.6)):
+    """Return ``ax`` or a fresh matplotlib Axes (imported lazily)."""
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax
+
+
+def mpl_band(ax, x, lower, upper, *, color: str, label: str, alpha: float = 0.2):
+    """Fill the band between ``lower`` and ``upper`` on matplotlib axes."""
+    ax.fill_between(np.asarray(x), np.asarray(lower), np.asarray(upper), color=color, alpha=alpha, label=label,
+                    linewidth=0)
+    return ax

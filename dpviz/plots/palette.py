@@ -1,0 +1,34 @@
+"""One colour-blind-safe palette for every dpviz figure (Okabe & Ito, "Color Universal Design", 2008)."""
+
+from __future__ import annotations
+
+__all__ = ["PALETTE", "TRUTH", "SIMULATED", "THEORY", "ALT", "color", "band_fill"]
+
+#: Okabe-Ito colours, safe for the common forms of colour blindness.
+PALETTE = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky": "#56B4E9",
+    "green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "purple": "#CC79A7",
+}
+TRUTH = PALETTE["black"]
+SIMULATED = PALETTE["blue"]
+THEORY = PALETTE["vermillion"]
+ALT = PALETTE["green"]
+_SERIES = ["blue", "vermillion", "green", "orange", "purple", "sky", "yellow", "black"]
+
+
+def color(i: int) -> str:
+    """The i-th series colour (cycles through the palette)."""
+    return PALETTE[_SERIES[i % len(_SERIES)]]
+
+
+def band_fill(hex_color: str, alpha: float = 0.2) -> str:
+    """An ``rgba(...)`` string for a translucent band in the given colour."""
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"

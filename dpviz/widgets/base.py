@@ -1,0 +1,182 @@
+"""The shape every dpviz explorer shares: controls, one call into the core, one in-place redraw.
+
+A subclass provides
+
+* ``_build_controls() -> dict[str, ipywidgets.Widget]`` (value widgets; buttons go in ``self.buttons``),
+* ``_compute(**values)`` -> a result object, by calling *one* function of
+  ``dpviz.experiments`` (no maths in the widget),
+* ``_figure(result) -> plotly.graph_objects.Figure`` by calling *one* function of ``dpviz.plots``,
+* optionally ``_after_draw(result)`` to refresh side panels (ledgers, tables).
+
+The base class wires every control's ``value`` to :meth:`update`, which
+computes and copies the new figure into ``self.figure`` (a plotly
+``FigureWidget``) in one ``batch_update``.  If the computation raises, the
+error is shown in ``self.message`` and the last good result and figure stay:
+the kernel never sees the exception.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from typing import Any
+
+import ipywidgets as widgets
+import plotly.graph_objects as go
+
+from dpviz.plots.bands import sync_figure
+
+__all__ = ["Explorer", "log_slider", "int_slider", "seed_box"]
+
+_USER_ERRORS = (ValueError, TypeError, ArithmeticError)
+
+
+def log_slider(value: float, lo_exp: float, hi_exp: float, label: str, step: float = 0.01) -> widgets.FloatLogSlider:
+    """A base-10 log slider from ``10**lo_exp`` to ``10**hi_exp`` with a descriptive label."""
+    return widgets.FloatLogSlider(value=value, base=10, min=lo_exp, max=hi_exp, step=step, description=label,
+                                  continuous_update=False, readout_format=".3g",
+                                  style={"description_width": "initial"}, layout=widgets.Layout(width="420px"))
+
+
+def int_slider(value: int, lo: int, hi: int, label: str, step: int = 1) -> widgets.IntSlider:
+    """An integer slider with a descriptive label."""
+    return widgets.IntSlider(value=value, min=lo, max=hi, step=step, description=label, continuous_update=False,
+                             style={"description_width": "initial"}, layout=widgets.Layout(width="420px"))
+
+
+def seed_box(value: int = 0) -> widgets.BoundedIntText:
+    """The random seed control (every explorer is reproducible from its seed)."""
+    return widgets.BoundedIntText(value=value, min=0, max=2**31 - 1, description="seed",
+                                  style={"description_width": "initial"}, layout=widgets.Layout(width="160px"))
+
+
+class Explorer:
+    """Base class of the dpviz explorers (see the module docstring for the contract).
+
+    Parameters
+    ----------
+    **values
+        Initial control values by control name, e.g. ``LaplaceExplorer(epsilon=0.5)``.
+
+    Attributes
+    ----------
+    controls : dict[str, ipywidgets.Widget]
+        The value controls; set ``controls[name].value`` to drive the explorer.
+    figure : plotly.graph_objects.FigureWidget
+        The interactive figure, updated in place.
+    result
+        The last successfully computed result (what the figure shows).
+    message : ipywidgets.HTML
+        Shows the error of the last failed update, empty otherwise.
+    last_update_ms : float
+        Wall time of the last update (compute + redraw), for the benchmarks.
+    """
+
+    title: str = "explorer"
+
+    def __init__(self, **values: Any) -> None:
+        self.controls: dict[str, widgets.Widget] = self._build_controls()
+        self.buttons: dict[str, widgets.Button] = getattr(self, "buttons", {})
+        unknown = set(values) - set(self.controls)
+        if unknown:
+            raise ValueError(f"unknown control(s) {sorted(unknown)}; controls are {sorted(self.controls)}")
+        for name, value in values.items():
+            self.controls[name].value = value
+        self.message = widgets.HTML(value="", layout=widgets.Layout(min_height="1.5em"))
+        self.figure = go.FigureWidget()
+        self.result: Any = None
+        self.last_update_ms = float("nan")
+        self._updating = False
+        if not self.update():
+            raise ValueError(f"cannot start {type(self).__name__}: {self.message_text}")
+        for w in self.controls.values():
+            w.observe(self._on_change, names="value")
+        self.widget = self._layout()
+
+    # ---------------------------------------------------------------- to override
+    def _build_controls(self) -> dict[str, widgets.Widget]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _compute(self, **values: Any) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _figure(self, result: Any) -> go.Figure:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _after_draw(self, result: Any) -> None:
+        """Refresh side panels after a successful redraw (default: nothing)."""
+
+    def _side_panels(self) -> list[widgets.Widget]:
+        """Extra widgets shown under the figure (default: none)."""
+        return []
+
+    # ---------------------------------------------------------------- machinery
+    @property
+    def values(self) -> dict[str, Any]:
+        """Current control values by name."""
+        return {name: w.value for name, w in self.controls.items()}
+
+    @property
+    def message_text(self) -> str:
+        """The message shown, without HTML markup."""
+        import re
+
+        return html.unescape(re.sub(r"<[^>]+>", "", self.message.value))
+
+    def _on_change(self, change: dict) -> None:
+        if not self._updating:
+            self.update()
+
+    def _show(self, text: str, kind: str = "error") -> None:
+        colour = {"error": "#D55E00", "info": "#0072B2"}[kind]
+        self.message.value = f'<span style="color:{colour}" role="status">{html.escape(text)}</span>'
+
+    def update(self) -> bool:
+        """Recompute from the current control values and redraw; return whether it succeeded.
+
+        On failure the message shows the error and ``result``/``figure`` keep their last good state.
+        """
+        start = time.perf_counter()
+        try:
+            result = self._compute(**self.values)
+            fig = self._figure(result)
+        except _USER_ERRORS as exc:
+            self._show(f"{type(exc).__name__}: {exc}")
+            return False
+        except Exception as exc:  # noqa: BLE001 - the kernel must not die on a widget callback
+            self._show(f"unexpected {type(exc).__name__}: {exc} (please report this)")
+            return False
+        self.result = result
+        sync_figure(self.figure, fig)
+        self.message.value = ""
+        self._after_draw(result)
+        self.last_update_ms = (time.perf_counter() - start) * 1e3
+        return True
+
+    def set_quietly(self, name: str, value: Any) -> None:
+        """Set a control without triggering an update (to display a value the core solved for)."""
+        self._updating = True
+        try:
+            self.controls[name].value = value
+        finally:
+            self._updating = False
+
+    def _layout(self) -> widgets.Widget:
+        ctrl = list(self.controls.values()) + list(self.buttons.values())
+        rows = [widgets.HBox(ctrl[i:i + 3]) for i in range(0, len(ctrl), 3)]
+        header = widgets.HTML(f"<b>{html.escape(self.title)}</b>")
+        return widgets.VBox([header, *rows, self.message, self.figure, *self._side_panels()])
+
+    # ---------------------------------------------------------------- display
+    def __repr__(self) -> str:
+        vals = ", ".join(f"{k}={_short(v)}" for k, v in self.values.items())
+        return f"{type(self).__name__}({vals})"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = repr(self)
+        return bundle
+
+
+def _short(v: Any) -> str:
+    return f"{v:.4g}" if isinstance(v, float) else repr(v)
