@@ -1,0 +1,200 @@
+"""The Haar wavelet strategy (Privelet) for range queries, and its exact error.
+
+Privelet [XWG10]_ publishes the Haar wavelet coefficients of the histogram
+with noise and rebuilds the histogram by the inverse transform.  Scaling each
+coefficient by the size of its support turns the weighted coefficients into
+plain +-1 queries: the total ``x_0 + ... + x_{N-1}`` and, for every dyadic
+block of size ``s >= 2``, (sum of its left half) - (sum of its right half).
+Each cell lies in the support of exactly one row per level plus the total, so
+the L1 sensitivity is ``1 + log2 N`` and Privelet adds ``Lap((1 + log2 N) /
+epsilon)`` to every row (the slides' matrix ``Y``).  The rows are orthogonal
+with squared norm ``s``, so ``Y^-1 = Y^T diag(1/s)`` and the leaf estimate has
+covariance ``sigma^2 Y^T diag(1/s^2) Y``; for N a power of 2 this
+reconstruction is also the least-squares estimate.
+
+**n not a power of 2.**  The domain is padded with ``N - n`` empty cells, ``N
+= 2**ceil(log2 n)``.  Padding cells hold no individual, so :func:`haar_matrix`
+keeps only the columns of the ``n`` real cells (dropping rows that touch only
+padding), which changes neither privacy nor the sensitivity ``1 + log2 N``.
+:func:`privelet_covariance` and the error functions use Privelet's own
+estimator: inverse transform over the padded domain, padding estimates
+discarded.  (Least squares on the truncated matrix, as the matrix mechanism
+would do, can be slightly better when n is not a power of 2.)
+
+References
+----------
+.. [XWG10] X. Xiao, G. Wang, J. Gehrke. "Differential Privacy via Wavelet
+   Transforms." ICDE 2010 (IEEE TKDE 23(8), 2011).
+.. [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
+   Linear Counting Queries Under Differential Privacy." PODS 2010.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from dpviz.rng import RngLike, as_generator
+from dpviz.validation import check_counts, check_epsilon, check_int, check_trials
+
+__all__ = [
+    "padded_size",
+    "haar_matrix",
+    "haar_sensitivity",
+    "privelet_covariance",
+    "privelet_release",
+    "privelet_range_mse_by_width",
+    "privelet_average_range_mse",
+]
+
+
+def padded_size(n: int) -> int:
+    """``N = 2**ceil(log2 n)``, the padded domain size of the Haar transform."""
+    n = check_int("n", n, minimum=1)
+    return 1 << (n - 1).bit_length()
+
+
+def _full_haar(N: int) -> tuple[sp.csr_array, np.ndarray]:
+    """+-1 Haar matrix of a power-of-2 size N (coarse rows first) and each row's support size."""
+    rows, cols, vals, support = [], [], [], []
+    cells = np.arange(N)
+    rows.append(np.zeros(N, dtype=np.int64))
+    cols.append(cells)
+    vals.append(np.ones(N))
+    support.append([N])
+    r = 1
+    s = N
+    while s >= 2:
+        nblocks = N // s
+        blk = cells // s
+        rows.append(r + blk)
+        cols.append(cells)
+        vals.append(np.where((cells % s) < s // 2, 1.0, -1.0))
+        support.append(np.full(nblocks, s))
+        r += nblocks
+        s //= 2
+    A = sp.coo_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(N, N))
+    return A.tocsr(), np.concatenate([np.asarray(x, dtype=float) for x in support])
+
+
+def haar_matrix(n: int) -> sp.csr_array:
+    """Privelet's Haar strategy as a sparse +-1 matrix over ``n`` cells.
+
+    Row 0 is the total; then, from the coarsest level (block size ``N``) to the
+    finest (block size 2), one row per dyadic block: +1 on its left half, -1 on
+    its right half [XWG10]_ [LHRMM10]_.  For n not a power of 2 the domain is
+    padded to ``N = 2**ceil(log2 n)`` empty cells and only the ``n`` real
+    columns are kept; rows that would touch padding only are dropped.  L1
+    sensitivity: ``1 + log2 N``.
+
+    Parameters
+    ----------
+    n : int
+        Number of cells, >= 1.
+
+    Returns
+    -------
+    scipy.sparse.csr_array
+        Shape ``(rows, n)`` with ``rows = n`` when n is a power of 2.
+
+    Examples
+    --------
+    >>> haar_matrix(4).toarray().astype(int).tolist()
+    [[1, 1, 1, 1], [1, 1, -1, -1], [1, -1, 0, 0], [0, 0, 1, -1]]
+    """
+    N = padded_size(n)
+    A, _ = _full_haar(N)
+    A = A[:, :n].tocsr()
+    keep = np.flatnonzero(np.diff(A.indptr) > 0)
+    return A[keep].tocsr()
+
+
+def haar_sensitivity(n: int) -> int:
+    """L1 sensitivity ``1 + log2 N`` of :func:`haar_matrix` (N the padded size)."""
+    return padded_size(n).bit_length()
+
+
+def privelet_covariance(n: int, epsilon: float) -> np.ndarray:
+    """Exact covariance of Privelet's leaf estimates: ``sigma^2 Y^T diag(1/s^2) Y`` restricted to the n real cells.
+
+    ``sigma^2 = 2 (1 + log2 N)^2 / epsilon^2`` is the Laplace variance of each
+    noisy coefficient [XWG10]_.  Dense (n, n): meant for n up to a few thousand.
+    """
+    epsilon = check_epsilon(epsilon)
+    N = padded_size(n)
+    A, s = _full_haar(N)
+    sigma2 = 2.0 * (haar_sensitivity(n) / epsilon) ** 2
+    A = A[:, :n].tocsc()
+    cov = (A.T @ sp.diags_array(sigma2 / s**2) @ A).toarray()
+    return cov
+
+
+def privelet_release(x, epsilon: float, *, rng: RngLike = None, size: int | None = None) -> np.ndarray:
+    """Privelet release: noisy Haar coefficients, inverse transform, padding dropped.
+
+    Returns leaf estimates of shape (n,) or (size, n).  epsilon-DP [XWG10]_.
+
+    Examples
+    --------
+    >>> privelet_release([5, 0, 3, 1], 1.0, rng=0, size=2).shape
+    (2, 4)
+    """
+    x = check_counts("x", x)
+    epsilon = check_epsilon(epsilon)
+    size = check_trials(size)
+    n = x.size
+    N = padded_size(n)
+    A, s = _full_haar(N)
+    xp = np.zeros(N)
+    xp[:n] = x
+    k = 1 if size is None else size
+    coef = A @ xp
+    noisy = coef[None, :] + as_generator(rng).laplace(0.0, haar_sensitivity(n) / epsilon, size=(k, N))
+    est = (noisy / s) @ A  # Y^-1 y = Y^T diag(1/s) y, row-wise
+    est = np.asarray(est)[:, :n]
+    return est[0] if size is None else est
+
+
+def _prefix_cov(cov: np.ndarray) -> np.ndarray:
+    """K[i, j] = Cov(prefix_i, prefix_j), prefix_i = sum of the first i estimates; shape (n+1, n+1)."""
+    n = cov.shape[0]
+    K = np.zeros((n + 1, n + 1))
+    np.cumsum(cov, axis=0, out=K[1:, 1:])
+    np.cumsum(K[1:, 1:], axis=1, out=K[1:, 1:])
+    return K
+
+
+def range_variance_by_width(cov: np.ndarray, widths) -> np.ndarray:
+    """Average variance over all ranges of each width, for leaf estimates of covariance ``cov``.
+
+    ``Var(sum_{a in [i, i+w)} xhat_a) = K[i+w, i+w] - 2 K[i, i+w] + K[i, i]`` with
+    ``K`` the prefix covariance; averaged over ``i = 0..n-w``.
+    """
+    K = _prefix_cov(cov)
+    n = cov.shape[0]
+    d = np.diagonal(K)
+    out = np.empty(len(widths))
+    for t, w in enumerate(widths):
+        i = np.arange(n - w + 1)
+        out[t] = np.mean(d[i + w] + d[i] - 2.0 * K[i, i + w])
+    return out
+
+
+def privelet_range_mse_by_width(n: int, epsilon: float, widths=None) -> np.ndarray:
+    """Exact MSE of Privelet range answers averaged over all ranges of each width (default 1..n)."""
+    n = check_int("n", n, minimum=1)
+    widths = np.arange(1, n + 1) if widths is None else np.asarray(widths, dtype=int)
+    if widths.size and (widths.min() < 1 or widths.max() > n):
+        raise ValueError(f"widths must lie in [1, n={n}], got range [{widths.min()}, {widths.max()}]")
+    return range_variance_by_width(privelet_covariance(n, epsilon), widths)
+
+
+def privelet_average_range_mse(n: int, epsilon: float) -> float:
+    """Exact MSE of Privelet averaged over all n(n+1)/2 range queries.
+
+    Sum over pairs ``i < j`` of ``K_jj + K_ii - 2 K_ij`` equals
+    ``(n+1) tr K - 1^T K 1`` for the prefix covariance K.
+    """
+    n = check_int("n", n, minimum=1)
+    K = _prefix_cov(privelet_covariance(n, epsilon))
+    return float(((n + 1) * np.trace(K) - K.sum()) / (n * (n + 1) / 2))
