@@ -161,7 +161,8 @@ def bmi_parallel(table: np.ndarray, epsilon: float, *, accountant: PrivacyAccoun
                     axis=-1)
 
 
-def bmi_expected_error(epsilon: float, algorithm: str, *, share: float = 0.25, per_query: bool = False):
+def bmi_expected_error(epsilon: float, algorithm: str, *, share: float = 0.25,
+                       per_query: bool = False) -> float | np.ndarray:
     """Expected squared error of Algorithm 1 (``"sequential"``) or 2 (``"parallel"``).
 
     Sequential: each query ``2/(share eps)^2`` (total ``128/eps^2`` at share 1/4).

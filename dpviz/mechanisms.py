@@ -248,7 +248,7 @@ def gaussian_halfwidth(l2_sensitivity: float, epsilon: float, delta: float, alph
 
 def expected_squared_error(n_queries: int, *, epsilon: float, sensitivity: float | None = None,
                            l2_sensitivity: float | None = None, delta: float | None = None,
-                           per_query: bool = False):
+                           per_query: bool = False) -> float | np.ndarray:
     """Expected squared error of the Laplace or Gaussian mechanism on ``n_queries`` answers.
 
     Laplace (give ``sensitivity``): each answer has error ``2 (sensitivity/epsilon)^2``;

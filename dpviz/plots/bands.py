@@ -6,10 +6,15 @@ figure or axes; they never sample and never call ``show()``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import plotly.graph_objects as go
 
 from dpviz.plots.palette import band_fill
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["plotly_band", "plotly_line", "mpl_band", "sync_figure", "new_axes"]
 
@@ -62,7 +67,7 @@ def sync_figure(target, source: go.Figure) -> None:
             target.layout = source.layout
 
 
-def new_axes(ax=None, figsize=(7.0, 3.6)):
+def new_axes(ax=None, figsize=(7.0, 3.6)) -> Axes:
     """Return ``ax`` or a fresh matplotlib Axes (imported lazily)."""
     if ax is not None:
         return ax
@@ -72,7 +77,7 @@ def new_axes(ax=None, figsize=(7.0, 3.6)):
     return ax
 
 
-def mpl_band(ax, x, lower, upper, *, color: str, label: str, alpha: float = 0.2):
+def mpl_band(ax, x, lower, upper, *, color: str, label: str, alpha: float = 0.2) -> Axes:
     """Fill the band between ``lower`` and ``upper`` on matplotlib axes."""
     ax.fill_between(np.asarray(x), np.asarray(lower), np.asarray(upper), color=color, alpha=alpha, label=label,
                     linewidth=0)

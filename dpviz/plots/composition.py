@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -9,6 +11,9 @@ from dpviz.composition import BMI_QUERY_NAMES
 from dpviz.experiments.composition import CompositionExperiment
 from dpviz.plots.bands import new_axes
 from dpviz.plots.palette import PALETTE
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["composition_title", "composition_figure", "composition_axes", "advanced_composition_axes"]
 
@@ -48,7 +53,7 @@ def composition_figure(exp: CompositionExperiment) -> go.Figure:
     return fig
 
 
-def composition_axes(exp: CompositionExperiment, ax=None):
+def composition_axes(exp: CompositionExperiment, ax=None) -> Axes:
     """Static version of :func:`composition_figure`."""
     ax = new_axes(ax)
     x = np.arange(4)
@@ -66,7 +71,7 @@ def composition_axes(exp: CompositionExperiment, ax=None):
     return ax
 
 
-def advanced_composition_axes(comparison: dict, ax=None):
+def advanced_composition_axes(comparison: dict, ax=None) -> Axes:
     """Per-query epsilon allowed by basic vs advanced composition as the number of queries k grows."""
     ax = new_axes(ax)
     ax.plot(comparison["k"], comparison["basic"], "o-", color=_SEQ, label="basic: total / k")

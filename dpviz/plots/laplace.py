@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import plotly.graph_objects as go
 
 from dpviz.experiments.laplace import LaplaceExperiment
 from dpviz.plots.bands import new_axes
 from dpviz.plots.palette import ALT, SIMULATED, THEORY, TRUTH
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["laplace_title", "laplace_figure", "laplace_axes", "error_curve_axes"]
 
@@ -58,7 +63,7 @@ def laplace_figure(exp: LaplaceExperiment, labels=None) -> go.Figure:
     return fig
 
 
-def laplace_axes(exp: LaplaceExperiment, labels=None, ax=None):
+def laplace_axes(exp: LaplaceExperiment, labels=None, ax=None) -> Axes:
     """Static (matplotlib) version of :func:`laplace_figure`."""
     ax = new_axes(ax)
     s = exp.summary
@@ -77,7 +82,7 @@ def laplace_axes(exp: LaplaceExperiment, labels=None, ax=None):
     return ax
 
 
-def error_curve_axes(curve: dict, ax=None):
+def error_curve_axes(curve: dict, ax=None) -> Axes:
     """Empirical MSE (with +-2 standard errors) and the theoretical 2 (S/eps)^2 against epsilon, log-log."""
     ax = new_axes(ax)
     eps = curve["epsilon"]

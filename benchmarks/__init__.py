@@ -1,0 +1,1 @@
+"""dpviz benchmarks: run ``python -m benchmarks`` (or ``make bench``)."""

@@ -1,0 +1,63 @@
+"""Timing helpers shared by the benchmark modules.
+
+Each ``benchmarks/bench_<topic>.py`` exposes ``run() -> list[dict]`` with rows
+``{"name", "median_ms", "p95_ms", "budget_ms"}``; ``python -m benchmarks``
+collects and prints them against their budgets.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+
+def row(name: str, times_ms: Sequence[float], budget_ms: float, *, p95_budget_ms: float | None = None) -> dict:
+    """Summarise repeated timings (milliseconds) as a result row."""
+    t = np.asarray(times_ms, dtype=float)
+    return {"name": name, "median_ms": float(np.median(t)), "p95_ms": float(np.percentile(t, 95)),
+            "budget_ms": float(budget_ms), "p95_budget_ms": p95_budget_ms, "n": int(t.size)}
+
+
+def time_call(fn: Callable[[], Any], repeats: int = 30, warmup: int = 2) -> list[float]:
+    """Wall times of ``fn()`` in milliseconds over ``repeats`` calls, after ``warmup`` untimed calls."""
+    for _ in range(warmup):
+        fn()
+    out = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t0) * 1e3)
+    return out
+
+
+def measure_explorer(explorer, control: str, values: Sequence[Any], changes: int = 40,
+                     allow_messages: bool = False) -> list[float]:
+    """Latency (ms) from setting ``explorer.controls[control].value`` to the figure updated.
+
+    Cycles through ``values`` (consecutive values must differ so each set fires
+    an update) for ``changes`` changes, headless: the observer runs the compute
+    and the in-place ``FigureWidget`` update synchronously, so the wall time of
+    the assignment is the control-to-redraw latency.  Fails loudly if an
+    update reports an error.
+    """
+    widget = explorer.controls[control]
+    out = []
+    for v in itertools.islice(itertools.cycle(values), changes):
+        if widget.value == v:
+            continue
+        t0 = time.perf_counter()
+        widget.value = v
+        out.append((time.perf_counter() - t0) * 1e3)
+        if explorer.message.value and not allow_messages:
+            raise RuntimeError(f"{type(explorer).__name__} failed on {control}={v!r}: {explorer.message_text}")
+    return out
+
+
+def explorer_row(name: str, explorer, control: str, values: Sequence[Any], changes: int = 40,
+                 allow_messages: bool = False) -> dict:
+    """A result row for an explorer's control-to-redraw latency: budget median < 50 ms, p95 < 100 ms."""
+    times = measure_explorer(explorer, control, values, changes, allow_messages)
+    return row(name, times, 50.0, p95_budget_ms=100.0)

@@ -1,0 +1,80 @@
+import math
+
+import numpy as np
+import pytest
+
+from dpviz import composition as C
+from dpviz.accountant import BudgetExceededError, PrivacyAccountant
+
+Z = 4.5
+
+
+def test_bmi_truth_from_the_table():
+    # BMI = 703 w / h^2: 26.96 (M), 33.65 (F), 23.63 (F), 31.88 (M), 28.16 (M)
+    np.testing.assert_allclose(C.bmi(C.BMI_TABLE), [26.96, 33.65, 23.63, 31.88, 28.16], atol=0.01)
+    np.testing.assert_array_equal(C.bmi_queries(), [0, 3, 1, 2])
+    np.testing.assert_array_equal(C.bmi_cells(), [0, 3, 1, 1])
+
+
+@pytest.mark.parametrize("eps", [0.1, 1.0, 2.5])
+def test_lecture_totals(eps):
+    assert C.bmi_expected_error(eps, "sequential") == pytest.approx(128 / eps**2)
+    assert C.bmi_expected_error(eps, "parallel") == pytest.approx(12 / eps**2)
+
+
+def test_simulated_total_error_matches_theory():
+    k = 100_000
+    eps = 0.5
+    truth = C.bmi_queries()
+    seq = C.bmi_sequential(C.BMI_TABLE, eps, rng=1, size=k)
+    par = C.bmi_parallel(C.BMI_TABLE, eps, rng=2, size=k)
+    for samples, alg in ((seq, "sequential"), (par, "parallel")):
+        per_q = C.bmi_expected_error(eps, alg, per_query=True)
+        sq = (samples - truth) ** 2
+        total = sq.sum(axis=1)
+        se = total.std(ddof=1) / math.sqrt(k)
+        assert abs(total.mean() - per_q.sum()) < Z * se
+        np.testing.assert_allclose(sq.mean(axis=0), per_q, rtol=Z * math.sqrt(5 / k) * 1.5)
+
+
+def test_accountant_charges():
+    acc = PrivacyAccountant(1.0)
+    C.bmi_sequential(C.BMI_TABLE, 1.0, accountant=acc, rng=0)
+    assert len(acc.history) == 4 and acc.remaining.epsilon == 0.0
+    acc2 = PrivacyAccountant(1.0)
+    C.bmi_parallel(C.BMI_TABLE, 1.0, accountant=acc2, rng=0)
+    assert len(acc2.history) == 1 and acc2.spent.epsilon == 1.0
+
+
+def test_overspending_plan_refused_at_the_fourth_query():
+    acc = PrivacyAccountant(1.0)
+    with pytest.raises(BudgetExceededError, match="females'"):
+        C.bmi_sequential(C.BMI_TABLE, 1.0, share=0.3, accountant=acc, rng=0)
+    assert [r.label for r in acc.history][-1] == "Alg 1: females with BMI < 25"
+    assert len(acc.history) == 3
+
+
+def test_advanced_composition_formula_and_inverse():
+    eps, k, dp = 0.05, 1000, 1e-6
+    total, d = C.advanced_composition(eps, k, dp, delta=1e-9)
+    assert total == pytest.approx(math.sqrt(2 * k * math.log(1 / dp)) * eps + k * eps * (math.exp(eps) - 1))
+    assert d == pytest.approx(k * 1e-9 + dp)
+    e = C.advanced_epsilon_per_query(total, k, dp)
+    assert e == pytest.approx(eps, rel=1e-9)
+    # advanced composition beats basic for many queries but not for few
+    assert C.advanced_epsilon_per_query(1.0, 10_000, 1e-6) > 1.0 / 10_000
+    assert C.advanced_epsilon_per_query(1.0, 5, 1e-6) < 1.0 / 5
+    assert C.basic_composition(0.1, 10) == (pytest.approx(1.0), 0.0)
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="epsilon"):
+        C.bmi_sequential(C.BMI_TABLE, 0.0)
+    with pytest.raises(ValueError, match="share"):
+        C.bmi_sequential(C.BMI_TABLE, 1.0, share=1.5)
+    with pytest.raises(ValueError, match="algorithm"):
+        C.bmi_expected_error(1.0, "magic")
+    with pytest.raises(ValueError, match="delta_prime"):
+        C.advanced_composition(0.1, 10, 0.0)
+    with pytest.raises(ValueError, match="k"):
+        C.basic_composition(0.1, 0)

@@ -1,0 +1,90 @@
+"""Headless tests of the foundation explorers: set a control, assert on .result and .figure."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpviz.widgets import CompositionExplorer, LaplaceExplorer
+
+
+def _ys(fig):
+    return [np.asarray(t.y, dtype=float).copy() for t in fig.data]
+
+
+def test_laplace_explorer_epsilon_changes_result_and_figure():
+    e = LaplaceExplorer()
+    assert e.result.epsilon == 1.0
+    before = _ys(e.figure)
+    e.controls["epsilon"].value = 0.1
+    assert e.result.epsilon == pytest.approx(0.1)
+    assert e.result.theory_variance == pytest.approx(200.0)
+    assert "epsilon = 0.1" in e.figure.layout.title.text
+    after = _ys(e.figure)
+    assert not np.allclose(before[0], after[0])  # simulated means moved
+    # band drawn = simulated band in the result
+    up = np.asarray(e.figure.data[0].error_y.array)
+    np.testing.assert_allclose(up, e.result.summary.upper - e.result.summary.mean)
+    assert e.message.value == ""
+
+
+def test_laplace_explorer_accuracy_first():
+    e = LaplaceExplorer()
+    e.controls["mode"].value = "accuracy"
+    e.controls["target"].value = 2.0
+    assert e.result.epsilon == pytest.approx(math.log(10) / 2.0)
+    assert e.controls["epsilon"].value == pytest.approx(math.log(10) / 2.0, rel=1e-6)
+    np.testing.assert_allclose(e.result.theory_upper - e.result.summary.truth, 2.0)
+
+
+def test_bad_value_shows_message_and_keeps_last_good_figure():
+    e = LaplaceExplorer()
+    e.controls["mode"].value = "accuracy"
+    good = e.result
+    good_fig = _ys(e.figure)
+    e.controls["target"].value = -3.0
+    assert "halfwidth" in e.message_text and "> 0" in e.message_text
+    assert e.result is good
+    for a, b in zip(good_fig, _ys(e.figure)):
+        np.testing.assert_array_equal(a, b)
+    e.controls["target"].value = 4.0  # recovers
+    assert e.message.value == "" and e.result is not good
+
+
+def test_resample_button_and_seed_reproducibility():
+    e = LaplaceExplorer()
+    first = e.result.release.copy()
+    e.buttons["resample"].click()
+    assert e.controls["seed"].value == 1
+    assert not np.array_equal(first, e.result.release)
+    e.controls["seed"].value = 0
+    np.testing.assert_array_equal(first, e.result.release)
+
+
+def test_custom_truth_and_unknown_control():
+    e = LaplaceExplorer(truth=[1.0, 2.0], labels=["a", "b"], epsilon=2.0)
+    assert e.result.summary.truth.tolist() == [1.0, 2.0] and e.result.epsilon == 2.0
+    with pytest.raises(ValueError, match="unknown control"):
+        LaplaceExplorer(eps=1.0)
+    assert repr(e).startswith("LaplaceExplorer(epsilon=2")
+
+
+def test_composition_explorer_budget_and_refusal():
+    e = CompositionExplorer()
+    assert e.result.theory_sequential.sum() == pytest.approx(128.0)
+    assert e.result.theory_parallel.sum() == pytest.approx(12.0)
+    e.controls["epsilon"].value = 0.5
+    assert e.result.theory_sequential.sum() == pytest.approx(512.0)
+    assert "Algorithm 1 ledger" in e.ledgers.value
+    e.controls["share"].value = 0.3
+    assert e.result.sequential is None
+    assert "refused" in e.message_text and "nothing was recorded" in e.message_text
+    assert e.result.sequential_ledger.spent.epsilon == pytest.approx(0.45)
+    assert "refused" in e.figure.layout.title.text
+
+
+def test_mimebundle_has_short_text():
+    e = CompositionExplorer()
+    bundle = e._repr_mimebundle_()
+    assert bundle["text/plain"].startswith("CompositionExplorer(")
+    assert "application/vnd.jupyter.widget-view+json" in bundle
