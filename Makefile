@@ -27,13 +27,13 @@ lab: $(STAMP_LAB)
 
 test: $(STAMP_TEST)
 	$(BIN)/python -m pytest tests
-	$(BIN)/python -m pytest --nbval notebooks -p no:randomly --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env
+	$(BIN)/python -m pytest --nbval notebooks -p no:cacheprovider --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env
 
 unit: $(STAMP_TEST)
 	$(BIN)/python -m pytest tests
 
 notebooks: $(STAMP_TEST)
-	$(BIN)/python -m pytest --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env
+	$(BIN)/python -m pytest --nbval notebooks -p no:cacheprovider --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env
 
 bench: $(STAMP_TEST)
 	$(BIN)/python -m benchmarks
