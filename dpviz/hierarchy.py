@@ -395,6 +395,20 @@ class TreeRelease:
         return values[..., self.tree.offsets[level]: self.tree.offsets[level + 1]]
 
 
+def _standard_laplace(gen: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+    """Standard Laplace draws as ``S * E`` with ``E ~ Exp(1)`` and an independent fair sign ``S``.
+
+    Same distribution as ``gen.laplace(0, 1)`` (|X| of a standard Laplace is
+    Exp(1) and its sign is independent and fair), about 1.5x faster: the
+    ziggurat exponential sampler plus one random bit per draw.
+    """
+    e = gen.standard_exponential(size=shape)
+    bits = gen.integers(0, 256, size=(e.size + 7) // 8, dtype=np.uint8)
+    negative = np.unpackbits(bits, count=e.size).view(bool).reshape(shape)
+    np.negative(e, out=e, where=negative)
+    return e
+
+
 def measure(x, branching: int, epsilon: float, *, allocation: str = "uniform", measure_root: bool = True,
             rng: RngLike = None, size: int | None = None, accountant=None) -> TreeRelease:
     """Release every measured node count of the b-ary tree over ``x`` with Laplace noise (epsilon-DP).
@@ -445,8 +459,14 @@ def measure(x, branching: int, epsilon: float, *, allocation: str = "uniform", m
     truth = _node_counts_2d(x[None, :], tree)[0]
     k = 1 if size is None else size
     last = tree.offsets[int(tree.measured_levels[-1]) + 1]
-    noisy = np.full((k, tree.n_nodes), np.nan)
-    noisy[:, :last] = truth[:last] + gen.laplace(0.0, 1.0, size=(k, last)) * scale[:last]
+    noise = _standard_laplace(gen, (k, last))
+    noise *= scale[:last]
+    noise += truth[:last]
+    if last == tree.n_nodes:
+        noisy = noise
+    else:
+        noisy = np.full((k, tree.n_nodes), np.nan)
+        noisy[:, :last] = noise
     with np.errstate(invalid="ignore"):
         var = np.where(np.isnan(scale), np.inf, 2.0 * np.nan_to_num(scale) ** 2)
     return TreeRelease(tree, allocation, epsilon, eps_l, var, truth, noisy[0] if size is None else noisy)
@@ -656,6 +676,12 @@ def _cover_counts(tree: Tree, i: np.ndarray, j: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- exact analytic error
+def _inv_eps2(epsilon: float) -> float:
+    """``1 / epsilon^2`` (inf, without a warning, if it overflows for a tiny epsilon)."""
+    with np.errstate(over="ignore", divide="ignore"):
+        return float(np.float64(1.0) / np.float64(epsilon) ** 2)
+
+
 def _check_common(n, branching, epsilon, allocation, measure_root) -> tuple[Tree | None, float, str]:
     n = check_int("n", n, minimum=1)
     epsilon = check_epsilon(epsilon)
@@ -690,7 +716,7 @@ def flat_average_range_mse(n: int, epsilon: float) -> float:
     684.0
     """
     n = check_int("n", n, minimum=1)
-    return (n + 2) / 3 * 2.0 / check_epsilon(epsilon) ** 2
+    return (n + 2) / 3 * 2.0 * _inv_eps2(check_epsilon(epsilon))
 
 
 def _contain_sums(tree: Tree) -> tuple[np.ndarray, np.ndarray]:
@@ -804,12 +830,12 @@ def range_mse_by_width(n: int, branching: int | None, epsilon: float, widths=Non
     tree, epsilon, allocation = _check_common(n, branching, epsilon, allocation, measure_root)
     w = _check_widths(n, widths)
     if tree is None:
-        return w * 2.0 / epsilon**2
+        return w * 2.0 * _inv_eps2(epsilon)
     count = (n - w + 1).astype(float)
     if constrained:
-        return _ci_width_sums(tree, allocation)[w - 1] / count / epsilon**2
+        return _ci_width_sums(tree, allocation)[w - 1] / count * _inv_eps2(epsilon)
     V = _level_variances(tree, allocation)
-    return _hb_width_sums(tree, V, w) / count / epsilon**2
+    return _hb_width_sums(tree, V, w) / count * _inv_eps2(epsilon)
 
 
 def average_range_mse(n: int, branching: int | None, epsilon: float, *, constrained: bool,
@@ -854,10 +880,10 @@ def average_range_mse(n: int, branching: int | None, epsilon: float, *, constrai
         return flat_average_range_mse(n, epsilon)
     nq = n * (n + 1) / 2
     if constrained:
-        return float(_ci_width_sums(tree, allocation).sum() / nq / epsilon**2)
+        return float(_ci_width_sums(tree, allocation).sum() / nq * _inv_eps2(epsilon))
     V = _level_variances(tree, allocation)
     lv = tree.measured_levels
-    return float((V[lv] * level_usage(tree)[lv]).sum() / nq / epsilon**2)
+    return float((V[lv] * level_usage(tree)[lv]).sum() / nq * _inv_eps2(epsilon))
 
 
 def range_mse_by_query(n: int, branching: int | None, epsilon: float, starts, stops, *, constrained: bool,
@@ -874,10 +900,10 @@ def range_mse_by_query(n: int, branching: int | None, epsilon: float, starts, st
     tree, epsilon, allocation = _check_common(n, branching, epsilon, allocation, measure_root)
     i, j = _check_ranges(n, starts, stops)
     if tree is None:
-        return (j - i) * 2.0 / epsilon**2
+        return (j - i) * 2.0 * _inv_eps2(epsilon)
     if not constrained:
         V = _level_variances(tree, allocation)
-        return V[: tree.measured_levels[-1] + 1] @ _cover_counts(tree, i, j) / epsilon**2
+        return V[: tree.measured_levels[-1] + 1] @ _cover_counts(tree, i, j) * _inv_eps2(epsilon)
     leaves = np.unique(np.concatenate([np.arange(a, c) for a, c in zip(i, j)]))
     V0 = _level_variances(tree, allocation)[0]
     out = np.zeros(i.size)
@@ -893,7 +919,7 @@ def range_mse_by_query(n: int, branching: int | None, epsilon: float, starts, st
         for t, (a, c) in enumerate(zip(i, j)):
             sel = (rows_idx >= a) & (rows_idx < c)
             out[t] += (P[sel, c] - P[sel, a]).sum()
-    return out / epsilon**2
+    return out * _inv_eps2(epsilon)
 
 
 # --------------------------------------------------------------------------- Qardaji's closed forms
@@ -934,7 +960,7 @@ def qardaji_average_mse(N: float, branching: int, epsilon: float, *, exact: bool
     """
     b = check_int("branching", branching, minimum=2)
     eps = check_epsilon(epsilon)
-    Vu = 2.0 / eps**2
+    Vu = 2.0 * _inv_eps2(eps)
     if exact:
         h = _exact_height(int(N), b)
         M = qardaji_level_usage(int(N), b)
@@ -1039,9 +1065,9 @@ def average_range_mse_nd(n: int, d: int, branching: int | None, epsilon: float, 
     d = check_int("d", d, minimum=1, maximum=8)
     eps = check_epsilon(epsilon)
     if branching is None:
-        return ((n + 2) / 3) ** d * 2.0 / eps**2
+        return ((n + 2) / 3) ** d * 2.0 * _inv_eps2(eps)
     tree = build_tree(n, branching, measure_root=measure_root)
     F, G = _contain_sums(tree)
     nq = n * (n + 1) / 2
     L = tree.n_measured_levels
-    return float(((F / nq) ** d - (G / nq) ** d).sum() * 2.0 * L**2 / eps**2)
+    return float(((F / nq) ** d - (G / nq) ** d).sum() * 2.0 * L**2 * _inv_eps2(eps))

@@ -129,10 +129,12 @@ def privelet_covariance(n: int, epsilon: float) -> np.ndarray:
     return cov
 
 
-def privelet_release(x, epsilon: float, *, rng: RngLike = None, size: int | None = None) -> np.ndarray:
+def privelet_release(x, epsilon: float, *, rng: RngLike = None, size: int | None = None,
+                     accountant=None) -> np.ndarray:
     """Privelet release: noisy Haar coefficients, inverse transform, padding dropped.
 
-    Returns leaf estimates of shape (n,) or (size, n).  epsilon-DP [XWG10]_.
+    Returns leaf estimates of shape (n,) or (size, n).  epsilon-DP [XWG10]_;
+    an optional ``accountant`` is charged epsilon before the noise is drawn.
 
     Examples
     --------
@@ -147,6 +149,8 @@ def privelet_release(x, epsilon: float, *, rng: RngLike = None, size: int | None
     A, s = _full_haar(N)
     xp = np.zeros(N)
     xp[:n] = x
+    if accountant is not None:
+        accountant.spend(epsilon, label=f"Privelet (Haar wavelet), n={n}")
     k = 1 if size is None else size
     coef = A @ xp
     noisy = coef[None, :] + as_generator(rng).laplace(0.0, haar_sensitivity(n) / epsilon, size=(k, N))

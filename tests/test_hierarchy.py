@@ -1,0 +1,395 @@
+"""Tests for dpviz.hierarchy: tree layout, privacy accounting, constrained inference = GLS, exact error."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.linalg as sla
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpviz import hierarchy as H
+from dpviz.accountant import BudgetExceededError, PrivacyAccountant
+from dpviz.sensitivity import l1
+
+CASES = [  # (n, b, allocation, measure_root) - several not powers of b
+    (1, 2, "uniform", True),
+    (7, 2, "uniform", True),
+    (8, 2, "geometric", False),
+    (37, 3, "optimal", True),
+    (64, 4, "geometric", True),
+    (100, 16, "uniform", False),
+    (250, 5, "optimal", False),
+    (9, 10, "optimal", True),
+    (513, 8, "geometric", True),
+]
+
+
+def _linear_map(n, b, allocation="uniform", measure_root=True):
+    """(n_nodes, n) matrix M with leaf estimates = noisy @ M (constrained inference is linear)."""
+    tree = H.build_tree(n, b, measure_root=measure_root)
+    return H.constrained_inference(np.eye(tree.n_nodes), n, b, allocation=allocation, measure_root=measure_root)
+
+
+def _gls(release):
+    """Generic weighted least squares of the leaves from all measured nodes (sparse normal equations)."""
+    tree = release.tree
+    last = tree.offsets[int(tree.measured_levels[-1]) + 1]
+    A = H.strategy_matrix(tree.n, tree.branching, measure_root=tree.measure_root)  # 0/1 rows, same order
+    w = 1.0 / np.sqrt(release.node_variance[:last])
+    Aw = (sp.diags_array(w) @ A).tocsr()
+    Y = np.atleast_2d(release.noisy)[:, :last] * w
+    lhs = (Aw.T @ Aw).tocsc()
+    return sla.spsolve(lhs, (Aw.T @ Y.T)).T.reshape(Y.shape[0], tree.n), Aw, Y
+
+
+# --------------------------------------------------------------------------- layout and privacy
+def test_tree_layout_uneven():
+    t = H.build_tree(10, 3)
+    assert t.height == 3 and t.sizes == (10, 4, 2, 1) and t.offsets == (0, 10, 14, 16, 17)
+    a, c = t.node_bounds(1)
+    assert a.tolist() == [0, 3, 6, 9] and c.tolist() == [3, 6, 9, 10]
+    assert H.build_tree(1, 2).height == 0 and H.build_tree(1, 2, measure_root=False).n_measured_levels == 1
+    assert H.build_tree(16, 2, measure_root=False).n_measured_levels == 4
+
+
+@pytest.mark.parametrize("n,b,allocation,measure_root", CASES)
+def test_strategy_sensitivity_and_budget(n, b, allocation, measure_root):
+    tree = H.build_tree(n, b, measure_root=measure_root)
+    A = H.strategy_matrix(n, b, measure_root=measure_root, allocation=allocation)
+    assert isinstance(A, sp.csr_array) and A.shape == (tree.n_measured_nodes, n)
+    eps_l = H.level_epsilons(n, b, 0.7, allocation=allocation, measure_root=measure_root)
+    assert math.isclose(eps_l.sum(), 0.7, rel_tol=1e-12)
+    assert np.all(eps_l[tree.measured_levels] > 0) and np.all(eps_l[tree.n_measured_levels:] == 0)
+    if allocation == "uniform":
+        assert l1(A) == tree.n_measured_levels
+        assert set(np.unique(A.data)) == {1.0}
+    else:
+        assert math.isclose(l1(A), 1.0, rel_tol=1e-12)
+        # a level-l row carries weight eps_l / epsilon
+        off = 0
+        for lev in tree.measured_levels:
+            rows = A[off: off + tree.sizes[lev]]
+            assert np.allclose(rows.data, eps_l[lev] / 0.7)
+            off += tree.sizes[lev]
+    # every row is the indicator of a contiguous block of leaves
+    B = (A != 0).astype(float)
+    assert np.array_equal(np.asarray(B.sum(axis=0)).ravel(), np.full(n, tree.n_measured_levels))
+
+
+def test_uniform_budget_exact_fractions():
+    # uniform: each of L measured levels gets exactly epsilon / L
+    eps_l = H.level_epsilons(4096, 16, 1.0)
+    assert [Fraction(e).limit_denominator(100) for e in eps_l] == [Fraction(1, 4)] * 4
+
+
+def test_measure_noise_scales_per_level():
+    x = np.arange(20.0)
+    rel = H.measure(x, 3, 2.0, allocation="geometric", rng=1, size=20000)
+    err = rel.noisy - rel.truth
+    for lev in range(rel.tree.height + 1):
+        e = rel.level(err, lev).ravel()
+        v = 2.0 / rel.level_epsilons[lev] ** 2
+        # sample variance of k Laplace draws: standard error sqrt((m4 - v^2)/k), m4 = 6 v^2 for Laplace
+        se = math.sqrt(5 * v * v / e.size)
+        assert abs(e.var() - v) < 5 * se
+        assert abs(e.mean()) < 5 * math.sqrt(v / e.size)
+
+
+def test_measure_truth_and_root_convention():
+    x = [3, 1, 4, 1, 5, 9, 2, 6]
+    rel = H.measure(x, 2, 1.0, measure_root=False, rng=0)
+    assert rel.truth.tolist() == [3, 1, 4, 1, 5, 9, 2, 6, 4, 5, 14, 8, 9, 22, 31]
+    assert np.isnan(rel.noisy[-1]) and np.all(np.isfinite(rel.noisy[:-1]))
+    assert rel.node_variance[-1] == np.inf and np.allclose(rel.node_variance[:-1], 2 * 9)
+
+
+def test_accountant_charged_before_noise():
+    acc = PrivacyAccountant(1.0)
+    H.measure([1, 2, 3], 2, 0.6, accountant=acc, rng=0)
+    assert acc.spent.epsilon == pytest.approx(0.6)
+    with pytest.raises(BudgetExceededError):
+        H.measure([1, 2, 3], 2, 0.6, accountant=acc, rng=0)
+    assert len(acc.history) == 1
+    H.flat_release([1, 2, 3], 0.4, accountant=acc, rng=0)
+    assert acc.remaining.epsilon == pytest.approx(0.0)
+
+
+# --------------------------------------------------------------------------- constrained inference
+@pytest.mark.parametrize("n,b,allocation,measure_root", CASES)
+def test_constrained_inference_equals_least_squares(n, b, allocation, measure_root):
+    rng = np.random.default_rng(n * 31 + b)
+    x = rng.integers(0, 50, size=n).astype(float)
+    rel = H.measure(x, b, 0.5, allocation=allocation, measure_root=measure_root, rng=rng, size=4)
+    ci = rel.leaves(constrained=True)
+    ref, Aw, Y = _gls(rel)
+    assert np.max(np.abs(ci - ref)) <= 1e-8 * np.max(np.abs(ref))
+    # and against an iterative generic solver (lsmr) on one trial
+    sol = sla.lsmr(Aw, Y[0], atol=1e-14, btol=1e-14, maxiter=10_000)[0]
+    assert np.max(np.abs(ci[0] - sol)) <= 1e-8 * np.max(np.abs(sol))
+
+
+@pytest.mark.parametrize("n,b,allocation,measure_root", CASES[1:6])
+def test_constrained_nodes_consistent_and_unbiased(n, b, allocation, measure_root):
+    rel = H.measure(np.arange(n, dtype=float), b, 1.0, allocation=allocation, measure_root=measure_root,
+                    rng=3, size=2)
+    nodes = H.constrained_inference(rel.noisy, n, b, allocation=allocation, measure_root=measure_root, nodes=True)
+    t = rel.tree
+    for lev in range(1, t.height + 1):
+        children = rel.level(nodes, lev - 1)
+        summed = np.add.reduceat(children, np.arange(0, t.sizes[lev - 1], b), axis=1)
+        assert np.allclose(summed, rel.level(nodes, lev))
+    # exact data in -> exact data out (the estimator reproduces consistent inputs)
+    truth = np.where(np.isfinite(rel.noisy[0]), rel.truth, np.nan)
+    assert np.allclose(H.constrained_inference(truth, n, b, allocation=allocation, measure_root=measure_root),
+                       np.arange(n))
+
+
+def test_seed_figure1_coefficients_and_399_over_441():
+    # N = 8, b = 2, root not measured, each lower level epsilon/3 (Qardaji et al., Figure 1).
+    M = _linear_map(8, 2, measure_root=False)
+    # node order: leaves 0..7 (n7..n14), level-1 nodes 8..11 (n3..n6), level-2 nodes 12, 13 (n1, n2)
+    leaf0 = M[:, 0]
+    expected = {0: 13 / 21, 8: 5 / 21, 12: 1 / 7, 9: -2 / 21, 2: -1 / 21, 3: -1 / 21, 1: -8 / 21}
+    for node, coef in expected.items():
+        assert leaf0[node] == pytest.approx(coef, abs=1e-12)
+    assert np.allclose(np.delete(leaf0, list(expected) + [14]), 0.0, atol=1e-12)
+    q = M[:, :3].sum(axis=1)  # query over the first 3 leaves
+    expected_q = {12: 3 / 7, 8: 8 / 21, 9: 1 / 21, 0: 4 / 21, 1: 4 / 21, 2: 11 / 21, 3: -10 / 21}
+    for node, coef in expected_q.items():
+        assert q[node] == pytest.approx(coef, abs=1e-12)
+    assert (q[:14] ** 2).sum() == pytest.approx(399 / 441, abs=1e-12)
+    V_O = 2 * 3**2 / 1.0**2
+    assert H.range_mse_by_query(8, 2, 1.0, [0], [3], constrained=False, measure_root=False)[0] == pytest.approx(2 * V_O)
+    assert H.range_mse_by_query(8, 2, 1.0, [0], [3], constrained=True, measure_root=False)[0] == pytest.approx(
+        399 / 441 * V_O, rel=1e-12)
+
+
+def test_slides_least_squares_example():
+    # n = 4, b = 2, root measured: range(x2, x3) = (6z1 + 3z2 + 3z3 - 9z4 + 12z5 + 12z6 - 9z7)/21
+    q = _linear_map(4, 2)[:, 1:3].sum(axis=1)
+    # slide order z1 root, z2 z3 level 1, z4..z7 leaves -> ours: leaves 0..3, level-1 4, 5, root 6
+    ours = np.array([-9, 12, 12, -9, 3, 3, 6]) / 21
+    assert np.allclose(q, ours, atol=1e-12)
+
+
+def test_algorithm1_and_per_level_variances():
+    below, above = H.algorithm1_variances(5, 2)
+    assert np.allclose(below[:4], [1, 2 / 3, 4 / 7, 8 / 15], atol=1e-15)
+    assert np.allclose(below, [2**l / (2 ** (l + 1) - 1) for l in range(5)])  # b^(l-1)(b-1)/(b^l - 1)
+    # the CI plan's from-below variances agree (complete tree, root not measured, V_O = 2 (h/eps)^2)
+    tree = H.build_tree(32, 2, measure_root=False)
+    plan = H._ci_plan(tree, "uniform")
+    VO = 2 * 5**2
+    assert np.allclose([plan.below[l][0] / VO for l in range(5)], below)
+    # Proposition 3 bounds: V_below > (b-1)/b V_O, and <= b/(b+1) V_O above the leaves
+    for b in (2, 3, 8, 16):
+        bl, ab = H.algorithm1_variances(6, b)
+        assert np.all(bl > (b - 1) / b) and np.all(bl[1:] <= b / (b + 1) + 1e-15)
+        assert np.all(ab > (b - 1) / b)
+
+
+def test_leaf_variance_after_inference_respects_proposition4():
+    for b in (2, 4):
+        n = b**4
+        VO = 2 * 4**2
+        v = H.range_mse_by_query(n, b, 1.0, np.arange(n), np.arange(1, n + 1), constrained=True,
+                                 measure_root=False)
+        assert np.all(v >= (b - 1) / (b + 1) * VO - 1e-9) and np.all(v <= VO)
+
+
+# --------------------------------------------------------------------------- minimal cover answers
+@pytest.mark.parametrize("n,b,measure_root", [(7, 2, True), (37, 3, False), (100, 16, True), (16, 4, False)])
+def test_minimal_cover_answers_and_counts(n, b, measure_root):
+    x = np.random.default_rng(0).integers(0, 9, size=n).astype(float)
+    rel = H.measure(x, b, 1.0, measure_root=measure_root, rng=0)
+    exact = H.TreeRelease(rel.tree, "uniform", 1.0, rel.level_epsilons, rel.node_variance, rel.truth,
+                          np.where(np.isfinite(rel.noisy), rel.truth, np.nan))
+    i, j = np.triu_indices(n + 1, 1)
+    assert np.allclose(H.tree_range_answers(exact, i, j), [x[a:c].sum() for a, c in zip(i, j)])
+    # the cover uses at most 2(b-1) nodes per level and is minimal: brute force on the node sets
+    counts = H._cover_counts(rel.tree, i, j)
+    assert counts.max() <= 2 * (b - 1)
+    # total usage over all ranges equals level_usage
+    assert np.allclose(counts.sum(axis=1), H.level_usage(rel.tree)[: counts.shape[0]])
+    # noisy answers = sum of the noisy cover nodes: difference to the truth has the right variance structure
+    noisy = H.tree_range_answers(rel, i, j)
+    assert noisy.shape == (i.size,)
+
+
+# --------------------------------------------------------------------------- exact analytic error
+def test_flat_formula():
+    for n in (1, 5, 1024):
+        lengths = np.concatenate([np.full(n - w + 1, w) for w in range(1, n + 1)])
+        assert H.flat_average_range_mse(n, 0.5) == pytest.approx(lengths.mean() * 2 / 0.25)
+        assert H.average_range_mse(n, None, 0.5, constrained=True) == pytest.approx((n + 2) / 3 * 8)
+
+
+@pytest.mark.parametrize("N,b", [(8, 2), (1024, 2), (4096, 16), (729, 3)])
+def test_proposition1_and_eq3(N, b):
+    tree = H.build_tree(N, b, measure_root=False)
+    h = tree.n_measured_levels
+    exact_M = H.level_usage(tree)[:h]
+    paper_M = H.qardaji_level_usage(N, b)
+    # Eq. (2) counts the full-domain query as answered by the (unmeasured) root: b uses less at the top
+    assert np.allclose(exact_M[:-1], paper_M[:-1]) and exact_M[-1] == pytest.approx(paper_M[-1] + b)
+    Vu = 2.0
+    exact = H.average_range_mse(N, b, 1.0, constrained=False, measure_root=False)
+    assert exact == pytest.approx(H.qardaji_average_mse(N, b, 1.0, exact=True) + b * h**2 * Vu / (N * (N + 1) / 2))
+    # Eq. (3) drops N/(N+1) and O(b^h / N): within 1 % for these N >= 729 (and for b = 2 it is h^3 - 2h^2)
+    if N >= 729:
+        assert exact == pytest.approx(H.qardaji_average_mse(N, b, 1.0), rel=0.01)
+    if b == 2:
+        assert H.qardaji_average_mse(N, 2, 1.0) == pytest.approx((h**3 - 2 * h**2) * Vu)
+
+
+def test_optimal_branching_and_427():
+    b_star = H.asymptotic_optimal_branching()
+    assert 16.5 < b_star < 17.0 and math.log(b_star) == pytest.approx(3 * (b_star - 1) / b_star)
+    assert H.optimal_branching(4096, 1.0, constrained=False, measure_root=False) == 16
+    assert H.optimal_branching(2**16, 0.1, constrained=False, measure_root=False) == 16
+    # leading-term ratio (log2 16)^3 / (16 - 1) = 64/15 = 4.27; exact ratio at N = 2^20 follows Eq. (3)
+    assert (math.log2(16) ** 3 / 15) == pytest.approx(4.2667, abs=1e-4)
+    N = 2**20
+    r_exact = (H.average_range_mse(N, 2, 1.0, constrained=False, measure_root=False)
+               / H.average_range_mse(N, 16, 1.0, constrained=False, measure_root=False))
+    r_eq3 = H.qardaji_average_mse(N, 2, 1.0) / H.qardaji_average_mse(N, 16, 1.0)
+    assert r_exact == pytest.approx(r_eq3, rel=1e-3) and r_exact > 64 / 15
+
+
+@pytest.mark.parametrize("n,b,allocation,measure_root", [(13, 3, "uniform", True), (20, 2, "optimal", False),
+                                                        (30, 4, "geometric", True)])
+@pytest.mark.parametrize("constrained", [False, True])
+def test_width_and_average_agree_with_per_query(n, b, allocation, measure_root, constrained):
+    i, j = np.triu_indices(n + 1, 1)
+    kw = dict(constrained=constrained, allocation=allocation, measure_root=measure_root)
+    q = H.range_mse_by_query(n, b, 0.8, i, j, **kw)
+    w = np.arange(1, n + 1)
+    by_w = H.range_mse_by_width(n, b, 0.8, w, **kw)
+    assert np.allclose(by_w, [q[(j - i) == k].mean() for k in w], rtol=1e-10)
+    assert H.average_range_mse(n, b, 0.8, **kw) == pytest.approx(q.mean(), rel=1e-10)
+
+
+@pytest.mark.parametrize("constrained", [False, True])
+def test_simulated_mse_matches_analytic(constrained):
+    n, b, eps, k = 40, 3, 1.0, 3000
+    x = np.random.default_rng(5).integers(0, 100, size=n).astype(float)
+    rel = H.measure(x, b, eps, allocation="geometric", rng=11, size=k)
+    i, j = np.triu_indices(n + 1, 1)
+    truth = np.array([x[a:c].sum() for a, c in zip(i, j)])
+    if constrained:
+        est = H.range_answers(rel.leaves(constrained=True), i, j)
+    else:
+        est = H.tree_range_answers(rel, i, j)
+    per_trial = ((est - truth) ** 2).mean(axis=1)  # iid over trials with mean = average range MSE
+    theory = H.average_range_mse(n, b, eps, constrained=constrained, allocation="geometric")
+    assert abs(per_trial.mean() - theory) < 5 * per_trial.std(ddof=1) / math.sqrt(k)
+    # one query: the sample variance against the exact variance of that query
+    t = int(np.flatnonzero((i == 4) & (j == 31))[0])
+    v = H.range_mse_by_query(n, b, eps, [4], [31], constrained=constrained, allocation="geometric")[0]
+    e2 = (est[:, t] - truth[t]) ** 2
+    assert abs(e2.mean() - v) < 5 * e2.std(ddof=1) / math.sqrt(k)
+
+
+def test_constrained_inference_helps_and_flat_loses_on_long_ranges():
+    n = 1024
+    for b in (2, 4, 16):
+        assert (H.average_range_mse(n, b, 1.0, constrained=True)
+                < H.average_range_mse(n, b, 1.0, constrained=False))
+    w = np.array([1, n])
+    flat = H.range_mse_by_width(n, None, 0.1, w, constrained=False)
+    tree = H.range_mse_by_width(n, 2, 0.1, w, constrained=False)
+    assert flat[0] < tree[0] and flat[1] > tree[1]
+
+
+# --------------------------------------------------------------------------- d dimensions
+def test_nd_reduces_to_1d_and_brute_force_2d():
+    for n, b, mr in [(16, 2, True), (37, 3, False)]:
+        assert H.average_range_mse_nd(n, 1, b, 0.5, measure_root=mr) == pytest.approx(
+            H.average_range_mse(n, b, 0.5, constrained=False, measure_root=mr))
+    # brute force d = 2, n = 6, b = 2: count cover nodes of every box directly
+    n, b = 6, 2
+    tree = H.build_tree(n, b)
+    L = tree.n_measured_levels
+    ranges = list(itertools.combinations(range(n + 1), 2))
+    total = 0.0
+    for (i1, j1), (i2, j2) in itertools.product(ranges, ranges):
+        for lev in range(tree.height + 1):
+            a, c = tree.node_bounds(lev)
+            in1 = (a >= i1) & (c <= j1)
+            in2 = (a >= i2) & (c <= j2)
+            inside = np.outer(in1, in2)
+            if lev < tree.height:
+                pa, pc = tree.node_bounds(lev + 1)
+                p1 = ((pa >= i1) & (pc <= j1))[np.arange(tree.sizes[lev]) // b]
+                p2 = ((pa >= i2) & (pc <= j2))[np.arange(tree.sizes[lev]) // b]
+                inside &= ~np.outer(p1, p2)
+            total += inside.sum()
+    expected = total / len(ranges) ** 2 * 2 * L**2
+    assert H.average_range_mse_nd(n, 2, b, 1.0) == pytest.approx(expected)
+    assert H.average_range_mse_nd(n, 2, None, 1.0) == pytest.approx(((n + 2) / 3) ** 2 * 2)
+
+
+def test_dimensionality_finding():
+    # Qardaji et al. Sec. 5: in 1-D a hierarchy wins clearly at n = 4096; in 3-D flat wins unless n is huge
+    best = lambda n, d: min(H.average_range_mse_nd(n, d, b, 1.0, measure_root=False) for b in range(2, 17))
+    assert best(4096, 1) < 0.3 * H.average_range_mse_nd(4096, 1, None, 1.0)
+    assert best(256, 3) > H.average_range_mse_nd(256, 3, None, 1.0)
+    assert best(64, 3) > H.average_range_mse_nd(64, 3, None, 1.0)
+
+
+# --------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("call", [
+    lambda: H.strategy_matrix(8, 1),
+    lambda: H.strategy_matrix(0, 2),
+    lambda: H.strategy_matrix(8, 2, allocation="fancy"),
+    lambda: H.average_range_mse(8, 2, 0.0, constrained=True),
+    lambda: H.average_range_mse(8, 2, -1.0, constrained=False),
+    lambda: H.average_range_mse(8, 1, 1.0, constrained=False),
+    lambda: H.optimal_branching(0, 1.0, constrained=False),
+    lambda: H.measure([1, -2, 3], 2, 1.0),
+    lambda: H.range_mse_by_width(8, 2, 1.0, [0, 3], constrained=False),
+    lambda: H.range_answers([1.0, 2.0], [1], [1]),
+    lambda: H.qardaji_average_mse(10, 3, 1.0, exact=True),
+    lambda: H.constrained_inference(np.zeros(5), 4, 2),
+])
+def test_bad_input_raises_value_error(call):
+    with pytest.raises(ValueError):
+        call()
+
+
+def test_bad_types_raise_type_error():
+    with pytest.raises(TypeError, match="branching"):
+        H.strategy_matrix(8, 2.5)
+    with pytest.raises(TypeError, match="n"):
+        H.average_range_mse("8", 2, 1.0, constrained=False)
+    with pytest.raises(TypeError, match="measure_root"):
+        H.build_tree(8, 2, measure_root="yes")
+
+
+def test_error_messages_name_parameter_and_value():
+    with pytest.raises(ValueError, match=r"branching must be an integer >= 2, got 1"):
+        H.average_range_mse(8, 1, 1.0, constrained=False)
+    with pytest.raises(ValueError, match=r"allocation must be one of .*'fancy'"):
+        H.average_range_mse(8, 2, 1.0, constrained=False, allocation="fancy")
+    with pytest.raises(ValueError, match=r"epsilon must be > 0, got 0.0"):
+        H.average_range_mse(8, 2, 0, constrained=False)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(-5, 40), b=st.integers(-3, 12), eps=st.one_of(st.floats(-1, 2), st.just(float("nan"))))
+def test_fuzz_inputs(n, b, eps):
+    ok = n >= 1 and b >= 2 and eps == eps and eps > 0
+    if ok:
+        v = H.average_range_mse(n, b, eps, constrained=False)
+        assert v > 0 and not math.isnan(v)
+        A = H.strategy_matrix(n, b)
+        assert A.shape[1] == n
+    else:
+        with pytest.raises(ValueError):
+            H.average_range_mse(n, b, eps, constrained=False)
