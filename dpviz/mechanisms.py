@@ -52,6 +52,7 @@ __all__ = [
 ]
 
 Calibration = Literal["analytic", "classic"]
+Sampler = Literal["float", "discrete", "exact"]
 
 
 def _answers_and_shape(answers, size):
@@ -74,7 +75,7 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
 
 
 def laplace(answers, sensitivity: float, epsilon: float, *, rng: RngLike = None,
-            size: int | None = None) -> np.ndarray:
+            size: int | None = None, sampler: Sampler = "float") -> np.ndarray:
     """Release ``answers + Lap(sensitivity / epsilon)`` independently per entry.
 
     The Laplace mechanism [DMNS06]_ is epsilon-DP for any query vector whose L1
@@ -95,6 +96,14 @@ def laplace(answers, sensitivity: float, epsilon: float, *, rng: RngLike = None,
     size : int, optional
         Number of independent releases; if given, the result has shape
         ``(size, *answers.shape)``.
+    sampler : {"float", "discrete", "exact"}
+        "float" (default): textbook floating-point Laplace noise, open to
+        Mironov's attack on its low-order bits.  "discrete" / "exact": integer
+        answers (granularity 1: rescale other grids first) plus discrete Laplace
+        noise ``DLap(sensitivity/epsilon)``, which is exactly epsilon-DP; "discrete"
+        is the vectorised sampler, "exact" the rational-arithmetic one of
+        Canonne-Kamath-Steinke (see :mod:`dpviz.discrete`).  Non-integer
+        answers raise ValueError.
 
     Returns
     -------
@@ -112,6 +121,11 @@ def laplace(answers, sensitivity: float, epsilon: float, *, rng: RngLike = None,
     >>> out.shape
     (3, 2)
     """
+    if check_choice("sampler", sampler, ("float", "discrete", "exact")) != "float":
+        from dpviz.discrete import discrete_laplace_mechanism
+
+        return discrete_laplace_mechanism(answers, sensitivity, epsilon, rng=rng, size=size,
+                                          method="fast" if sampler == "discrete" else "exact")
     b = laplace_scale(sensitivity, epsilon)
     answers, shape = _answers_and_shape(answers, size)
     return answers + as_generator(rng).laplace(0.0, b, size=shape) if b > 0 else np.broadcast_to(answers, shape).copy()
@@ -202,7 +216,8 @@ def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
 
 
 def gaussian(answers, l2_sensitivity: float, epsilon: float, delta: float, *, rng: RngLike = None,
-             size: int | None = None, calibration: Calibration = "analytic") -> np.ndarray:
+             size: int | None = None, calibration: Calibration = "analytic",
+             sampler: Sampler = "float") -> np.ndarray:
     """Release ``answers + N(0, sigma^2)`` per entry with sigma from :func:`gaussian_sigma`.
 
     The Gaussian mechanism is (epsilon, delta)-DP for query vectors of L2
@@ -221,6 +236,12 @@ def gaussian(answers, l2_sensitivity: float, epsilon: float, delta: float, *, rn
         Privacy parameters: epsilon > 0 finite, delta in (0, 1).
     rng, size
         As in :func:`laplace`.
+    sampler : {"float", "discrete", "exact"}
+        "float" (default): floating-point normal noise.  "discrete" / "exact":
+        integer answers (granularity 1) plus discrete Gaussian noise
+        ``N_Z(0, sigma^2)`` with sigma from the exact discrete calibration
+        (:func:`dpviz.discrete.discrete_gaussian_sigma`; ``calibration`` must be
+        "analytic"); "discrete" is vectorised, "exact" uses rational arithmetic.
 
     Examples
     --------
@@ -228,6 +249,13 @@ def gaussian(answers, l2_sensitivity: float, epsilon: float, delta: float, *, rn
     >>> out.shape
     (4, 1)
     """
+    if check_choice("sampler", sampler, ("float", "discrete", "exact")) != "float":
+        if calibration != "analytic":
+            raise ValueError(f"calibration must be 'analytic' with sampler={sampler!r}, got {calibration!r}")
+        from dpviz.discrete import discrete_gaussian_mechanism
+
+        return discrete_gaussian_mechanism(answers, l2_sensitivity, epsilon, delta, rng=rng, size=size,
+                                           method="fast" if sampler == "discrete" else "exact")
     sigma = gaussian_sigma(l2_sensitivity, epsilon, delta, calibration)
     answers, shape = _answers_and_shape(answers, size)
     return answers + as_generator(rng).normal(0.0, sigma, size=shape)
