@@ -7,7 +7,7 @@ PORT ?= 8888
 STAMP_LAB := $(VENV)/.installed-lab
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: lab test unit notebooks bench clean
+.PHONY: lab app test unit notebooks browser browser-deps bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,21 @@ lab: $(STAMP_LAB)
 	@echo "Opening JupyterLab on notebooks/ at http://localhost:$(PORT)/lab (the URL with its token follows)"
 	$(BIN)/jupyter lab --notebook-dir=notebooks --port=$(PORT) --ip=127.0.0.1 --no-browser
 
-test: $(STAMP_TEST)
+app: $(STAMP_LAB)
+	@echo "Serving the dpviz course app (all explorers) at http://localhost:$(PORT)/voila/render/index.ipynb"
+	$(BIN)/voila app --port=$(PORT) --Voila.ip=127.0.0.1 --no-browser
+
+# Debian's chromium for the real-browser tests (tests/browser); Playwright drives it, it never downloads a browser.
+browser-deps:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "chromium is not installed and apt-get is not usable here: the browser tests will be skipped"; \
+	  fi; \
+	fi
+
+test: $(STAMP_TEST) browser-deps
 	$(BIN)/python -m pytest tests
 	$(BIN)/python -m pytest --nbval notebooks -p no:cacheprovider --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env
 
@@ -34,6 +48,9 @@ unit: $(STAMP_TEST)
 
 notebooks: $(STAMP_TEST)
 	$(BIN)/python -m pytest --nbval notebooks -p no:cacheprovider --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env
+
+browser: $(STAMP_TEST) browser-deps
+	$(BIN)/python -m pytest tests/browser -v
 
 bench: $(STAMP_TEST)
 	$(BIN)/python -m benchmarks

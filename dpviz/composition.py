@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from dpviz.accountant import PrivacyAccountant
+from dpviz.accountant import PrivacyAccountant, exact
 from dpviz.mechanisms import laplace, laplace_variance
 from dpviz.rng import RngLike
 from dpviz.validation import check_choice, check_delta, check_epsilon, check_int, check_probability
@@ -138,10 +138,12 @@ def bmi_sequential(table: np.ndarray, epsilon: float, *, share: float = 0.25,
     eps = check_epsilon(epsilon)
     share = check_probability("share", share)
     truth = bmi_queries(table)
-    q_eps = share * eps
+    # the per-query charge is computed exactly, so four quarters of epsilon add up to epsilon exactly
+    q_eps_exact = exact("share", share) * exact("epsilon", eps)
+    q_eps = float(q_eps_exact)
     if accountant is not None:
         for name in BMI_QUERY_NAMES:
-            accountant.spend(q_eps, label=f"Alg 1: {name}")
+            accountant.spend(q_eps_exact, label=f"Alg 1: {name}")
     return laplace(truth, 1.0, q_eps, rng=rng, size=size)
 
 

@@ -78,3 +78,12 @@ def test_bad_inputs():
         C.advanced_composition(0.1, 10, 0.0)
     with pytest.raises(ValueError, match="k"):
         C.basic_composition(0.1, 0)
+
+
+def test_quarter_shares_fill_any_float_budget_exactly():
+    # slider values are arbitrary floats; 4 x (share x eps) must equal eps exactly, never exceed it
+    rng = np.random.default_rng(5)
+    for eps in np.concatenate([rng.uniform(0.01, 10, 200), [0.9332543007969911, 0.1, 0.3, 1 / 3]]):
+        acc = PrivacyAccountant(float(eps))
+        C.bmi_sequential(C.BMI_TABLE, float(eps), accountant=acc, rng=0)
+        assert acc.remaining.epsilon == 0.0

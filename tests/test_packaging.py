@@ -61,3 +61,19 @@ def test_data_ship_in_the_wheel():
     cfg = _pyproject()["tool"]["hatch"]["build"]["targets"]["wheel"]
     assert cfg["packages"] == ["dpviz"]  # dpviz/data/* is inside the package directory
     assert (ROOT / "dpviz/data/PROVENANCE.md").exists()
+
+
+def test_course_app_has_a_page_per_available_explorer():
+    import importlib.util
+    import json
+
+    from dpviz.widgets import _EXPLORERS
+
+    index = (ROOT / "app/index.ipynb").read_text()
+    for cls, module in _EXPLORERS.items():
+        if cls == "Explorer" or importlib.util.find_spec(f"dpviz.widgets.{module}") is None:
+            continue
+        pages = [p for p in (ROOT / "app").glob("*.ipynb")
+                 if cls in "".join("".join(c["source"]) for c in json.loads(p.read_text())["cells"])]
+        assert pages, f"no app/ page shows {cls}"
+        assert all(p.name in index for p in pages), f"app/index.ipynb does not link {[p.name for p in pages]}"

@@ -73,6 +73,8 @@ class Explorer:
     """
 
     title: str = "explorer"
+    #: The control a student moves first (marked with the CSS class ``dpviz-main-control`` for browser tests).
+    main_control: str = "epsilon"
 
     def __init__(self, **values: Any) -> None:
         self.controls: dict[str, widgets.Widget] = self._build_controls()
@@ -82,8 +84,11 @@ class Explorer:
             raise ValueError(f"unknown control(s) {sorted(unknown)}; controls are {sorted(self.controls)}")
         for name, value in values.items():
             self.controls[name].value = value
+        if self.main_control not in self.controls:
+            raise TypeError(f"{type(self).__name__}.main_control {self.main_control!r} is not one of its controls")
+        self.controls[self.main_control].add_class("dpviz-main-control")
         self.message = widgets.HTML(value="", layout=widgets.Layout(min_height="1.5em"))
-        self.figure = go.FigureWidget()
+        self.figure: go.FigureWidget | None = None
         self.result: Any = None
         self.last_update_ms = float("nan")
         self._updating = False
@@ -147,7 +152,11 @@ class Explorer:
             self._show(f"unexpected {type(exc).__name__}: {exc} (please report this)")
             return False
         self.result = result
-        sync_figure(self.figure, fig)
+        if self.figure is None:
+            # the first figure is built whole: the browser view is created from this state
+            self.figure = go.FigureWidget(fig)
+        else:
+            sync_figure(self.figure, fig)
         self.message.value = ""
         self._after_draw(result)
         self.last_update_ms = (time.perf_counter() - start) * 1e3

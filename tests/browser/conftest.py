@@ -1,0 +1,96 @@
+"""Real-browser fixtures: Debian's chromium driven by Playwright, against a Voila server on localhost.
+
+The server is started on a free port with a random token and torn down even
+when a test fails.  Without /usr/bin/chromium the tests are skipped with a
+message, except under CI (CI=true), where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+SCREENSHOTS = ROOT / "tests" / "browser" / "screenshots"
+#: Flags for headless chromium on a machine without network access or GPU (as root).
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    if not os.path.exists(CHROMIUM):
+        msg = f"{CHROMIUM} not found: install Debian's chromium (make test does it with apt-get where it can)"
+        if os.environ.get("CI"):
+            pytest.fail(msg + " -- browser tests never skip in CI")
+        pytest.skip(msg)
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir() -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    print(f"\nbrowser screenshots are saved in {SCREENSHOTS}")
+    return SCREENSHOTS
+
+
+@pytest.fixture(scope="session")
+def voila_app(tmp_path_factory):
+    """Serve app/ with Voila on a free localhost port and a temporary token; yield (base_url, token)."""
+    work = tmp_path_factory.mktemp("voila-app")
+    shutil.copytree(ROOT / "app", work / "app")
+    port, token = _free_port(), secrets.token_hex(16)
+    log = open(work / "voila.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "voila", str(work / "app"), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
+         f"--Voila.token={token}"],
+        stdout=log, stderr=subprocess.STDOUT, cwd=work,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/?token={token}", timeout=2)
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"voila did not start; log:\n{(work / 'voila.log').read_text()}") from None
+                time.sleep(0.5)
+        yield base, token
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()

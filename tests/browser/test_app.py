@@ -1,0 +1,85 @@
+"""Open every explorer of the course app in a real browser, move its main slider, and check the plot redraws.
+
+What a student sees: the page renders a plotly figure, moving the main slider
+(by keyboard, as a student using the keyboard would) changes the plotted data,
+and neither an error output nor a browser console error appears.  A
+screenshot of each explorer after the move is saved for people to look at.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from urllib.parse import urlparse
+
+import pytest
+
+PAGES = {
+    # page: what the main slider is
+    "laplace": "epsilon",
+    "composition": "total budget epsilon",
+}
+PLOT_DATA_JS = """() => JSON.stringify(Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .map(p => (p.data || []).map(t => [t.x, t.y])))"""
+
+
+def _watch(page, base):
+    """Collect console errors and failed requests to this server (the machine has no outside network, so
+    failed requests to other hosts, e.g. a template's icon-font CDN, are recorded separately, not as errors)."""
+    errors, external = [], []
+    host = urlparse(base).netloc
+
+    def on_console(msg):
+        if msg.type == "error" and "Failed to load resource" not in msg.text:
+            errors.append(f"console: {msg.text}")
+
+    def on_failed(req):
+        (errors if urlparse(req.url).netloc == host else external).append(f"request failed: {req.url}")
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    page.on("requestfailed", on_failed)
+    return errors, external
+
+
+def test_landing_page_lists_every_explorer(browser, voila_app, screenshot_dir):
+    base, token = voila_app
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    errors, _ = _watch(page, base)
+    page.goto(f"{base}/voila/render/index.ipynb?token={token}", timeout=120_000)
+    page.wait_for_selector("table", timeout=120_000)
+    hrefs = page.eval_on_selector_all("a", "els => els.map(e => e.getAttribute('href'))")
+    for name in PAGES:
+        assert f"{name}.ipynb" in hrefs, f"landing page does not link {name}.ipynb"
+    page.screenshot(path=str(screenshot_dir / "index.png"), full_page=True)
+    assert not errors, errors
+    page.close()
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_explorer_redraws_when_main_slider_moves(browser, voila_app, screenshot_dir, name):
+    base, token = voila_app
+    page = browser.new_page(viewport={"width": 1280, "height": 1100})
+    errors, external = _watch(page, base)
+    page.goto(f"{base}/voila/render/{name}.ipynb?token={token}", timeout=180_000)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=180_000)
+    page.wait_for_function("() => document.querySelector('.js-plotly-plot').data.length > 0", timeout=60_000)
+    before = page.evaluate(PLOT_DATA_JS)
+    assert json.loads(before)[0], "the plot rendered without data"
+
+    handle = page.locator(".dpviz-main-control .noUi-handle").first
+    handle.focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowLeft")
+    deadline = time.monotonic() + 60
+    while page.evaluate(PLOT_DATA_JS) == before:
+        assert time.monotonic() < deadline, f"{name}: moving the {PAGES[name]} slider did not change the plot"
+        time.sleep(0.25)
+    time.sleep(0.5)  # let plotly finish the redraw before the screenshot
+    page.screenshot(path=str(screenshot_dir / f"{name}.png"), full_page=True)
+
+    stderr = page.locator("[data-mime-type='application/vnd.jupyter.stderr'], .jp-OutputArea-output.jp-mod-error")
+    assert stderr.count() == 0, f"{name}: error output on the page: {stderr.first.inner_text()}"
+    assert "Error" not in page.locator(".dpviz-main-control").first.inner_text()
+    assert not errors, f"{name}: {errors}"
+    page.close()
