@@ -1,0 +1,325 @@
+"""Tests of dpviz.svt: SVT halting and accounting, GPTT, the exact counterexample, the oracle-only attack."""
+
+import inspect
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import Z
+from dpviz import datasets, svt
+from dpviz.accountant import BudgetExceededError, PrivacyAccountant
+
+
+# --------------------------------------------------------------------------- SVT
+def test_sparse_vector_halts_after_c_positives():
+    answers = np.linspace(-5, 25, 40)
+    out = svt.sparse_vector(answers, 10.0, 1.0, c=3, rng=1, size=2000)
+    assert out.shape == (2000, 40) and out.dtype == np.int8
+    above = out == svt.ABOVE
+    assert above.sum(axis=1).max() <= 3
+    for row in out[:200]:
+        halted = np.flatnonzero(row == svt.HALTED)
+        if halted.size:
+            # halted exactly after the third ABOVE, and halted from then on
+            third = np.flatnonzero(row == svt.ABOVE)[2]
+            assert halted[0] == third + 1 and np.all(row[third + 1:] == svt.HALTED)
+        else:
+            assert np.count_nonzero(row == svt.ABOVE) <= 3
+    # answers far above the threshold: exactly c ABOVE, then halted
+    big = svt.sparse_vector(np.full(10, 1e6), 0.0, 1.0, c=4, rng=2, size=50)
+    assert np.all(big[:, :4] == svt.ABOVE) and np.all(big[:, 4:] == svt.HALTED)
+
+
+def test_sparse_vector_charges_accountant_before_noise():
+    acc = PrivacyAccountant(1.0)
+    svt.sparse_vector([1.0, 2.0], 1.5, 0.25, c=2, accountant=acc, rng=0)
+    assert acc.spent.epsilon == pytest.approx(0.25)
+    svt.sparse_vector([1.0, 2.0], 1.5, 0.25, accountant=acc, rng=0, size=3)   # three runs cost 3 x 0.25
+    assert acc.remaining.epsilon == 0.0
+    gen = np.random.default_rng(5)
+    state = gen.bit_generator.state
+    with pytest.raises(BudgetExceededError):
+        svt.sparse_vector([1.0], 0.0, 0.1, accountant=acc, rng=gen)
+    assert gen.bit_generator.state == state            # no noise drawn
+    assert len(acc.history) == 2
+    with pytest.raises(TypeError, match="accountant"):
+        svt.sparse_vector([1.0], 0.0, 0.1, accountant=object())
+
+
+def test_svt_noise_scales_formula():
+    b1, b2 = svt.svt_noise_scales(1.0, 3, sensitivity=2.0, threshold_share=0.25)
+    assert b1 == pytest.approx(2.0 / 0.25) and b2 == pytest.approx(2 * 3 * 2.0 / 0.75)
+    assert svt.svt_noise_scales(1.0, 3, monotonic=True)[1] == pytest.approx(3 / 0.5)
+
+
+def test_sparse_vector_first_answer_frequency_matches_exact_probability():
+    # the first answer of SVT is a GPTT answer with SVT's noise scales
+    b1, b2 = svt.svt_noise_scales(1.0, 2)
+    n = 40000
+    out = svt.sparse_vector([3.0], 2.0, 1.0, c=2, rng=3, size=n)
+    p = svt.event_probability([3.0], [1], 2.0, 1.0 / b1, 1.0 / b2)
+    assert abs(np.mean(out[:, 0] == svt.ABOVE) - p) <= Z * math.sqrt(p * (1 - p) / n)
+
+
+# --------------------------------------------------------------------------- GPTT
+def test_gptt_is_labelled_not_dp():
+    for obj in (svt.gptt, svt.GPTTOracle, svt.counterexample_probability, svt.reconstruct, svt.gptt_noise_scales):
+        assert "NOT differentially private" in inspect.getdoc(obj)
+    oracle = svt.GPTTOracle([0, 1, 2], 1.0, rng=0)
+    assert "NOT differentially private" in repr(oracle)
+    assert "NOT differentially private" in repr(svt.counterexample_probability(2, 0.5, 0.5))
+    assert "NOT differentially private" in repr(svt.reconstruct(np.arange(6), 1.0, rng=0))
+    assert "accountant" not in inspect.signature(svt.gptt).parameters   # no valid epsilon to charge
+
+
+def test_gptt_never_halts_and_without_query_noise_is_a_threshold_cut():
+    answers = np.arange(20.0)
+    out = svt.gptt(answers, 9.5, 1.0, rng=0, size=500)
+    assert not np.any(out == svt.HALTED)
+    # no query noise: the answers are monotone in the answer value in every run
+    assert np.all(np.diff(out.astype(int), axis=1) >= 0)
+    assert out.sum(axis=1).max() > 3          # many ABOVE answers: no cut-off
+    assert svt.gptt(answers, 9.5, 1.0, rng=0).shape == (20,)
+
+
+@pytest.mark.parametrize("eps_q", [None, 0.7])
+def test_gptt_event_frequencies_match_exact_probabilities(eps_q):
+    answers = np.array([0.0, 1.0, 2.0])
+    n = 30000
+    out = svt.gptt(answers, 1.2, 0.8, eps_q, rng=11, size=n)
+    codes = out @ np.array([4, 2, 1])
+    total = 0.0
+    for bits in itertools.product([0, 1], repeat=3):
+        p = svt.event_probability(answers, bits, 1.2, 0.8, eps_q)
+        total += p
+        freq = np.mean(codes == bits[0] * 4 + bits[1] * 2 + bits[2])
+        assert abs(freq - p) <= Z * math.sqrt(max(p * (1 - p), 1e-12) / n) + 1e-12
+    assert total == pytest.approx(1.0, abs=1e-8)
+
+
+# --------------------------------------------------------------------------- counterexample
+def test_counterexample_construction_is_neighbouring():
+    d, dp = svt.counterexample_databases()
+    assert np.abs(d - dp).sum() == 1
+    a, b = svt.counterexample_answers(3)
+    assert a.tolist() == [0, 0, 0, 1, 1, 1] and b.tolist() == [0] * 6
+    assert svt.counterexample_event(2).tolist() == [0, 0, 1, 1]
+
+
+@pytest.mark.parametrize("t", [1, 2, 4])
+def test_counterexample_exact_matches_simulation(t):
+    eps1, eps2, n = 0.5, 0.5, 200000
+    exact = svt.counterexample_probability(t, eps1, eps2)
+    a_d, a_dp = svt.counterexample_answers(t)
+    event = svt.counterexample_event(t)
+    for answers, p, seed in ((a_d, exact.p_d[0], 1), (a_dp, exact.p_dprime[0], 2)):
+        out = svt.gptt(answers, svt.COUNTEREXAMPLE_THRESHOLD, eps1, eps2, rng=seed, size=n)
+        freq = np.mean(np.all(out == event, axis=1))
+        assert abs(freq - p) <= Z * math.sqrt(p * (1 - p) / n)
+
+
+def test_counterexample_ratio_exceeds_claim_and_grows_without_bound():
+    eps1 = eps2 = 0.5
+    r = svt.counterexample_probability([1, 2, 5, 10, 50, 100, 200], eps1, eps2)
+    assert r.claimed_epsilon == 1.0
+    assert np.all(np.diff(r.log_ratio) > 0)
+    assert r.log_ratio[2] > r.claimed_epsilon            # t = 5 already violates e^epsilon
+    assert np.all(r.log_ratio >= r.log_ratio_bound - 1e-9)
+    assert r.log_ratio_bound[-1] > 60                   # the proven bound is linear in t
+    # asymptotic slope: log max_s F(s)S(s-1) - log max_s F(s)S(s) = 2 log(1 - e^{-1/(2b)}/2) + log 4, b = 2
+    slope = (r.log_ratio[-1] - r.log_ratio[-2]) / 100
+    assert slope == pytest.approx(2 * math.log(1 - 0.5 * math.exp(-0.25)) + math.log(4), rel=0.02)
+
+
+def test_counterexample_without_query_noise_is_infinite():
+    r = svt.counterexample_probability([1, 3], 1.0)
+    assert np.all(r.p_dprime == 0) and np.all(np.isinf(r.log_ratio))
+    assert r.p_d == pytest.approx(1 - math.exp(-0.5))    # P(|Lap(1)| <= 1/2)
+
+
+def test_event_probability_tiny_values_are_accurate_in_log_space():
+    # on D' the counterexample integrand is (F(s) S(s))^t <= 4^-t, attained at s = 0: P ~ 4^-t up to a
+    # polynomial factor, far below the smallest double for t = 600
+    r = svt.counterexample_probability([300, 600], 0.5, 0.5)
+    assert np.all(np.isfinite(r.log_p_dprime)) and r.log_p_dprime[1] < -600 * math.log(4) + 1e-9
+    slope = (r.log_p_dprime[1] - r.log_p_dprime[0]) / 300
+    assert slope == pytest.approx(-math.log(4), rel=0.01)
+
+
+# --------------------------------------------------------------------------- attack
+def _synthetic(seed=0):
+    rng = np.random.default_rng(seed)
+    small = np.repeat(np.arange(8), [200, 120, 80, 60, 40, 30, 20, 10])
+    large = rng.integers(30, 400, size=50)
+    x = np.concatenate([small, large])
+    return rng.permutation(x)
+
+
+def test_attack_reconstructs_small_counts_exactly_at_epsilon_1():
+    x = _synthetic()
+    for seed in range(5):
+        r = svt.reconstruct(x, 1.0, calibrate=True, rng=seed)
+        acc = svt.fraction_exact(x, r.guess, k=7)
+        assert acc.small == 1.0
+        assert acc.n_small == 560
+
+
+def test_partition_is_the_level_sets_when_threshold_in_unit_interval():
+    # Thm 5.12: a noisy threshold in (0, 1] gives exactly the sets of equal counts, ordered
+    x = _synthetic(1)
+    hits = 0
+    for seed in range(40):
+        oracle = svt.GPTTOracle(x, 0.5, rng=seed)
+        s = oracle._GPTTOracle__noisy_threshold      # the test, not the attack, peeks
+        part = svt.ordered_partition(oracle)
+        levels = np.unique(x)
+        if 0 < s <= 1:
+            hits += 1
+            assert part.n_groups == levels.size
+            assert np.array_equal(levels[part.labels], x)
+        elif 1 < s <= 7:
+            m = math.ceil(s)        # counts 0..m-1 merge; each supported small count m..7 is its own group
+            assert np.unique(part.labels[x < m]).size == 1
+            for v in range(m, 8):
+                assert np.array_equal(part.labels == part.labels[np.flatnonzero(x == v)[0]], x == v)
+        # always (no query noise): the groups are intervals of counts, in order (Lemma 5.10)
+        gmax = np.full(part.n_groups, -np.inf)
+        gmin = np.full(part.n_groups, np.inf)
+        np.maximum.at(gmax, part.labels, x)
+        np.minimum.at(gmin, part.labels, x)
+        assert np.all(gmax[:-1] < gmin[1:])
+    assert hits >= 3
+
+
+class _HiddenOracle:
+    """A duck-typed oracle with its own private histogram and no GPTT code from dpviz."""
+
+    def __init__(self, x):
+        self._x = np.asarray(x, dtype=float)
+        self.domain_size = self._x.size
+        self.calls = 0
+
+    def answer_differences(self, rows, copies=1, shift=0.0):
+        self.calls += 1
+        return ((self._x[rows, None] - self._x[None, :] + shift >= 0.5) * copies).astype(np.uint8)
+
+    def noisy_group_totals(self, labels, epsilon):
+        return np.bincount(labels, weights=self._x)     # no noise: the attack must then be exact
+
+
+class _Proxy:
+    """Exposes only the oracle interface; any other attribute (e.g. the counts) raises."""
+
+    __slots__ = ("_target",)
+
+    def __init__(self, target):
+        object.__setattr__(self, "_target", target)
+
+    def __getattr__(self, name):
+        if name in ("domain_size", "answer_differences", "noisy_group_totals", "queries_answered"):
+            return getattr(object.__getattribute__(self, "_target"), name)
+        raise AssertionError(f"the attack tried to read {name!r}")
+
+
+def test_attack_only_talks_to_the_oracle():
+    x = _synthetic(2)
+    hidden = _HiddenOracle(x)
+    r = svt.reconstruct_from_oracle(_Proxy(hidden), 1.0)
+    assert np.array_equal(r.guess, x) and hidden.calls > 0
+    # through the proxy the GPTT oracle works too, so nothing but its interface is used
+    r2 = svt.reconstruct_from_oracle(_Proxy(svt.GPTTOracle(x, 0.5, rng=0)), 0.5, calibrate=True)
+    assert r2.guess.shape == x.shape
+    for fn in (svt.ordered_partition, svt.reconstruct_from_oracle):
+        assert "counts" not in inspect.signature(fn).parameters
+        with pytest.raises(TypeError, match="oracle"):
+            fn(x, 1.0) if fn is svt.reconstruct_from_oracle else fn(x)
+    assert not any("count" in a for a in vars(svt.GPTTOracle(x, 1.0, rng=0)) if not a.startswith("_"))
+
+
+def test_query_noise_defeated_by_copies():
+    x = _synthetic(3)
+    r = svt.reconstruct(x, 2.0, query_share=0.5, copies=4001, calibrate=True, rng=4)
+    assert svt.fraction_exact(x, r.guess, k=7).small == 1.0
+    # a single noisy copy shatters the partition
+    r1 = svt.reconstruct(x, 2.0, query_share=0.5, copies=1, rng=4)
+    assert r1.partition.n_groups > 100
+
+
+def test_svt_oracle_halts_and_leaks_little():
+    x = _synthetic(4)
+    oracle = svt.SVTOracle(x, 0.5, c=3, rng=0)
+    part = svt.ordered_partition(oracle)
+    assert oracle.positives <= 3 and part.n_groups <= 4 * 3 + 1
+    r = svt.reconstruct_from_oracle(svt.SVTOracle(x, 0.5, c=3, rng=1), 0.5)
+    assert "differentially private" in repr(r) and "NOT" not in repr(r)
+    assert svt.fraction_exact(x, r.guess, k=7).small < 0.5
+
+
+def test_laplace_baseline_matches_rounding_probability():
+    x = np.full(20000, 3)
+    guess = svt.laplace_reconstruct(x, 1.0, rng=0)
+    p = 1 - math.exp(-0.5)                               # P(|Lap(1)| < 1/2)
+    assert abs(np.mean(guess == 3) - p) <= Z * math.sqrt(p * (1 - p) / x.size)
+
+
+def test_support_k_of_the_paper_datasets():
+    assert {n: svt.support_k(datasets.load(n)) for n in ("ADULT", "MEDCOST", "INCOME", "HEPTH")} == \
+        {"ADULT": 15, "MEDCOST": 26, "INCOME": 98, "HEPTH": 274}
+    assert svt.support_k([1, 2]) == -1 and svt.support_k([0, 2]) == 0
+
+
+def test_fraction_exact():
+    acc = svt.fraction_exact([0, 1, 2, 9], [0, 1, 3, 9], k=2)
+    assert acc.overall == 0.75 and acc.small == pytest.approx(2 / 3) and acc.n_small == 3
+
+
+# --------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("call, match", [
+    (lambda: svt.sparse_vector([1.0], 0.0, -1.0), "epsilon"),
+    (lambda: svt.sparse_vector([1.0], 0.0, 1.0, c=0), "c"),
+    (lambda: svt.sparse_vector([1.0], 0.0, 1.0, threshold_share=1.0), "threshold_share"),
+    (lambda: svt.sparse_vector([[1.0]], 0.0, 1.0), "answers"),
+    (lambda: svt.sparse_vector([1.0], 0.0, 1.0, size=0), "size"),
+    (lambda: svt.gptt([1.0], 0.0, 0.0), "epsilon_threshold"),
+    (lambda: svt.gptt([1.0], 0.0, 1.0, -2.0), "epsilon_query"),
+    (lambda: svt.gptt([np.nan], 0.0, 1.0), "answers"),
+    (lambda: svt.counterexample_probability(0, 1.0), "t"),
+    (lambda: svt.event_probability([0, 1], [1], 0.0, 1.0), "event"),
+    (lambda: svt.event_probability([0, 1], [1, 2], 0.0, 1.0), "event"),
+    (lambda: svt.reconstruct([0, -1], 1.0), "counts"),
+    (lambda: svt.reconstruct([0, 1.5], 1.0), "counts"),
+    (lambda: svt.reconstruct([0, 1], 1.0, split=1.0), "split"),
+    (lambda: svt.reconstruct([0, 1], 1.0, query_share=1.0), "query_share"),
+    (lambda: svt.reconstruct([0, 1], 1.0, copies=0), "copies"),
+    (lambda: svt.fraction_exact([0, 1], [0]), "guess"),
+    (lambda: svt.GPTTOracle([0, 1], 1.0).answer_differences(np.array([2])), "rows"),
+    (lambda: svt.SVTOracle([0, 1], 1.0).answer_differences(np.array([0]), copies=2), "copies"),
+])
+def test_bad_input_names_the_parameter(call, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()
+
+
+@settings(max_examples=40, deadline=None)
+@given(eps=st.one_of(st.floats(max_value=0.0), st.just(math.nan), st.just(math.inf), st.text(max_size=3)))
+def test_fuzz_bad_epsilon(eps):
+    with pytest.raises((ValueError, TypeError), match="epsilon"):
+        svt.sparse_vector([1.0, 2.0], 0.0, eps)
+    with pytest.raises((ValueError, TypeError), match="epsilon"):
+        svt.reconstruct([0, 1], eps)
+
+
+def test_calibrate_shift_locates_the_noisy_threshold():
+    x = _synthetic(5)
+    for seed in range(30):
+        oracle = svt.GPTTOracle(x, 0.05, rng=seed)             # threshold noise Lap(20)
+        s = oracle._GPTTOracle__noisy_threshold
+        before = oracle.queries_answered
+        j = svt.calibrate_shift(oracle)
+        assert j == math.ceil(s) - 1 and 0 < s - j <= 1
+        rows_asked = (oracle.queries_answered - before) / oracle.domain_size     # one row per constant query
+        assert rows_asked <= 2 * (2 + math.log2(abs(s) + 2)) + 2
