@@ -486,8 +486,10 @@ def flat_release(x, epsilon: float, *, rng: RngLike = None, size: int | None = N
     gen = as_generator(rng)
     if accountant is not None:
         accountant.spend(epsilon, label="flat histogram")
-    shape = x.shape if size is None else (size, x.size)
-    return x + gen.laplace(0.0, 1.0 / epsilon, size=shape)
+    noise = _standard_laplace(gen, (1 if size is None else size, x.size))
+    noise *= 1.0 / epsilon
+    noise += x
+    return noise[0] if size is None else noise
 
 
 # --------------------------------------------------------------------------- constrained inference
@@ -604,8 +606,8 @@ def _check_ranges(n: int, starts, stops) -> tuple[np.ndarray, np.ndarray]:
     if not (np.issubdtype(i.dtype, np.integer) and np.issubdtype(j.dtype, np.integer)):
         raise TypeError(f"starts and stops must be integer arrays, got dtypes {i.dtype} and {j.dtype}")
     i, j = np.broadcast_arrays(i, j)
-    if i.ndim != 1:
-        raise ValueError(f"starts and stops must be 1-D, got shape {i.shape}")
+    if i.ndim not in (1, 2):
+        raise ValueError(f"starts and stops must be 1-D (or 2-D, one row per release), got shape {i.shape}")
     bad = (i < 0) | (j > n) | (j <= i)
     if np.any(bad):
         t = int(np.flatnonzero(bad)[0])
@@ -613,8 +615,23 @@ def _check_ranges(n: int, starts, stops) -> tuple[np.ndarray, np.ndarray]:
     return i.astype(np.int64), j.astype(np.int64)
 
 
+def _gather(P: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``P[:, idx]`` for shared 1-D indices, or row-wise ``P[t, idx[t]]`` for (k, q) indices."""
+    if idx.ndim == 1:
+        return P[:, idx]
+    return P.ravel()[idx + (np.arange(P.shape[0]) * P.shape[1])[:, None]]
+
+
+def _check_per_trial(i: np.ndarray, k: int, ndim: int) -> None:
+    if i.ndim == 2 and (ndim != 2 or i.shape[0] != k):
+        raise ValueError(f"2-D starts/stops need one row per release ({k} releases), got shape {i.shape}")
+
+
 def range_answers(leaves, starts, stops) -> np.ndarray:
-    """Answers ``sum(leaves[..., i:j])`` of the ranges ``[starts, stops)`` via prefix sums, shape (..., q).
+    """Answers ``sum(leaves[..., i:j])`` of the ranges ``[starts, stops)`` via prefix sums.
+
+    ``starts``/``stops`` of shape (q,) apply to every release (result (..., q));
+    with leaves of shape (k, n) they may also be (k, q), one set of ranges per release.
 
     Examples
     --------
@@ -623,9 +640,12 @@ def range_answers(leaves, starts, stops) -> np.ndarray:
     """
     L = check_array("leaves", leaves, ndim=(1, 2))
     i, j = _check_ranges(L.shape[-1], starts, stops)
-    P = np.zeros(L.shape[:-1] + (L.shape[-1] + 1,))
-    np.cumsum(L, axis=-1, out=P[..., 1:])
-    return P[..., j] - P[..., i]
+    L2 = np.atleast_2d(L)
+    _check_per_trial(i, L2.shape[0], L.ndim)
+    P = np.zeros((L2.shape[0], L2.shape[1] + 1))
+    np.cumsum(L2, axis=1, out=P[:, 1:])
+    out = _gather(P, j) - _gather(P, i)
+    return out[0] if L.ndim == 1 else out
 
 
 def _cover(tree: Tree, i: np.ndarray, j: np.ndarray) -> list[tuple[np.ndarray, ...]]:
@@ -657,17 +677,34 @@ def tree_range_answers(release: TreeRelease, starts, stops) -> np.ndarray:
 
     Among the measured nodes, the cover uses a node iff it lies inside the
     range and its parent does not (or the parent is not measured) [QYL13]_.
-    Shape ``(q,)`` or ``(size, q)``.
+    Shape ``(q,)`` or ``(size, q)``; ranges of shape (q,) or, for a release of
+    ``size`` trials, (size, q) (one set of ranges per release).
     """
     tree = release.tree
     i, j = _check_ranges(tree.n, starts, stops)
     Y = np.atleast_2d(release.noisy)
-    total = np.zeros((Y.shape[0], i.size))
-    for l, (lo, a, c, hi) in enumerate(_cover(tree, i, j)):
-        P = np.zeros((Y.shape[0], tree.sizes[l] + 1))
-        np.cumsum(release.level(Y, l), axis=1, out=P[:, 1:])
-        total += P[:, a] - P[:, lo] + P[:, hi] - P[:, c]
+    _check_per_trial(i, Y.shape[0], release.noisy.ndim)
+    total = _cover_sums(tree, _level_prefix(release), i, j)
     return total[0] if release.noisy.ndim == 1 else total
+
+
+def _level_prefix(release: TreeRelease) -> list[np.ndarray]:
+    """Prefix sums (k, m_l + 1) of the noisy counts of each measured level."""
+    Y = np.atleast_2d(release.noisy)
+    out = []
+    for l in release.tree.measured_levels:
+        P = np.zeros((Y.shape[0], release.tree.sizes[l] + 1))
+        np.cumsum(release.level(Y, int(l)), axis=1, out=P[:, 1:])
+        out.append(P)
+    return out
+
+
+def _cover_sums(tree: Tree, prefix: list[np.ndarray], i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """(k, q) sums of the level prefix sums over the minimal covers of the ranges [i, j)."""
+    total = np.zeros((prefix[0].shape[0], i.shape[-1]))
+    for P, (lo, a, c, hi) in zip(prefix, _cover(tree, i, j)):
+        total += _gather(P, a) - _gather(P, lo) + _gather(P, hi) - _gather(P, c)
+    return total
 
 
 def _cover_counts(tree: Tree, i: np.ndarray, j: np.ndarray) -> np.ndarray:

@@ -393,3 +393,43 @@ def test_fuzz_inputs(n, b, eps):
     else:
         with pytest.raises(ValueError):
             H.average_range_mse(n, b, eps, constrained=False)
+
+
+# --------------------------------------------------------------------------- experiments
+def test_coarsen_and_datasets():
+    from dpviz.experiments import hierarchy as E
+
+    assert E.coarsen([1, 2, 3, 4, 5], 2).tolist() == [3.0, 12.0]
+    x = E.dataset_histogram("ADULT", 1000)
+    assert x.size == 1000 and x.sum() == E.dataset_histogram("ADULT", 4096).sum()
+    with pytest.raises(ValueError, match="n must be an integer in"):
+        E.coarsen([1, 2], 3)
+    assert E.default_widths(1024)[0] == 1 and E.default_widths(1024)[-1] == 1024
+
+
+@pytest.mark.parametrize("ranges_per_trial", [None, 16])
+def test_width_experiment_matches_exact(ranges_per_trial):
+    from dpviz.experiments import hierarchy as E
+
+    x = E.synthetic_histogram(100)
+    c = E.range_error_by_width(x, 4, 0.5, [1, 3, 10, 50, 100], trials=400, methods=E.METHODS,
+                               allocation="geometric", ranges_per_trial=ranges_per_trial, rng=4)
+    for m in E.METHODS:
+        z = (c.simulated[m] - c.analytic[m]) / c.stderr[m]
+        assert np.all(np.abs(z) < 5), (m, z)
+        assert np.all(c.lower[m] <= c.simulated[m] * 1.5) and np.all(c.upper[m] >= c.lower[m])
+    # Flat error grows linearly with the width; inference helps the tree on the longest range
+    assert np.allclose(c.analytic["flat"], np.array([1, 3, 10, 50, 100]) * 2 / 0.25)
+    assert c.analytic["tree_ci"][-1] < c.analytic["tree"][-1]
+
+
+def test_branching_study_simulation_and_dimension_study():
+    from dpviz.experiments import hierarchy as E
+
+    x = E.synthetic_histogram(256)
+    s = E.branching_study(x, 1.0, [2, 4, 16], trials=200, ranges_per_trial=500, rng=2)
+    assert np.all(np.abs(s.sim_tree - s.tree) < 5 * s.se_tree)
+    assert np.all(np.abs(s.sim_tree_ci - s.tree_ci) < 5 * s.se_tree_ci)
+    assert np.all(s.tree_ci < s.tree)
+    d = E.dimension_study([16, 4096], [1, 3], 1.0, [2, 4, 8, 16])
+    assert d[1]["best_tree"][-1] < d[1]["flat"][-1] and d[3]["best_tree"][0] >= d[3]["flat"][0]

@@ -1,0 +1,117 @@
+"""Tests for the hierarchy experiments' figures and the HierarchyExplorer widget."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import plotly.graph_objects as go  # noqa: E402
+import pytest  # noqa: E402
+
+from dpviz import hierarchy as H  # noqa: E402
+from dpviz.experiments import hierarchy as E  # noqa: E402
+from dpviz.plots import hierarchy as P  # noqa: E402
+from dpviz.widgets.hierarchy import HierarchyExplorer  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def explorer():
+    return HierarchyExplorer()
+
+
+def test_defaults(explorer):
+    v = explorer.values
+    assert v["n"] == 1024 and v["branching"] == 16 and v["allocation"] == "uniform"
+    assert explorer.controls["branching"].min == 2 and explorer.controls["branching"].max == 64
+    r = explorer.result
+    assert isinstance(r, E.HierarchyRun)
+    assert r.truth.size == 1024 and r.curves.branching == 16
+    assert set(r.curves.methods) == {"flat", "tree", "tree_ci"}
+    assert isinstance(explorer.figure, go.FigureWidget) and len(explorer.figure.data) == 14
+    assert "b = 16" in explorer.figure.layout.title.text
+    assert explorer.message_text == ""
+
+
+def test_result_is_consistent_with_theory(explorer):
+    r = explorer.result
+    c = r.curves
+    # the dataset is INCOME coarsened to 1024 bins; counts preserved
+    assert r.truth.sum() == pytest.approx(float(E.dataset_histogram("INCOME", 4096).sum()))
+    for m in c.methods:
+        exact = H.range_mse_by_width(1024, None if m == "flat" else 16, c.epsilon, c.widths,
+                                     constrained=(m == "tree_ci"))
+        assert np.allclose(c.analytic[m], exact)
+        z = (c.simulated[m] - c.analytic[m]) / c.stderr[m]
+        assert np.all(np.abs(z) < 5.5), (m, z)
+    # the cover of the selected range tiles it exactly, and CI nodes are consistent with the CI leaves
+    cov = r.cover
+    assert cov.node_start[0] == cov.start and cov.node_stop[-1] == cov.stop
+    assert np.array_equal(cov.node_start[1:], cov.node_stop[:-1])
+    assert cov.consistent.sum() == pytest.approx(r.ci_leaves[cov.start:cov.stop].sum())
+    assert cov.truth.sum() == pytest.approx(r.answers["truth"])
+    assert cov.noisy.sum() == pytest.approx(r.answers["tree"])
+
+
+def test_controls_redraw(explorer):
+    explorer.controls["epsilon"].value = 0.1
+    assert explorer.result.curves.epsilon == pytest.approx(0.1)
+    assert "epsilon = 0.1" in explorer.figure.layout.title.text
+    explorer.controls["branching"].value = 2
+    assert explorer.result.curves.branching == 2
+    explorer.controls["constrained"].value = False
+    assert explorer.result.constrained is False
+    assert "noisy leaves" in explorer.figure.data[0].name
+    explorer.controls["n"].value = 1008  # not a power of 2: uneven tree
+    assert explorer.result.truth.size == 1008 and explorer.message_text == ""
+    explorer.controls["dataset"].value = "synthetic"
+    explorer.controls["allocation"].value = "optimal"
+    explorer.controls["measure_root"].value = False
+    assert explorer.result.level_epsilons[-1] == 0.0
+    assert explorer.result.level_epsilons.sum() == pytest.approx(0.1)
+    explorer.controls["range"].value = (0.5, 0.5)
+    assert explorer.result.cover.stop - explorer.result.cover.start == 1
+    assert explorer.message_text == ""
+
+
+def test_query_bins():
+    assert HierarchyExplorer.query_bins(10, (0.0, 1 / 3)) == (0, 4)
+    assert HierarchyExplorer.query_bins(10, (1.0, 1.0)) == (9, 10)
+
+
+def test_static_axes_and_figures():
+    x = E.synthetic_histogram(64)
+    run = E.hierarchy_explorer_run(x, 4, 1.0, trials=20, rng=0)
+    fig, axes = plt.subplots(2, 2)
+    P.release_axes(run, axes[0, 0])
+    P.cover_axes(run, axes[0, 1])
+    P.width_curves_axes(run.curves, axes[1, 0])
+    study = E.branching_study(x, 1.0, [2, 4, 8], trials=5, ranges_per_trial=50, rng=0)
+    P.branching_axes(study, axes[1, 1])
+    assert len(axes[1, 0].get_lines()) == 6
+    plt.close(fig)
+    f = P.width_curves_figure(run.curves)
+    assert len(f.data) == 9 and f.layout.xaxis.type == "log"
+    f = P.explorer_figure(run)
+    assert f.layout.template.layout.plot_bgcolor == "white"
+    ax = P.allocation_axes(E.allocation_study(32, 1.0, [2, 4]), [2, 4], 32, 1.0)
+    ax2 = P.dimension_axes(E.dimension_study([16, 64], [1, 2], 1.0, [2, 4]))
+    below, above = H.algorithm1_variances(4, 2)
+    ax3 = P.level_variance_axes(below, above, 2)
+    for a in (ax, ax2, ax3):
+        plt.close(a.figure)
+
+
+def test_explorer_rejects_unknown_control():
+    with pytest.raises(ValueError, match="unknown control"):
+        HierarchyExplorer(colour="red")
+
+
+def test_explorer_initial_values():
+    e = HierarchyExplorer(branching=4, epsilon=0.5, n=256, trials=40)
+    assert e.result.curves.branching == 4 and e.result.truth.size == 256
+    assert math.isclose(e.result.curves.epsilon, 0.5)
