@@ -1,0 +1,281 @@
+"""The privacy auditor: its statistics, and audits of the library's own mechanisms.
+
+Every audit uses a fixed seed and confidence 1 - ALPHA with ALPHA = 1e-3, so an
+honest mechanism is accused by chance with probability at most 1e-3 (and with a
+fixed seed, never between runs).  Power checks use thresholds derived from the
+exact event probabilities.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from conftest import Z
+from dpviz.audit import (
+    AuditResult,
+    OutputEvent,
+    PredicateEvent,
+    ThresholdEvent,
+    candidate_events,
+    check_neighbours,
+    clopper_pearson,
+    epsilon_lower_bound,
+    histogram_pair,
+    privacy_loss_interval,
+    query_pair,
+    statdp_x_pair,
+    sum_pair,
+)
+from dpviz.experiments.audit import audit_target, run_audit
+from dpviz.mechanisms import gaussian, gaussian_sigma, laplace
+
+ALPHA = 1e-3
+CONF = 1 - ALPHA
+N = 1_000_000
+
+
+# ------------------------------------------------------------------ statistics
+@pytest.mark.parametrize("k,n", [(0, 10), (1, 10), (5, 10), (10, 10), (37, 1000), (999, 1000)])
+def test_clopper_pearson_matches_scipy_binomtest(k, n):
+    lo, hi = clopper_pearson(k, n, 0.95)
+    ref = stats.binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact")
+    assert float(lo) == pytest.approx(ref.low, abs=1e-12)
+    assert float(hi) == pytest.approx(ref.high, abs=1e-12)
+
+
+@pytest.mark.parametrize("p", [0.02, 0.3, 0.5])
+def test_clopper_pearson_covers_at_least_its_level(p):
+    """Exact coverage sum_k Binom(k; n, p) 1[p in CI(k)] >= confidence for every p (Clopper-Pearson is exact)."""
+    n = 60
+    k = np.arange(n + 1)
+    lo, hi = clopper_pearson(k, n, 0.9)
+    coverage = float(np.sum(stats.binom.pmf(k, n, p) * ((lo <= p) & (p <= hi))))
+    assert coverage >= 0.9
+
+
+def test_privacy_loss_interval_orders_and_accounts_for_delta():
+    lo, est, hi = privacy_loss_interval(5000, 10_000, 2000, 10_000, confidence=0.95)
+    assert lo < est < hi
+    assert float(est) == pytest.approx(math.log(2.5))
+    lo_d, est_d, _ = privacy_loss_interval(5000, 10_000, 2000, 10_000, confidence=0.95, delta=0.1)
+    assert float(est_d) == pytest.approx(math.log(0.4 / 0.2))
+    assert lo_d < lo
+    lo0, est0, hi0 = privacy_loss_interval(10, 10_000, 0, 10_000, confidence=0.95)
+    assert np.isposinf(est0) and np.isposinf(hi0) and np.isfinite(lo0)
+    lo1, _, _ = privacy_loss_interval(10, 10_000, 0, 10_000, confidence=0.95, delta=0.01)
+    assert np.isneginf(lo1)  # p_lo <= delta: the event says nothing
+
+
+# ------------------------------------------------------------------ audits of the library
+def test_laplace_no_false_alarm_and_power():
+    r = run_audit(audit_target("laplace", 1.0), samples=N, confidence=CONF, rng=1)
+    assert r.violation is False
+    assert 0.95 <= r.epsilon_lower <= 1.0
+    assert r.candidates > 100 and r.search_samples == N // 10
+
+
+def test_laplace_scalar_fixed_event_power_from_theory():
+    """Event {y > 1} on 0 vs 1: p = 1/2, p' = e^{-1}/2, loss exactly 1; the bound is 1 - O(z sqrt(1/n))."""
+    mech = lambda x, rng, size: laplace(x, 1.0, 1.0, rng=rng, size=size)  # noqa: E731
+    r = epsilon_lower_bound(mech, 1.0, 0.0, event=ThresholdEvent(0, 1.0), samples=N, confidence=CONF, rng=2)
+    p, q = 0.5, 0.5 * math.exp(-1)
+    rel = math.sqrt((1 - p) / (p * N)) + math.sqrt((1 - q) / (q * N))
+    z = stats.norm.isf(ALPHA / 4)
+    assert 1 - (z + Z + 0.2) * rel <= r.epsilon_lower <= 1.0
+    assert abs(r.counts[0] / N - p) < Z * math.sqrt(p * (1 - p) / N)
+
+
+def test_under_noised_laplace_is_caught():
+    r = run_audit(audit_target("laplace_undernoised", 1.0), samples=N, confidence=CONF, rng=3)
+    assert r.violation is True and r.epsilon_lower > 1.0
+    assert r.epsilon_lower <= 1.175
+
+
+def test_discrete_laplace_no_false_alarm_and_power():
+    r = run_audit(audit_target("laplace_discrete", 1.0), samples=N, confidence=CONF, rng=4)
+    assert r.violation is False
+    assert 0.95 <= r.epsilon_lower <= 1.0
+
+
+def _gaussian_best_threshold(sigma, delta, n):
+    """Threshold t maximising the expected bound of the event {y > t} for N(1, s^2) vs N(0, s^2), and its p, q."""
+    t = np.linspace(0, 20, 2001)
+    p, q = stats.norm.sf((t - 1) / sigma), stats.norm.sf(t / sigma)
+    z = stats.norm.isf(ALPHA / 4)
+    b = np.log(np.maximum(p - delta - z * np.sqrt(p / n), 1e-300) / (q + z * np.sqrt(q / n)))
+    i = int(np.argmax(b))
+    return float(t[i]), float(p[i]), float(q[i])
+
+
+def test_gaussian_with_delta_no_false_alarm_and_power():
+    sigma = gaussian_sigma(1.0, 1.0, 1e-5)
+    t, p, q = _gaussian_best_threshold(sigma, 1e-5, N)
+    mech = lambda x, rng, size: gaussian(x, 1.0, 1.0, 1e-5, rng=rng, size=size)  # noqa: E731
+    r = epsilon_lower_bound(mech, 1.0, 0.0, event=ThresholdEvent(0, t), samples=N, confidence=CONF, delta=1e-5,
+                            claimed_epsilon=1.0, rng=5)
+    assert r.violation is False and r.epsilon_lower <= 1.0
+    # power: counts within Z sd of p, q, and the Clopper-Pearson ends within (z + 0.2) sd beyond them
+    zz = stats.norm.isf(ALPHA / 4) + Z + 0.2
+    floor = math.log((p - 1e-5 - zz * math.sqrt(p / N)) / (q + zz * math.sqrt(q / N)))
+    assert r.epsilon_lower >= floor > 0.4
+    # the default search on the library target (histogram, any coordinate) also stays below the claim
+    s = run_audit(audit_target("gaussian", 1.0), samples=N, confidence=CONF, rng=6)
+    assert s.delta == 1e-5 and s.violation is False and s.epsilon_lower > 0.3
+
+
+def test_gaussian_calibrated_for_a_larger_epsilon_is_caught():
+    """Noise for (1, 1e-5) sold as (0.4, 1e-5): the theoretical floor of the bound above is > 0.4."""
+    sigma = gaussian_sigma(1.0, 1.0, 1e-5)
+    t, _, _ = _gaussian_best_threshold(sigma, 1e-5, N)
+    mech = lambda x, rng, size: gaussian(x, 1.0, 1.0, 1e-5, rng=rng, size=size)  # noqa: E731
+    r = epsilon_lower_bound(mech, 1.0, 0.0, event=ThresholdEvent(0, t), samples=N, confidence=CONF, delta=1e-5,
+                            claimed_epsilon=0.4, rng=7)
+    assert r.violation is True
+
+
+def test_delta_is_accounted_for():
+    """With probability 1e-3 this mechanism publishes x in the clear: (1, 1e-3)-DP but not 1-DP."""
+    def leaky(x, rng, size):
+        out = laplace(x, 1.0, 1.0, rng=rng, size=size)
+        return np.where(rng.random(size) < 1e-3, x, out)
+
+    exact = PredicateEvent(lambda y: y == 1.0, "output == 1 exactly")
+    pure = epsilon_lower_bound(leaky, 1.0, 0.0, event=exact, samples=N, confidence=CONF, claimed_epsilon=1.0,
+                               rng=8)
+    assert pure.violation is True and pure.epsilon_lower > 4.0  # p ~ 1e-3 vs p' = 0
+    approx = epsilon_lower_bound(leaky, 1.0, 0.0, event=[exact, ThresholdEvent(0, 1.0)], samples=N,
+                                 confidence=CONF, delta=1e-3, claimed_epsilon=1.0, rng=8)
+    assert approx.violation is False
+
+
+def test_svt_no_violation_and_power():
+    r = run_audit(audit_target("svt", 1.0), samples=N, confidence=CONF, rng=9)
+    assert r.violation is False
+    assert 0.75 <= r.epsilon_lower <= 1.0
+
+
+def test_gptt_statdp_pair_bound_above_three():
+    r = run_audit(audit_target("gptt", 1.0), samples=N, confidence=CONF, rng=10)
+    assert r.violation is True and r.epsilon_lower > 3.0
+    assert "NOT differentially private" in r.label
+
+
+def test_gptt_seed_counterexample_caught_and_matches_exact_probabilities():
+    from dpviz.svt import counterexample_probability
+
+    target = audit_target("gptt_counterexample", 1.0)
+    r = run_audit(target, samples=N, confidence=CONF, rng=11)
+    assert r.violation is True and r.epsilon_lower > 1.0
+    exact = counterexample_probability([5], 0.5, 0.5)
+    for k, p in zip(r.counts, (exact.p_d[0], exact.p_dprime[0])):
+        assert abs(k / N - p) < Z * math.sqrt(p * (1 - p) / N)
+    assert r.epsilon_lower <= exact.log_ratio[0]
+
+
+def test_hierarchy_no_violation_and_power():
+    r = run_audit(audit_target("hierarchy", 1.0), samples=N, confidence=CONF, rng=12)
+    assert r.violation is False
+    assert 0.9 <= r.epsilon_lower <= 1.0  # the path event has loss exactly epsilon
+    assert "path" in r.event.description
+
+
+def test_single_coordinate_events_see_only_one_level_of_the_tree():
+    """Thresholds on one node can show at most that level's eps/4: a passing audit can be a weak one."""
+    t = audit_target("hierarchy", 1.0)
+    r = epsilon_lower_bound(t.mechanism, t.pair.d, t.pair.d_prime, samples=200_000, confidence=CONF, rng=13)
+    assert r.epsilon_lower <= 0.25
+
+
+# ------------------------------------------------------------------ the search protocol
+def test_search_uses_a_fresh_batch():
+    sizes = []
+
+    def mech(x, rng, size):
+        sizes.append(size)
+        return laplace(x, 1.0, 1.0, rng=rng, size=size)
+
+    r = epsilon_lower_bound(mech, 0.0, 1.0, samples=30_000, search_samples=5_000, rng=0)
+    assert sizes == [5_000, 5_000, 10_000, 20_000, 10_000, 20_000]
+    assert r.samples == (30_000, 30_000) and r.search_samples == 5_000
+    assert isinstance(r, AuditResult) and "epsilon >=" in r.summary()
+
+
+def test_false_alarm_rate_is_at_most_alpha():
+    """200 small audits of an honest Laplace at confidence 0.8: accusations ~ Binomial(200, <= 0.2)."""
+    mech = lambda x, rng, size: laplace(x, 1.0, 1.0, rng=rng, size=size)  # noqa: E731
+    gen = np.random.default_rng(14)
+    alarms = sum(epsilon_lower_bound(mech, 0.0, 1.0, samples=400, search_samples=400, confidence=0.8,
+                                     claimed_epsilon=1.0, rng=gen).violation for _ in range(200))
+    assert alarms <= 200 * 0.2 + Z * math.sqrt(200 * 0.2 * 0.8)
+
+
+def test_candidate_events_cover_thresholds_and_atoms():
+    a = np.array([[0, 1], [1, 1], [0, 0]])
+    evs = candidate_events(a, a[::-1])
+    assert any(isinstance(e, OutputEvent) and e.value == (1, 1) for e in evs)
+    assert any(isinstance(e, ThresholdEvent) and e.coordinate == 1 for e in evs)
+    cont = candidate_events(np.random.default_rng(0).normal(size=(5000, 1)), np.zeros((5000, 1)) + 0.5)
+    assert not any(isinstance(e, OutputEvent) for e in cont)
+
+
+# ------------------------------------------------------------------ neighbours and bad input
+def test_ready_made_pairs_are_neighbours():
+    p = histogram_pair([3, 0, 2], cell=1)
+    check_neighbours(p.d, p.d_prime, "histogram")
+    s = sum_pair([1.0, 2.0, 3.0], 100.0)
+    check_neighbours(s.d, s.d_prime, "records")
+    x = statdp_x_pair(10)
+    check_neighbours(x.d, x.d_prime, "query_answers")
+    assert x.d.tolist() == [1, 1, 1, 1, 1, 0, 0, 0, 0, 0]
+
+
+def test_non_neighbours_raise():
+    mech = lambda x, rng, size: laplace(x, 1.0, 1.0, rng=rng, size=size)  # noqa: E731
+    with pytest.raises(ValueError, match="L1 distance 1"):
+        epsilon_lower_bound(mech, [1, 2], [2, 3], neighbours="histogram", samples=10)
+    with pytest.raises(ValueError, match="one added record"):
+        check_neighbours([1.0, 2.0], [1.0, 5.0, 6.0], "records")
+    with pytest.raises(ValueError, match="one added record"):
+        check_neighbours([1.0, 2.0], [1.0, 2.0, 3.0, 4.0], "records")
+    with pytest.raises(ValueError, match="at most sensitivity"):
+        query_pair([0, 0], [0, 2])
+    with pytest.raises(ValueError, match="neighbours"):
+        check_neighbours([1], [2], "swap")
+
+
+def test_bad_input_is_named():
+    mech = lambda x, rng, size: laplace(x, 1.0, 1.0, rng=rng, size=size)  # noqa: E731
+    for conf in (0.0, 1.0, 1.5, -0.1):
+        with pytest.raises(ValueError, match="confidence"):
+            epsilon_lower_bound(mech, 0.0, 1.0, confidence=conf, samples=10)
+    with pytest.raises(ValueError, match="samples"):
+        epsilon_lower_bound(mech, 0.0, 1.0, samples=0)
+    with pytest.raises(TypeError, match="samples"):
+        epsilon_lower_bound(mech, 0.0, 1.0, samples=10.5)
+    with pytest.raises(ValueError, match="delta"):
+        epsilon_lower_bound(mech, 0.0, 1.0, samples=10, delta=1.0)
+    with pytest.raises(ValueError, match="`size` samples"):
+        epsilon_lower_bound(lambda x, rng, size: np.zeros(3), 0.0, 1.0, samples=10)
+    with pytest.raises(ValueError, match="one truth value per sample"):
+        epsilon_lower_bound(mech, 0.0, 1.0, samples=10, event=lambda y: np.array([True]))
+    with pytest.raises(TypeError, match="mechanism"):
+        epsilon_lower_bound("laplace", 0.0, 1.0, samples=10)
+    with pytest.raises(TypeError, match="event"):
+        epsilon_lower_bound(mech, 0.0, 1.0, samples=10, event=3)
+    with pytest.raises(ValueError, match="empty"):
+        epsilon_lower_bound(mech, 0.0, 1.0, samples=10, event=[])
+    with pytest.raises(ValueError, match="n must"):
+        clopper_pearson(1, 0)
+    with pytest.raises(ValueError, match="name"):
+        audit_target("exponential")
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.one_of(st.floats(max_value=0.0), st.floats(min_value=1.0), st.just(float("nan"))))
+def test_fuzz_confidence_outside_unit_interval(conf):
+    with pytest.raises(ValueError, match="confidence"):
+        clopper_pearson(1, 10, conf)
