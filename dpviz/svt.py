@@ -47,11 +47,13 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 from scipy import integrate
+from scipy.optimize import isotonic_regression
 
 from dpviz.accountant import PrivacyAccountant
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
     check_array,
+    check_choice,
     check_counts,
     check_epsilon,
     check_int,
@@ -67,12 +69,14 @@ __all__ = [
     "event_probability", "counterexample_databases", "counterexample_answers", "counterexample_event",
     "counterexample_probability", "counterexample_log_ratio_bound", "CounterexampleProbability",
     "GPTTOracle", "SVTOracle", "DifferenceOracle", "OrderedPartition", "ordered_partition", "calibrate_shift",
-    "Reconstruction", "reconstruct_from_oracle", "reconstruct", "laplace_reconstruct",
+    "Reconstruction", "ESTIMATORS", "ordered_estimate", "reconstruct_from_oracle", "reconstruct", "laplace_reconstruct",
     "ReconstructionAccuracy", "fraction_exact", "support_k",
 ]
 
 #: Output codes of :func:`sparse_vector` and :func:`gptt`.
 ABOVE, BELOW, HALTED = 1, 0, -1
+#: Estimators of Algorithm 4: the paper's rounded averages, or the order-constrained fit (ours).
+ESTIMATORS = ("average", "ordered")
 #: The label every GPTT object, docstring and figure carries.
 NOT_DP = "NOT differentially private"
 
@@ -790,24 +794,51 @@ class Reconstruction:
                 f"epsilon_partition={self.epsilon_partition:g}, epsilon_totals={self.epsilon_totals:g})")
 
 
+def ordered_estimate(averages, weights) -> np.ndarray:
+    """Least-squares group counts under the partition's order: ``c_{i+1} >= c_i + 1`` and ``c_0 >= 0``.
+
+    Minimises ``sum_i w_i (a_i - c_i)^2`` subject to ``c_{i+1} - c_i >= 1`` and
+    ``c_0 >= 0``.  With ``c_i = i + u_i`` this is isotonic regression of
+    ``a_i - i`` (weights ``w_i``, :func:`scipy.optimize.isotonic_regression`)
+    followed by ``max(u, 0)`` (a lower bound commutes with the isotonic fit).
+    The constraints hold for the true group averages whenever the groups are
+    intervals of counts in increasing order ([CM15]_ Lemma 5.10), since then the
+    largest count of group i is below the smallest of group i+1.
+    """
+    a = check_array("averages", averages, ndim=1)
+    w = check_array("weights", weights, ndim=1)
+    if w.shape != a.shape or np.any(w <= 0):
+        raise ValueError("weights must be positive, one per average")
+    i = np.arange(a.size, dtype=float)
+    u = isotonic_regression(a - i, weights=w, increasing=True).x
+    return np.maximum(u, 0.0) + i
+
+
 def reconstruct_from_oracle(oracle: DifferenceOracle, epsilon_totals: float, *, copies: int = 1,
-                            calibrate: bool = False, block: int = 512) -> Reconstruction:
+                            calibrate: bool = False, estimator: str = "average",
+                            block: int = 512) -> Reconstruction:
     """Algorithm 4 of [CM15]_ given only an oracle: partition (Alg. 3), noisy group totals, rounded averages.
 
     ``guess[x] = max(0, round(noisy_total(P) / |P|))`` for the group P of x, with
     ``noisy_total(P) = sum_{y in P} c(y) + Lap(1/epsilon_totals)`` (one noisy total per
     group, parallel composition).  Rounding is half up; negative averages become 0
-    (the attacker knows counts are non-negative).
+    (the attacker knows counts are non-negative).  ``estimator="ordered"``
+    (ours, not the paper's) replaces the plain averages by
+    :func:`ordered_estimate`, which pools the noisy totals of neighbouring groups
+    using the order the partition reveals.
 
     Raises
     ------
     TypeError
         If ``oracle`` is not an oracle (e.g. an array of counts).
     """
-    partition = ordered_partition(oracle, copies=copies, calibrate=calibrate, block=block)
     epsilon_totals = check_epsilon(epsilon_totals, "epsilon_totals")
+    check_choice("estimator", estimator, ESTIMATORS)
+    partition = ordered_partition(oracle, copies=copies, calibrate=calibrate, block=block)
     totals = np.asarray(oracle.noisy_group_totals(partition.labels, epsilon_totals), dtype=float)
     avg = totals / partition.group_sizes
+    if estimator == "ordered":
+        avg = ordered_estimate(avg, partition.group_sizes.astype(float))
     guess = np.maximum(np.floor(avg + 0.5), 0.0)[partition.labels]
     if isinstance(oracle, GPTTOracle):
         mech, eps_p = "GPTT", oracle.epsilon_threshold + (0.0 if math.isinf(oracle.epsilon_query)
@@ -828,7 +859,8 @@ def _split(epsilon: float, split: float) -> tuple[float, float]:
 
 
 def reconstruct(counts, epsilon: float, *, split: float = 0.5, query_share: float = 0.0, copies: int = 1,
-                calibrate: bool = False, threshold: float = 0.5, rng: RngLike = None) -> Reconstruction:
+                calibrate: bool = False, estimator: str = "average", threshold: float = 0.5,
+                rng: RngLike = None) -> Reconstruction:
     """Reconstruct a histogram with GPTT (**NOT differentially private**): Algorithms 3 and 4 of [CM15]_.
 
     The (claimed) budget epsilon is split: ``split * epsilon`` goes to GPTT on all
@@ -852,6 +884,8 @@ def reconstruct(counts, epsilon: float, *, split: float = 0.5, query_share: floa
     calibrate : bool, default False
         Locate the noisy threshold first and shift the queries (see :func:`calibrate_shift`;
         not in the paper).
+    estimator : {"average", "ordered"}, default "average"
+        The paper's rounded group averages, or :func:`ordered_estimate` (ours).
     threshold : float, default 0.5
         GPTT's threshold T (1/2 puts the no-noise threshold in the middle of (0, 1]).
     rng
@@ -871,11 +905,12 @@ def reconstruct(counts, epsilon: float, *, split: float = 0.5, query_share: floa
     """
     counts = check_counts("counts", counts)
     eps_gptt, eps_totals = _split(epsilon, split)
+    check_choice("estimator", estimator, ESTIMATORS)
     query_share = check_probability("query_share", query_share, low_open=False, high_open=True)
     gen = as_generator(rng)
     eps_q = None if query_share == 0 else query_share * eps_gptt
     oracle = GPTTOracle(counts, (1.0 - query_share) * eps_gptt, eps_q, threshold=threshold, rng=gen)
-    return reconstruct_from_oracle(oracle, eps_totals, copies=copies, calibrate=calibrate)
+    return reconstruct_from_oracle(oracle, eps_totals, copies=copies, calibrate=calibrate, estimator=estimator)
 
 
 def laplace_reconstruct(counts, epsilon: float, *, rng: RngLike = None) -> np.ndarray:
