@@ -1,0 +1,371 @@
+"""Tests for dpviz.data_aware: exact budgets, exact exponential-mechanism sampling, learning, partitions, bad input."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpviz import data_aware as D
+from dpviz.accountant import BudgetExceededError, PrivacyAccountant
+
+from conftest import Z
+
+
+def _prefix(n):
+    return np.zeros(n, dtype=np.int64), np.arange(1, n + 1)
+
+
+def _prefix_rmse(est, x):
+    """Per-run root mean squared error over the prefix workload, est of shape (..., n)."""
+    return np.sqrt(np.mean((np.cumsum(est, axis=-1) - np.cumsum(x)) ** 2, axis=-1))
+
+
+def _ledger_sum(acc):
+    return sum((r.epsilon for r in acc.history), Fraction(0))
+
+
+# --------------------------------------------------------------------------- budgets
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 0.07])
+def test_every_algorithm_spends_exactly_epsilon(epsilon):
+    x = np.arange(37) % 5
+    cases = {
+        "uniform": lambda acc: D.uniform(x, epsilon, rng=0, accountant=acc),
+        "mwem": lambda acc: D.mwem(x, _prefix(37), epsilon, rounds=7, selection_share=0.3, rng=0, accountant=acc),
+        "mwem public total": lambda acc: D.mwem(x, _prefix(37), epsilon, rounds=3, total=float(x.sum()), rng=0,
+                                                accountant=acc),
+        "partition": lambda acc: D.private_partition(x, epsilon, rng=0, accountant=acc),
+        "dawa": lambda acc: D.dawa(x, epsilon, partition_share=0.3, rng=0, accountant=acc),
+        "dawa identity": lambda acc: D.dawa(x, epsilon, strategy="identity", rng=0, size=3, accountant=acc),
+    }
+    for name, run in cases.items():
+        acc = PrivacyAccountant(epsilon)
+        run(acc)
+        assert _ledger_sum(acc) == Fraction(repr(epsilon)), name
+        assert acc.remaining.epsilon == 0.0, name
+
+
+def test_mwem_ledger_stages():
+    acc = PrivacyAccountant(10.0)
+    res = D.mwem(np.ones(16), _prefix(16), 1.0, rounds=4, selection_share=0.25, total_share=0.2, rng=0,
+                 accountant=acc)
+    rows = acc.history
+    assert len(rows) == 1 + 2 * 4
+    assert rows[0].epsilon == Fraction(1, 5) and "total" in rows[0].label
+    assert all(r.epsilon == Fraction(1, 20) for r in rows[1::2]) and "select" in rows[1].label
+    assert all(r.epsilon == Fraction(3, 20) for r in rows[2::2]) and "measure" in rows[2].label
+    assert res.epsilon_total == 0.2 and res.epsilon_select == 0.05 and res.epsilon_measure == pytest.approx(0.15)
+
+
+def test_dawa_ledger_stages():
+    acc = PrivacyAccountant(1.0)
+    res = D.dawa(np.ones(16), 1.0, partition_share=0.25, rng=0, accountant=acc)
+    assert [r.epsilon for r in acc.history] == [Fraction(1, 4), Fraction(3, 4)]
+    assert "partition" in acc.history[0].label and "stage 2" in acc.history[1].label
+    assert (res.epsilon_partition, res.epsilon_measure) == (0.25, 0.75)
+
+
+@pytest.mark.parametrize("algo", ["uniform", "mwem", "partition", "dawa"])
+def test_budget_refused_up_front_records_nothing(algo):
+    acc = PrivacyAccountant(1.0)
+    acc.spend(0.5, label="earlier")
+    x = np.ones(8)
+    with pytest.raises(BudgetExceededError):
+        if algo == "uniform":
+            D.uniform(x, 0.6, accountant=acc)
+        elif algo == "mwem":
+            D.mwem(x, _prefix(8), 0.6, accountant=acc)
+        elif algo == "partition":
+            D.private_partition(x, 0.6, accountant=acc)
+        else:
+            D.dawa(x, 0.6, accountant=acc)
+    assert len(acc.history) == 1
+
+
+# --------------------------------------------------------------------------- Uniform
+def test_uniform_is_noisy_total_spread_evenly():
+    x = np.array([3.0, 0, 9, 4])
+    out = D.uniform(x, 0.5, rng=1, size=20000)
+    assert np.allclose(out, out[:, :1])
+    total = out[:, 0] * 4
+    v = 2 / 0.5**2  # Laplace variance 2 b^2, b = 1/epsilon
+    assert abs(total.mean() - 16) < Z * math.sqrt(v / total.size)
+    assert abs(total.var(ddof=1) - v) < Z * math.sqrt(20) * (v / 2) / math.sqrt(total.size)  # m4 = 24 b^4
+
+
+# --------------------------------------------------------------------------- MWEM
+def test_mwem_selection_is_the_exponential_mechanism():
+    x = np.array([0, 0, 12, 0, 0, 3, 0, 1.0])
+    starts = np.array([0, 0, 2, 4, 6])
+    stops = np.array([2, 4, 3, 8, 8])
+    eps = 0.6
+    k = 20000
+    res = D.mwem(x, (starts, stops), eps, rounds=1, total=16.0, passes=1, rng=3, size=k)
+    A0 = np.full(8, 2.0)
+    P0 = np.concatenate([[0], np.cumsum(A0)])
+    Px = np.concatenate([[0], np.cumsum(x)])
+    score = np.abs((P0[stops] - P0[starts]) - (Px[stops] - Px[starts]))
+    w = np.exp(0.5 * eps * score / 2)
+    p = w / w.sum()
+    freq = np.bincount(res.selected[:, 0], minlength=5) / k
+    assert np.all(np.abs(freq - p) < Z * np.sqrt(p * (1 - p) / k)), (freq, p)
+    # the measurement is Laplace with scale 1/eps_m around the selected query's true answer
+    truth = (Px[stops] - Px[starts])[res.selected[:, 0]]
+    noise = res.measurements[:, 0] - truth
+    b = 1 / (0.5 * eps)
+    assert abs(noise.mean()) < Z * math.sqrt(2 * b * b / k)
+    assert abs(noise.var(ddof=1) - 2 * b * b) < Z * math.sqrt(20) * b * b / math.sqrt(k)
+
+
+def test_mwem_error_falls_with_rounds_on_sparse_data():
+    n = 256
+    x = np.zeros(n)
+    x[[10, 50, 51, 200]] = [300, 500, 200, 1000]
+    res = D.mwem(x, _prefix(n), 1.0, rounds=20, keep_history=True, rng=0, size=40)
+    err = _prefix_rmse(res.history, x)  # (runs, rounds + 1)
+    for a, b in [(0, 20), (5, 20), (10, 20)]:
+        gain = err[:, a] - err[:, b]
+        assert gain.mean() > Z * gain.std(ddof=1) / math.sqrt(gain.size), (a, b, gain.mean())
+    np.testing.assert_allclose(res.history[:, -1], res.estimate)
+
+
+def test_mwem_estimate_is_a_nonnegative_histogram_with_the_total():
+    x = np.array([5.0, 0, 0, 20, 0, 1])
+    res = D.mwem(x, _prefix(6), 2.0, rounds=5, rng=0, size=4)
+    assert np.all(res.estimate >= 0) and np.all(np.isfinite(res.estimate))
+    np.testing.assert_allclose(res.estimate.sum(axis=1), res.total)
+    pub = D.mwem(x, _prefix(6), 2.0, rounds=5, total=26.0, rng=0)
+    assert pub.total == 26.0 and pub.epsilon_total == 0.0
+    assert pub.estimate.sum() == pytest.approx(26.0)
+
+
+def test_mwem_same_answer_for_ranges_dense_and_sparse_matrix():
+    n = 12
+    starts, stops = np.array([0, 3, 5, 0, 9]), np.array([4, 10, 6, 12, 12])
+    W = np.zeros((5, n))
+    for r, (a, b) in enumerate(zip(starts, stops)):
+        W[r, a:b] = 1
+    x = np.array([0, 4, 0, 0, 9, 1, 1, 0, 0, 30, 0, 2.0])
+    ref = D.mwem(x, (starts, stops), 1.0, rounds=4, rng=5, size=3)
+    for w in (W, sp.csr_array(W), 3 * W):  # scaling the workload does not change the algorithm
+        out = D.mwem(x, w, 1.0, rounds=4, rng=5, size=3)
+        np.testing.assert_array_equal(out.selected, ref.selected)
+        np.testing.assert_allclose(out.estimate, ref.estimate, rtol=1e-10)
+    assert np.allclose(D.mwem(x, 3 * W, 1.0, rounds=4, rng=5, size=3).measurements, 3 * ref.measurements)
+
+
+def test_mwem_reproducible_and_shapes():
+    x = np.arange(10.0)
+    a = D.mwem(x, _prefix(10), 1.0, rounds=3, rng=7)
+    b = D.mwem(x, _prefix(10), 1.0, rounds=3, rng=7)
+    np.testing.assert_array_equal(a.estimate, b.estimate)
+    assert a.estimate.shape == (10,) and a.selected.shape == (3,) and a.history is None
+    c = D.mwem(x, _prefix(10), 1.0, rounds=3, rng=7, size=2, keep_history=True)
+    assert c.estimate.shape == (2, 10) and c.history.shape == (2, 4, 10) and c.total.shape == (2,)
+
+
+# --------------------------------------------------------------------------- partitions
+def _dyadic_partitions(lo, hi):
+    """All prunings of the binary tree over [lo, hi) (hi - lo a power of 2), as lists of starts."""
+    out = [[lo]]
+    if hi - lo > 1:
+        mid = (lo + hi) // 2
+        out += [a + b for a in _dyadic_partitions(lo, mid) for b in _dyadic_partitions(mid, hi)]
+    return out
+
+
+def _exact_probabilities(x, eps, lam):
+    x = np.asarray(x, dtype=float)
+    parts = _dyadic_partitions(0, x.size)
+    cost = np.array([D.bucket_deviation(x, D.Partition(np.array(s), x.size)).sum() + lam * len(s) for s in parts])
+    w = np.exp(-eps * (cost - cost.min()) / 4)
+    return parts, w / w.sum()
+
+
+def test_dyadic_deviations_match_bucket_deviation():
+    rng = np.random.default_rng(0)
+    x = rng.poisson(3, size=13).astype(float)
+    devs = D.dyadic_deviations(x)
+    xp = np.concatenate([x, np.zeros(3)])
+    assert [d.size for d in devs] == [16, 8, 4, 2, 1]
+    for l, d in enumerate(devs):
+        part = D.Partition(np.arange(0, 16, 2**l), 16)
+        np.testing.assert_allclose(d, D.bucket_deviation(xp, part))
+
+
+def test_partition_sampling_is_exactly_the_exponential_mechanism():
+    x = [0, 5, 5, 6, 1, 1, 9, 0]
+    eps, lam, k = 0.8, 1.5, 30000
+    parts, p = _exact_probabilities(x, eps, lam)
+    assert len(parts) == 26  # 1 + c(2)^2 with c(1) = 2, c(2) = 5
+    sampled = D.private_partition(x, eps, bucket_penalty=lam, rng=11, size=k)
+    index = {tuple(s): i for i, s in enumerate(parts)}
+    freq = np.bincount([index[tuple(s.starts.tolist())] for s in sampled], minlength=len(parts)) / k
+    assert np.all(np.abs(freq - p) < Z * np.sqrt(p * (1 - p) / k) + 1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 30), min_size=8, max_size=8), st.integers(0, 7), st.sampled_from([-1, 1]),
+       st.floats(0.05, 3.0), st.floats(0.0, 20.0))
+def test_partition_probabilities_respect_epsilon_on_neighbours(x, cell, sign, eps, lam):
+    y = list(x)
+    y[cell] += sign
+    if y[cell] < 0:
+        return
+    _, p = _exact_probabilities(x, eps, lam)
+    _, q = _exact_probabilities(y, eps, lam)
+    assert np.all(np.log(p) - np.log(q) <= eps + 1e-9)
+
+
+def test_partition_of_constant_data_collapses_with_the_predicted_mean():
+    # constant data: every deviation is 0, each node is kept with prob a / Z_l where Z_l = a + Z_{l-1}^2
+    n, eps, k = 1024, 0.5, 4000
+    lam = D.default_bucket_penalty(eps, None)
+    e = _expected_buckets_on_constant(math.exp(-eps * lam / 4), 10)
+    parts = D.private_partition(np.full(n, 7.0), eps, rng=2, size=k)
+    counts = np.array([p.n_buckets for p in parts])
+    assert e[-1] < 2.5  # few buckets: the theory says so ...
+    assert abs(counts.mean() - e[-1]) < Z * counts.std(ddof=1) / math.sqrt(k)  # ... and the sampler agrees
+    assert np.mean(counts == 1) > 0.6
+
+
+@pytest.mark.parametrize("epsilon", [0.01, 0.1, 1.0])
+def test_dawa_collapses_on_sampled_uniform_data(epsilon):
+    rng = np.random.default_rng(4)
+    x = rng.multinomial(20000, np.full(2048, 1 / 2048)).astype(float)
+    res = D.dawa(x, epsilon, rng=1, size=20)
+    counts = np.array([p.n_buckets for p in res.partitions])
+    assert counts.mean() <= 4, counts
+
+
+def _minimal_dyadic_refinement(n, breakpoints):
+    """Coarsest dyadic partition of [0, n) (n a power of 2) in which no bucket straddles a breakpoint."""
+    out = []
+
+    def visit(lo, hi):
+        if any(lo < b < hi for b in breakpoints):
+            mid = (lo + hi) // 2
+            visit(lo, mid)
+            visit(mid, hi)
+        else:
+            out.append(lo)
+
+    visit(0, n)
+    return out
+
+
+def _expected_buckets_on_constant(a, levels):
+    """E[number of buckets] of a subtree of constant data of each height 0..levels (node kept w.p. a / Z_l)."""
+    z, e = [a], [1.0]
+    for _ in range(levels):
+        zl = a + z[-1] ** 2
+        e.append(a / zl + (1 - a / zl) * 2 * e[-1])
+        z.append(zl)
+    return e
+
+
+@pytest.mark.parametrize("breakpoints", [[700, 1500, 3000], [1024, 1536, 3072]])
+def test_dawa_recovers_breakpoints_at_high_epsilon(breakpoints):
+    n, eps, k = 4096, 50.0, 200
+    edges = [0, *breakpoints, n]
+    x = np.zeros(n)
+    for v, a, b in zip([5, 50, 10, 80], edges[:-1], edges[1:]):
+        x[a:b] = v
+    res = D.dawa(x, eps, rng=0, size=k)
+    want = _minimal_dyadic_refinement(n, breakpoints)
+    for part in res.partitions:
+        assert set(breakpoints) <= set(part.boundaries.tolist())
+        assert set(want) <= set(part.starts.tolist())  # no bucket straddles a breakpoint
+    if breakpoints[0] == 1024:  # dyadic breakpoints: one forced extra boundary (2048) and nothing else
+        assert want == [0, 1024, 1536, 2048, 3072]
+    # inside each pure bucket of the minimal refinement the sampler behaves as on constant data
+    a = math.exp(-res.epsilon_partition * res.bucket_penalty / 4)
+    e = _expected_buckets_on_constant(a, 12)
+    sizes = np.diff(want + [n])
+    expected = sum(e[int(s).bit_length() - 1] for s in sizes)
+    counts = np.array([p.n_buckets for p in res.partitions])
+    assert abs(counts.mean() - expected) < Z * counts.std(ddof=1) / math.sqrt(k)
+    assert expected < 1.6 * len(want)
+    # the estimate is close to x: only bucket noise remains (eps_2 = 37.5)
+    assert np.max(np.abs(res.estimate - x)) < 5
+
+
+def test_partition_handles_n_not_power_of_two_and_tiny_domains():
+    p = D.private_partition(np.ones(5), 1.0, rng=0, size=50)
+    assert all(q.stops[-1] == 5 and q.starts[0] == 0 for q in p)
+    one = D.dawa([3.0], 1.0, rng=0)
+    assert one.partitions.n_buckets == 1 and one.estimate.shape == (1,)
+
+
+def test_partition_class_roundtrip_and_errors():
+    part = D.Partition(np.array([0, 2, 5]), 8)
+    assert part.sizes.tolist() == [2, 3, 3] and part.boundaries.tolist() == [2, 5]
+    x = np.arange(8.0)
+    np.testing.assert_allclose(part.aggregate(x), [1, 9, 18])
+    np.testing.assert_allclose(part.aggregate(part.expand([2, 3, 6])), [2, 3, 6])
+    for bad in ([1, 3], [0, 3, 3], [0, 8], []):
+        with pytest.raises(ValueError, match="starts"):
+            D.Partition(np.array(bad, dtype=int), 8)
+
+
+def test_dawa_strategies_and_shapes():
+    x = np.r_[np.full(64, 3.0), np.full(64, 40.0)]
+    for strategy in ("hierarchical", "identity"):
+        res = D.dawa(x, 1.0, strategy=strategy, rng=0, size=4)
+        assert res.estimate.shape == (4, 128) and len(res.partitions) == 4 and res.strategy == strategy
+        for part, z, est in zip(res.partitions, res.bucket_estimates, res.estimate):
+            np.testing.assert_allclose(part.expand(z), est)
+
+
+# --------------------------------------------------------------------------- bad input
+@settings(max_examples=30, deadline=None)
+@given(st.one_of(st.floats(max_value=0.0), st.just(float("nan")), st.just(float("inf"))))
+def test_bad_epsilon_named(eps):
+    for call in (lambda: D.uniform([1, 2], eps), lambda: D.mwem([1, 2], _prefix(2), eps),
+                 lambda: D.private_partition([1, 2], eps), lambda: D.dawa([1, 2], eps)):
+        with pytest.raises(ValueError, match="epsilon"):
+            call()
+
+
+@pytest.mark.parametrize("call,exc,match", [
+    (lambda: D.mwem([1, -2], _prefix(2), 1.0), ValueError, "x must be non-negative"),
+    (lambda: D.mwem([1, 2], _prefix(2), 1.0, rounds=0), ValueError, "rounds"),
+    (lambda: D.mwem([1, 2], _prefix(2), 1.0, rounds=2.5), TypeError, "rounds"),
+    (lambda: D.mwem([1, 2], _prefix(2), 1.0, selection_share=1.0), ValueError, "selection_share"),
+    (lambda: D.mwem([1, 2], _prefix(2), 1.0, total_share=0.0), ValueError, "total_share"),
+    (lambda: D.mwem([1, 2], _prefix(2), 1.0, total=-3.0), ValueError, "total"),
+    (lambda: D.mwem([1, 2], _prefix(2), 1.0, passes=0), ValueError, "passes"),
+    (lambda: D.mwem([1, 2], ([0], [3]), 1.0), ValueError, "0 <= start < stop <= n=2"),
+    (lambda: D.mwem([1, 2], ([1], [1]), 1.0), ValueError, "start < stop"),
+    (lambda: D.mwem([1, 2], ([0.0], [1.0]), 1.0), TypeError, "integer"),
+    (lambda: D.mwem([1, 2], np.ones((3, 4)), 1.0), ValueError, "one column per cell"),
+    (lambda: D.mwem([1, 2], np.zeros((3, 2)), 1.0), ValueError, "non-zero"),
+    (lambda: D.mwem([1, 2], None, 1.0), TypeError, "workload"),
+    (lambda: D.mwem([1, 2], _prefix(2), 1.0, size=0), ValueError, "size"),
+    (lambda: D.dawa([1, 2], 1.0, partition_share=0.0), ValueError, "partition_share"),
+    (lambda: D.dawa([1, 2], 1.0, strategy="wavelet"), ValueError, "strategy"),
+    (lambda: D.dawa([1, 2], 1.0, bucket_penalty=-1.0), ValueError, "bucket_penalty"),
+    (lambda: D.dawa([1, 2], 1.0, strategy="greedy_h"), TypeError, "workload"),
+    (lambda: D.dawa([[1, 2]], 1.0), ValueError, "x must have 1 dimension"),
+    (lambda: D.private_partition([1, np.nan], 1.0), ValueError, "x must contain only finite"),
+    (lambda: D.uniform([], 1.0), ValueError, "x must not be empty"),
+    (lambda: D.uniform([1, 2], 1.0, rng=-1), ValueError, "rng"),
+    (lambda: D.default_bucket_penalty(0.0, 1.0), ValueError, "epsilon_partition"),
+    (lambda: D.bucket_deviation([1, 2, 3], D.Partition(np.array([0]), 2)), ValueError, "partition"),
+])
+def test_bad_input_raises_named_errors(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_dyadic_search_is_linear_in_n():
+    # 4096 cells -> 8191 candidate buckets (aligned dyadic intervals), 13 levels
+    devs = D.dyadic_deviations(np.ones(4096))
+    assert len(devs) == 13 and sum(d.size for d in devs) == 2 * 4096 - 1
+    assert len(list(itertools.chain(*_dyadic_partitions(0, 4)))) > 0
