@@ -540,9 +540,14 @@ def _ci_2d(Y: np.ndarray, tree: Tree, plan: _CIPlan, nodes: bool) -> np.ndarray:
     F = Z[h]
     if nodes:
         out[:, off[h]: off[h + 1]] = F
+    k = Y.shape[0]
     for l in range(h - 1, -1, -1):
-        gap = np.repeat(F - S[l + 1], b, axis=1)[:, : tree.sizes[l]]
-        F = Z[l] + plan.share[l] * gap
+        gap = F - S[l + 1]
+        m, mp = tree.sizes[l], tree.sizes[l + 1]
+        if m == mp * b:  # full groups of b children: broadcast instead of repeating
+            F = (Z[l].reshape(k, mp, b) + plan.share[l].reshape(mp, b) * gap[:, :, None]).reshape(k, m)
+        else:
+            F = Z[l] + plan.share[l] * np.repeat(gap, b, axis=1)[:, :m]
         if nodes:
             out[:, off[l]: off[l + 1]] = F
     return out if nodes else F
@@ -649,15 +654,28 @@ def range_answers(leaves, starts, stops) -> np.ndarray:
 
 
 def _cover(tree: Tree, i: np.ndarray, j: np.ndarray) -> list[tuple[np.ndarray, ...]]:
-    """Per measured level: index intervals [lo, a) and [c, hi) of the minimal node cover of [i, j)."""
+    """Per measured level: index intervals [lo, a) and [c, hi) of the minimal node cover of [i, j).
+
+    Level-l nodes inside the range are ``lo = ceil(i / b^l) <= k < hi`` (``hi = floor(j / b^l)``, or
+    all nodes of the level when ``j = n``); those whose parent is inside too are removed.
+    """
     top = int(tree.measured_levels[-1])
     b, n = tree.branching, tree.n
+    dt = np.int32 if n < 2**30 else np.int64
+    i = i.astype(dt, copy=False)
+    j = j.astype(dt, copy=False)
+    at_end = None
     inside = []
     for l in range(top + 1):
         s = tree.block(l)
-        lo = -(-i // s)
-        hi = np.where(j >= n, tree.sizes[l], j // s)
-        inside.append((lo, np.maximum(hi, lo)))
+        lo = (i + (s - 1)) // s
+        hi = j // s
+        if n % s:  # the last node is short: it is inside whenever j = n
+            if at_end is None:
+                at_end = j >= n
+            hi[at_end] = tree.sizes[l]
+        np.maximum(hi, lo, out=hi)
+        inside.append((lo, hi))
     out = []
     for l in range(top + 1):
         lo, hi = inside[l]
