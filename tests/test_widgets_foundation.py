@@ -21,10 +21,12 @@ def test_laplace_explorer_epsilon_changes_result_and_figure():
     assert e.result.theory_variance == pytest.approx(200.0)
     assert "epsilon = 0.1" in e.figure.layout.title.text
     after = _ys(e.figure)
-    assert not np.allclose(before[0], after[0])  # simulated means moved
-    # band drawn = simulated band in the result
-    up = np.asarray(e.figure.data[0].error_y.array)
-    np.testing.assert_allclose(up, e.result.summary.upper - e.result.summary.mean)
+    assert not np.allclose(before[2], after[2])  # simulated mean errors moved
+    # the bands drawn are the result's: simulated (trace 2) and theoretical (trace 3), as errors around 0
+    s = e.result.summary
+    np.testing.assert_allclose(np.asarray(e.figure.data[2].error_y.array), s.upper - s.mean)
+    np.testing.assert_allclose(np.asarray(e.figure.data[3].error_y.array), e.result.theory_upper - s.truth)
+    np.testing.assert_allclose(np.asarray(e.figure.data[3].error_y.array), 10 * np.log(10))
     assert e.message.value == ""
 
 

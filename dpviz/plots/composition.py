@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from dpviz.composition import BMI_QUERY_NAMES
 from dpviz.experiments.composition import CompositionExperiment
 from dpviz.plots.bands import new_axes
-from dpviz.plots.palette import PALETTE
+from dpviz.plots.palette import PALETTE, TEMPLATE
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -34,7 +34,7 @@ def composition_figure(exp: CompositionExperiment) -> go.Figure:
     """Grouped bars: simulated squared error per query for each algorithm, with the theoretical value as a marker."""
     names = list(BMI_QUERY_NAMES)
     seq_mse = exp.sequential.mse if exp.sequential is not None else np.full(4, np.nan)
-    fig = go.Figure([
+    traces = [
         go.Bar(x=names, y=seq_mse, name="Alg 1 (sequential), simulated", marker_color=_SEQ, offsetgroup="seq",
                hovertemplate="%{x}: %{y:.4g}<extra>Alg 1 simulated</extra>"),
         go.Bar(x=names, y=exp.parallel.mse, name="Alg 2 (parallel + post-processing), simulated",
@@ -45,12 +45,12 @@ def composition_figure(exp: CompositionExperiment) -> go.Figure:
         go.Scatter(x=names, y=exp.theory_parallel, mode="markers", name="Alg 2 theory",
                    marker=dict(symbol="line-ew", size=30, line=dict(width=3, color="grey")),
                    hovertemplate="%{x}: %{y:.4g}<extra>Alg 2 theory</extra>", offsetgroup="par"),
-    ])
-    fig.update_layout(title=dict(text=composition_title(exp), font=dict(size=13)), barmode="group",
+    ]
+    layout = dict(title=dict(text=composition_title(exp), font=dict(size=13)), barmode="group",
                       scattermode="group", yaxis_title="mean squared error", yaxis_type="log", height=420,
                       margin=dict(l=60, r=20, t=60, b=40), legend=dict(orientation="h", y=-0.2),
-                      template="plotly_white")
-    return fig
+                      template=TEMPLATE)
+    return go.Figure(data=traces, layout=layout)
 
 
 def composition_axes(exp: CompositionExperiment, ax=None) -> Axes:

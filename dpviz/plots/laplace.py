@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from dpviz.experiments.laplace import LaplaceExperiment
 from dpviz.plots.bands import new_axes
-from dpviz.plots.palette import ALT, SIMULATED, THEORY, TRUTH
+from dpviz.plots.palette import ALT, SIMULATED, TEMPLATE, THEORY, TRUTH
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -24,10 +24,12 @@ def laplace_title(exp: LaplaceExperiment) -> str:
 
 
 def laplace_figure(exp: LaplaceExperiment, labels=None) -> go.Figure:
-    """Truth, one noisy release, the simulated band and the theoretical band for each query.
+    """Two panels: the answers (truth, one noisy release, simulated mean), and their errors with both bands.
 
-    Bands are drawn as vertical bars from the band's lower to upper percentile:
-    simulated (left of each query) and theoretical (right), so students see them agree.
+    The top panel shows the answers at their own scale; the bottom panel shows
+    the error ``noisy - true`` of each query, where the simulated 5-95 % band
+    (left bar) and the theoretical band of the Laplace distribution (right bar)
+    can be compared at the noise's scale.
     """
     s = exp.summary
     m = s.truth.size
@@ -35,50 +37,65 @@ def laplace_figure(exp: LaplaceExperiment, labels=None) -> go.Figure:
     labels = list(labels) if labels is not None else [f"q{i + 1}" for i in range(m)]
     lo, hi = s.band
     band_name = f"{lo:g}-{hi:g} % band"
-    fig = go.Figure([
-        go.Scatter(x=x - 0.12, y=s.mean, mode="markers", name=f"simulated mean and {band_name}",
-                   marker=dict(color=SIMULATED, size=8),
-                   error_y=dict(type="data", symmetric=False, array=s.upper - s.mean, arrayminus=s.mean - s.lower,
-                                color=SIMULATED, thickness=2, width=6),
-                   customdata=np.stack([s.lower, s.upper, s.variance], axis=-1),
-                   hovertemplate="mean %{y:.4g}<br>band [%{customdata[0]:.4g}, %{customdata[1]:.4g}]"
-                                 "<br>variance %{customdata[2]:.4g}<extra>simulated</extra>"),
-        go.Scatter(x=x + 0.12, y=s.truth, mode="markers", name=f"theoretical {band_name}",
-                   marker=dict(color=THEORY, size=1, opacity=0),
-                   error_y=dict(type="data", symmetric=False, array=exp.theory_upper - s.truth,
-                                arrayminus=s.truth - exp.theory_lower, color=THEORY, thickness=2, width=6),
-                   customdata=np.stack([exp.theory_lower, exp.theory_upper], axis=-1),
-                   hovertemplate="band [%{customdata[0]:.4g}, %{customdata[1]:.4g}]"
-                                 f"<br>variance {exp.theory_variance:.4g}<extra>theory</extra>"),
-        go.Scatter(x=x, y=s.truth, mode="markers", name="true answer",
-                   marker=dict(color=TRUTH, symbol="diamond", size=10),
-                   hovertemplate="true answer %{y:.4g}<extra></extra>"),
-        go.Scatter(x=x, y=exp.release, mode="markers", name="one noisy release",
-                   marker=dict(color=ALT, symbol="circle-open", size=11, line=dict(width=2)),
-                   hovertemplate="noisy answer %{y:.4g}<extra></extra>"),
-    ])
-    fig.update_layout(title=laplace_title(exp), xaxis=dict(tickmode="array", tickvals=x, ticktext=labels),
-                      yaxis_title="answer", height=420, margin=dict(l=60, r=20, t=60, b=40),
-                      legend=dict(orientation="h", y=-0.15), template="plotly_white")
+    err_mean = s.mean - s.truth
+    traces = []
+    traces.append(go.Scatter(x=x, y=s.truth, mode="markers", name="true answer",
+                             marker=dict(color=TRUTH, symbol="diamond", size=10),
+                             hovertemplate="true answer %{y:.4g}<extra></extra>", yaxis="y2"))
+    traces.append(go.Scatter(x=x, y=exp.release, mode="markers", name="one noisy release",
+                             marker=dict(color=ALT, symbol="circle-open", size=11, line=dict(width=2)),
+                             hovertemplate="noisy answer %{y:.4g}<extra></extra>", yaxis="y2"))
+    traces.append(go.Scatter(x=x - 0.12, y=err_mean, mode="markers", name=f"simulated error: mean and {band_name}",
+                             marker=dict(color=SIMULATED, size=8),
+                             error_y=dict(type="data", symmetric=False, array=s.upper - s.mean,
+                                          arrayminus=s.mean - s.lower, color=SIMULATED, thickness=2, width=6),
+                             customdata=np.stack([s.lower - s.truth, s.upper - s.truth, s.variance], axis=-1),
+                             hovertemplate="mean error %{y:.4g}<br>band [%{customdata[0]:.4g}, %{customdata[1]:.4g}]"
+                                           "<br>variance %{customdata[2]:.4g}<extra>simulated</extra>"))
+    traces.append(go.Scatter(x=x + 0.12, y=np.zeros(m), mode="markers", name=f"theoretical {band_name}",
+                             marker=dict(color=THEORY, size=8, symbol="line-ew-open"),
+                             error_y=dict(type="data", symmetric=False, array=exp.theory_upper - s.truth,
+                                          arrayminus=s.truth - exp.theory_lower, color=THEORY, thickness=2, width=6),
+                             customdata=np.stack([exp.theory_lower - s.truth, exp.theory_upper - s.truth], axis=-1),
+                             hovertemplate="band [%{customdata[0]:.4g}, %{customdata[1]:.4g}]"
+                                           f"<br>variance {exp.theory_variance:.4g}<extra>theory</extra>"))
+    traces.append(go.Scatter(x=x, y=exp.release - s.truth, mode="markers", name="error of the one release",
+                             marker=dict(color=ALT, symbol="circle-open", size=9, line=dict(width=2)),
+                             hovertemplate="error %{y:.4g}<extra></extra>", showlegend=False))
+    # two stacked panels sharing the x axis, laid out by hand (make_subplots and update_layout each cost more
+    # than the whole redraw budget; a layout given to the constructor is validated once)
+    layout = dict(
+        title=laplace_title(exp), height=560, margin=dict(l=60, r=20, t=60, b=40),
+        legend=dict(orientation="h", y=-0.12), template=TEMPLATE,
+        xaxis=dict(tickmode="array", tickvals=x, ticktext=labels),
+        yaxis=dict(domain=[0.0, 0.52], title="error = noisy - true", zeroline=True, zerolinecolor="#888"),
+        yaxis2=dict(domain=[0.6, 1.0], title="answer", anchor="x"),
+    )
+    fig = go.Figure(data=traces, layout=layout)
     return fig
 
 
 def laplace_axes(exp: LaplaceExperiment, labels=None, ax=None) -> Axes:
-    """Static (matplotlib) version of :func:`laplace_figure`."""
+    """Static (matplotlib) version of the error panel of :func:`laplace_figure`.
+
+    For each query: the error ``noisy - true`` of one release, the simulated
+    mean error with its band, and the theoretical band of the Laplace noise.
+    """
     ax = new_axes(ax)
     s = exp.summary
     x = np.arange(s.truth.size, dtype=float)
     lo, hi = s.band
-    ax.errorbar(x - 0.12, s.mean, yerr=[s.mean - s.lower, s.upper - s.mean], fmt="o", color=SIMULATED, capsize=4,
-                label=f"simulated mean, {lo:g}-{hi:g} % band")
-    ax.errorbar(x + 0.12, s.truth, yerr=[s.truth - exp.theory_lower, exp.theory_upper - s.truth], fmt="none",
-                ecolor=THEORY, capsize=4, label=f"theoretical {lo:g}-{hi:g} % band")
-    ax.plot(x, s.truth, "D", color=TRUTH, label="true answer")
-    ax.plot(x, exp.release, "o", mfc="none", color=ALT, ms=9, mew=2, label="one noisy release")
+    err = s.mean - s.truth
+    ax.axhline(0.0, color=TRUTH, lw=0.8)
+    ax.errorbar(x - 0.12, err, yerr=[s.mean - s.lower, s.upper - s.mean], fmt="o", color=SIMULATED, capsize=4,
+                label=f"simulated mean error, {lo:g}-{hi:g} % band")
+    ax.errorbar(x + 0.12, np.zeros_like(x), yerr=[s.truth - exp.theory_lower, exp.theory_upper - s.truth],
+                fmt="_", color=THEORY, ecolor=THEORY, capsize=4, label=f"theoretical {lo:g}-{hi:g} % band")
+    ax.plot(x, exp.release - s.truth, "o", mfc="none", color=ALT, ms=9, mew=2, label="error of one release")
     ax.set_xticks(x, list(labels) if labels is not None else [f"q{i + 1}" for i in range(x.size)])
-    ax.set_ylabel("answer")
+    ax.set_ylabel("error = noisy - true")
     ax.set_title(laplace_title(exp), fontsize=9)
-    ax.legend(fontsize=8, loc="best")
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=3, frameon=False)
     return ax
 
 
