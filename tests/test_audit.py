@@ -279,3 +279,21 @@ def test_bad_input_is_named():
 def test_fuzz_confidence_outside_unit_interval(conf):
     with pytest.raises(ValueError, match="confidence"):
         clopper_pearson(1, 10, conf)
+
+
+# ------------------------------------------------------------------ Mironov's floating-point attack
+def test_numpy_laplace_outputs_are_all_reachable_from_their_own_centre():
+    """If numpy changed its Laplace sampler this would fail loudly (and the attack event must be rewritten)."""
+    g = np.random.default_rng(20)
+    for loc, scale in [(0.0, 1.0), (3.0, 0.5)]:
+        y = g.laplace(loc, scale, size=3000)
+        from dpviz.audit import numpy_laplace_reachable
+
+        assert numpy_laplace_reachable(y, loc, scale).all()
+        assert numpy_laplace_reachable(y, loc + 1.0, scale).mean() < 0.5  # most are holes for the neighbour
+
+
+def test_float_laplace_is_caught_by_mironov_event():
+    r = run_audit(audit_target("laplace_float_bits", 1.0), samples=50_000, confidence=CONF, rng=21)
+    assert r.counts[1] == 0  # never under the dataset the event is built on: a certain distinguisher
+    assert r.violation is True and r.epsilon_lower > 5.0

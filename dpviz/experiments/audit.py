@@ -28,6 +28,7 @@ from dpviz.audit import (
     epsilon_lower_bound,
     event_hits,
     histogram_pair,
+    mironov_event,
     privacy_loss_interval,
     query_pair,
     sample_outputs,
@@ -41,8 +42,8 @@ __all__ = ["AuditTarget", "TARGETS", "audit_target", "run_audit", "audit_table",
            "prepare_audit_curve", "audit_curve", "audit_explorer_run"]
 
 #: Names of the ready-made audit targets (:func:`audit_target`).
-TARGETS = ("laplace", "laplace_undernoised", "laplace_discrete", "gaussian", "svt", "gptt",
-           "gptt_counterexample", "hierarchy")
+TARGETS = ("laplace", "laplace_undernoised", "laplace_discrete", "laplace_float_bits", "gaussian", "svt",
+           "gptt", "gptt_counterexample", "hierarchy")
 #: The histogram the count-query targets run on (one record is added to cell 2).
 EXAMPLE_COUNTS = np.array([12.0, 7.0, 3.0, 9.0])
 #: Under-noised Laplace: noise for epsilon x 1.175 while claiming epsilon.
@@ -101,6 +102,8 @@ def audit_target(name: str, claimed_epsilon: float = 1.0) -> AuditTarget:
     * ``laplace``: counts + Lap(1/eps), one record added to a cell (honest).
     * ``laplace_undernoised``: counts + Lap(1/(1.175 eps)) claimed eps (true 1.175 eps).
     * ``laplace_discrete``: counts + discrete Laplace (``sampler="discrete"``; honest).
+    * ``laplace_float_bits``: textbook float Laplace on one count (1 vs 0) audited with
+      Mironov's event (:func:`dpviz.audit.mironov_event`): NOT epsilon-DP for any epsilon.
     * ``gaussian``: counts + N(0, sigma^2), analytic (eps, 1e-5) calibration (honest).
     * ``svt``: sparse vector (c = 1, [LSL17] calibration) on 10 query answers
       ``(0,..,0,1)`` vs ``(1,..,1,0)`` with threshold 0 (honest).
@@ -131,6 +134,11 @@ def audit_target(name: str, claimed_epsilon: float = 1.0) -> AuditTarget:
                                pair, eps, 0.0, eps, True)
         return AuditTarget(name, "Gaussian mechanism (delta = 1e-5)", lambda x, rng, size: mechanisms.gaussian(
             x, 1.0, eps, 1e-5, rng=rng, size=size), pair, eps, 1e-5, eps, True)
+    if name == "laplace_float_bits":
+        pair = histogram_pair([1.0], cell=0, add=False)
+        return AuditTarget(name, "float Laplace under Mironov's attack (not DP for any epsilon)",
+                           lambda x, rng, size: mechanisms.laplace(x, 1.0, eps, rng=rng, size=size),
+                           pair, eps, 0.0, math.inf, False, mironov_event(0.0, 1.0 / eps))
     if name == "svt":
         a = np.array([0.0] * 9 + [1.0])
         pair = query_pair(a, 1.0 - a, "10 sensitivity-1 queries: (0,..,0,1) vs (1,..,1,0)")
