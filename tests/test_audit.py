@@ -290,7 +290,6 @@ def test_numpy_laplace_outputs_are_all_reachable_from_their_own_centre():
         from dpviz.audit import numpy_laplace_reachable
 
         assert numpy_laplace_reachable(y, loc, scale).all()
-        assert numpy_laplace_reachable(y, loc + 1.0, scale).mean() < 0.5  # most are holes for the neighbour
 
 
 def test_float_laplace_is_caught_by_mironov_event():
