@@ -580,12 +580,14 @@ class GPTTOracle(_HistogramOracle):
         copies = check_int("copies", copies, minimum=1)
         shift = float(check_array("shift", shift, ndim=0))
         c = self._counts()
-        diff = c[rows, None] - c[None, :] + shift
         s = self.__noisy_threshold
         dtype = np.uint8 if copies <= 255 else np.int32
-        self.queries_answered += diff.size * copies
+        self.queries_answered += rows.size * c.size * copies
         if self._b2 == 0.0:
-            return ((diff >= s) * copies).astype(dtype)
+            # c(x) - c(y) + shift >= s  <=>  c(y) <= c(x) + shift - s: one comparison per query, no temporaries
+            above = c[None, :] <= (c[rows] + (shift - s))[:, None]
+            return above.view(np.uint8) if copies == 1 else (above * copies).astype(dtype)
+        diff = c[rows, None] - c[None, :] + shift
         if copies == 1:
             return (diff + self._rng.laplace(0.0, self._b2, size=diff.shape) >= s).astype(dtype)
         p = np.exp(_laplace_logsf(s - diff, self._b2))
@@ -622,17 +624,20 @@ class SVTOracle(_HistogramOracle):
         check_int("copies", copies, minimum=1, maximum=1)
         shift = float(check_array("shift", shift, ndim=0))
         out = np.full((rows.size, self.domain_size), HALTED, dtype=np.int8)
-        if self.positives >= self.c or rows.size == 0:
-            return out
         c = self._counts()
-        diff = (c[rows, None] - c[None, :] + shift).ravel()
-        above = diff + self._rng.laplace(0.0, self._b2, size=diff.size) >= self.__noisy_threshold
-        before = self.positives + np.cumsum(above) - above
-        flat = np.where(before < self.c, above.astype(np.int8), np.int8(HALTED))
-        self.positives = min(self.c, self.positives + int(above.sum()))
-        answered = int(np.count_nonzero(flat != HALTED))
-        self.queries_answered += answered
-        return flat.reshape(out.shape).astype(np.int8)
+        chunk = 8                                      # rows per noise draw: stop drawing once halted
+        for start in range(0, rows.size, chunk):
+            if self.positives >= self.c:
+                break
+            r = rows[start:start + chunk]
+            diff = (c[r, None] - c[None, :] + shift).ravel()
+            above = diff + self._rng.laplace(0.0, self._b2, size=diff.size) >= self.__noisy_threshold
+            before = self.positives + np.cumsum(above) - above
+            flat = np.where(before < self.c, above.astype(np.int8), np.int8(HALTED))
+            out[start:start + r.size] = flat.reshape(r.size, -1)
+            self.positives = min(self.c, self.positives + int(above.sum()))
+            self.queries_answered += int(np.count_nonzero(flat != HALTED))
+        return out
 
     def __repr__(self) -> str:
         return (f"SVTOracle(epsilon-DP sparse vector; domain_size={self.domain_size}, epsilon={self.epsilon:g}, "
@@ -929,13 +934,16 @@ def laplace_reconstruct(counts, epsilon: float, *, rng: RngLike = None) -> np.nd
 # =========================================================================== scoring
 @dataclass(frozen=True)
 class ReconstructionAccuracy:
-    """Fraction of cells guessed exactly: overall, and among cells with true count <= k ([CM15]_ Tables 2, 3)."""
+    """Fraction of cells guessed exactly: overall, among cells with true count <= k ([CM15]_ Tables 2, 3), and
+    among cells with 1 <= count <= k (where guessing "0 everywhere" does not help)."""
 
     overall: float
     small: float
+    small_nonzero: float
     k: int
     n_cells: int
     n_small: int
+    n_small_nonzero: int
 
 
 def support_k(counts) -> int:
@@ -949,7 +957,7 @@ def support_k(counts) -> int:
 
 
 def fraction_exact(counts, guess, k: int | None = None) -> ReconstructionAccuracy:
-    """Fraction of cells with ``guess == counts``, overall and among cells with ``counts <= k``.
+    """Fraction of cells with ``guess == counts``: overall, among cells with ``counts <= k``, and with ``1 <= counts <= k``.
 
     ``k`` defaults to :func:`support_k` of ``counts`` (the k of [CM15]_ Table 1).
     """
@@ -960,7 +968,9 @@ def fraction_exact(counts, guess, k: int | None = None) -> ReconstructionAccurac
     k = support_k(counts) if k is None else check_int("k", k, minimum=0)
     hit = guess == counts
     small = counts <= k
-    n_small = int(small.sum())
+    nonzero = small & (counts >= 1)
+    n_small, n_nz = int(small.sum()), int(nonzero.sum())
     return ReconstructionAccuracy(overall=float(hit.mean()),
                                   small=float(hit[small].mean()) if n_small else float("nan"),
-                                  k=int(k), n_cells=int(counts.size), n_small=n_small)
+                                  small_nonzero=float(hit[nonzero].mean()) if n_nz else float("nan"),
+                                  k=int(k), n_cells=int(counts.size), n_small=n_small, n_small_nonzero=n_nz)

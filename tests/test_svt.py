@@ -275,6 +275,7 @@ def test_support_k_of_the_paper_datasets():
 def test_fraction_exact():
     acc = svt.fraction_exact([0, 1, 2, 9], [0, 1, 3, 9], k=2)
     assert acc.overall == 0.75 and acc.small == pytest.approx(2 / 3) and acc.n_small == 3
+    assert acc.small_nonzero == 0.5 and acc.n_small_nonzero == 2
 
 
 # --------------------------------------------------------------------------- bad input
