@@ -39,7 +39,7 @@ from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_choice, check_epsilon, check_int, check_open_unit
 
 __all__ = ["AuditTarget", "TARGETS", "audit_target", "run_audit", "audit_table", "AuditCurve", "AuditView",
-           "prepare_audit_curve", "audit_curve", "audit_explorer_run"]
+           "prepare_audit_curve", "audit_curve", "audit_explorer_run", "SamplerFit", "sampler_fit"]
 
 #: Names of the ready-made audit targets (:func:`audit_target`).
 TARGETS = ("laplace", "laplace_undernoised", "laplace_discrete", "laplace_float_bits", "gaussian", "svt",
@@ -299,3 +299,51 @@ def audit_explorer_run(name: str, claimed_epsilon: float, samples: int, *, confi
                           check_int("max_samples", max_samples, minimum=1),
                           check_int("search_samples", search_samples, minimum=1))
     return audit_curve(curve, samples)
+
+
+# --------------------------------------------------------------------------- exact samplers against their pmf
+@dataclass(frozen=True)
+class SamplerFit:
+    """Observed counts of a discrete sampler next to its exact pmf, and a chi-square goodness-of-fit p-value."""
+
+    label: str
+    k: np.ndarray          # integer values shown (those with expected count >= 10)
+    observed: np.ndarray   # counts at k
+    pmf: np.ndarray        # exact probabilities at k
+    samples: int
+    p_value: float         # Pearson chi-square over k plus the two pooled tails
+
+
+def sampler_fit(kind: str, scale: float, samples: int = 20_000, *, method: str = "exact",
+                rng: RngLike = None) -> SamplerFit:
+    """Draw ``samples`` discrete Laplace (``kind="laplace"``, t = scale) or discrete Gaussian (sigma = scale)
+    values and test them against the exact pmf with Pearson's chi-square test.
+
+    Cells: every integer whose expected count is at least 10, plus the two tails
+    pooled; degrees of freedom = cells - 1 (:func:`scipy.stats.chisquare`).
+    """
+    from scipy import stats
+
+    from dpviz.discrete import discrete_gaussian, discrete_gaussian_pmf, discrete_laplace, discrete_laplace_pmf
+
+    check_choice("kind", kind, ("laplace", "gaussian"))
+    samples = check_int("samples", samples, minimum=10)
+    draw, pmf = ((discrete_laplace, discrete_laplace_pmf) if kind == "laplace"
+                 else (discrete_gaussian, discrete_gaussian_pmf))
+    x = draw(scale, size=samples, rng=rng, method=method)
+    grid = np.arange(int(x.min()) - 200, int(x.max()) + 201)
+    p = pmf(grid, scale)
+    keep = np.flatnonzero(p * samples >= 10)
+    a, b = int(grid[keep[0]]), int(grid[keep[-1]])
+    cells = np.arange(a, b + 1)
+    obs = np.bincount(x[(x >= a) & (x <= b)] - a, minlength=cells.size)
+    observed = np.concatenate([[np.sum(x < a)], obs, [np.sum(x > b)]])
+    expected = np.concatenate([[p[grid < a].sum()], pmf(cells, scale), [p[grid > b].sum()]])
+    expected = expected * samples / expected.sum()
+    if expected[0] == 0 and observed[0] == 0:
+        observed, expected = observed[1:], expected[1:]
+    if expected[-1] == 0 and observed[-1] == 0:
+        observed, expected = observed[:-1], expected[:-1]
+    p_value = float(stats.chisquare(observed, expected).pvalue)
+    name = "discrete Laplace DLap" if kind == "laplace" else "discrete Gaussian N_Z, sigma ="
+    return SamplerFit(f"{name} {scale:g} ({method} sampler)", cells, obs, pmf(cells, scale), samples, p_value)
