@@ -160,12 +160,16 @@ def explorer_figure(run: HierarchyRun, *, template: str | None = "plotly_white")
 
 
 # --------------------------------------------------------------------------- matplotlib (static) versions
-def width_curves_axes(c: WidthCurves, ax=None, *, bands: bool = True) -> Axes:
-    """Static MSE-vs-width figure: exact lines, simulated means (markers) and bands, log-log."""
+def width_curves_axes(c: WidthCurves, ax=None, *, bands: bool = True, colors: dict | None = None,
+                      title: str | None = None) -> Axes:
+    """Static MSE-vs-width figure: exact lines, simulated means (markers) and bands, log-log.
+
+    ``colors`` overrides the colour per method key (to draw several WidthCurves on one axes).
+    """
     ax = new_axes(ax)
     lo, hi = c.band
     for m in c.methods:
-        col_m = METHOD_COLORS[m]
+        col_m = (colors or {}).get(m, METHOD_COLORS[m])
         name = _label(m, c.branching)
         if bands:
             mpl_band(ax, c.widths, c.lower[m], c.upper[m], color=col_m, label=None, alpha=0.15)
@@ -175,7 +179,8 @@ def width_curves_axes(c: WidthCurves, ax=None, *, bands: bool = True) -> Axes:
     ax.set_yscale("log")
     ax.set_xlabel("range width (bins)")
     ax.set_ylabel("mean squared error")
-    ax.set_title(curves_title(c) + (f"; bands {lo:g}-{hi:g} %" if bands else ""), fontsize=8)
+    ax.set_title(title if title is not None else curves_title(c) + (f"; bands {lo:g}-{hi:g} %" if bands else ""),
+                 fontsize=8)
     ax.legend(fontsize=7, ncol=2)
     return ax
 
