@@ -123,8 +123,13 @@ class _Queries:
         starts = stops = None
         if isinstance(workload, tuple) and len(workload) == 2:
             starts, stops = workload
-        elif hasattr(workload, "starts") and hasattr(workload, "stops"):
-            starts, stops = workload.starts, workload.stops
+        elif hasattr(workload, "is_range") and hasattr(workload, "intervals"):  # a dpviz.workloads.Workload
+            if workload.n != n:
+                raise ValueError(f"workload must be over n={n} cells, got {workload!r}")
+            if workload.is_range:
+                starts, stops = workload.intervals()
+            else:
+                workload = workload.matrix()
         if starts is not None:
             i = np.asarray(starts)
             j = np.asarray(stops)
@@ -144,8 +149,6 @@ class _Queries:
             self.m = i.size
             self.scale = 1.0
             return
-        if hasattr(workload, "matrix") and not isinstance(workload, np.ndarray):
-            workload = workload.matrix() if callable(workload.matrix) else workload.matrix
         W = check_matrix("workload", workload)
         if W.shape[1] != n:
             raise ValueError(f"workload must have one column per cell (n={n}), got shape {W.shape}")
@@ -270,8 +273,8 @@ def mwem(x, workload, epsilon: float, *, rounds: int = 10, selection_share: floa
     ----------
     x : array_like, shape (n,)
         Histogram counts.
-    workload : (starts, stops) pair of half-open integer ranges, or a (m, n) matrix
-        (dense or scipy.sparse), or an object with ``starts``/``stops`` attributes.
+    workload : a :class:`dpviz.workloads.Workload`, a ``(starts, stops)`` pair of
+        half-open integer ranges, or a (m, n) query matrix (dense or scipy.sparse).
     epsilon : float
         Total budget > 0.
     rounds : int, default 10

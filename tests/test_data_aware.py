@@ -369,3 +369,16 @@ def test_dyadic_search_is_linear_in_n():
     devs = D.dyadic_deviations(np.ones(4096))
     assert len(devs) == 13 and sum(d.size for d in devs) == 2 * 4096 - 1
     assert len(list(itertools.chain(*_dyadic_partitions(0, 4)))) > 0
+
+
+def test_mwem_accepts_dpviz_workloads():
+    from dpviz import workloads
+
+    x = np.array([0, 4, 0, 0, 9, 1, 1, 0.0])
+    ref = D.mwem(x, _prefix(8), 1.0, rounds=3, rng=2, size=2)
+    out = D.mwem(x, workloads.prefix(8), 1.0, rounds=3, rng=2, size=2)
+    np.testing.assert_array_equal(out.estimate, ref.estimate)
+    mat = D.mwem(x, workloads.from_matrix(workloads.prefix(8).matrix()), 1.0, rounds=3, rng=2, size=2)
+    np.testing.assert_allclose(mat.estimate, ref.estimate, rtol=1e-10)
+    with pytest.raises(ValueError, match="n=8"):
+        D.mwem(x, workloads.prefix(9), 1.0)

@@ -1,0 +1,133 @@
+"""Tests for dpviz.experiments.comparison: DPBench scaled error, data generation, budgets, the tidy table."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from dpviz import workloads
+from dpviz.accountant import PrivacyAccountant
+from dpviz.experiments import comparison as C
+
+from conftest import Z
+
+
+def test_scaled_error_is_dpbench_definition():
+    W = workloads.all_ranges(3)
+    x = np.array([1.0, 2.0, 5.0])
+    est = np.array([[1.0, 2.0, 5.0], [2.0, 2.0, 5.0]])
+    err = C.scaled_error(est, x, W)
+    # second release: every range containing cell 0 is off by 1: ranges [0,1) [0,2) [0,3) -> ||e||_2 = sqrt(3)
+    np.testing.assert_allclose(err, [0.0, math.sqrt(3) / (6 * 8)])
+
+
+def test_identity_prefix_error_matches_theory():
+    # Identity on the prefix workload: query i sums i+1 independent Lap(1/eps), variance 2(i+1)/eps^2,
+    # so E[rmse^2] = (1/n) sum_i 2(i+1)/eps^2 = (n+1)/eps^2.
+    n, eps, k = 64, 0.5, 3000
+    x = C.make_histogram("smooth", n, scale=5000, rng=1)
+    run = C.run_algorithm("Identity", x, workloads.prefix(n), eps, trials=k, rng=2)
+    r2 = run.rmse**2
+    assert abs(r2.mean() - (n + 1) / eps**2) < Z * r2.std(ddof=1) / math.sqrt(k)
+    np.testing.assert_allclose(run.scaled_errors, run.rmse * math.sqrt(n) / (n * x.sum()))
+
+
+@pytest.mark.parametrize("algorithm", C.available_algorithms())
+def test_every_algorithm_spends_exactly_epsilon_and_returns_histograms(algorithm):
+    x = C.make_histogram("step", 48, scale=3000, rng=0)
+    acc = PrivacyAccountant(0.3)
+    run = C.run_algorithm(algorithm, x, workloads.prefix(48), 0.3, trials=4, rng=0, accountant=acc)
+    assert sum((r.epsilon for r in acc.history), Fraction(0)) == Fraction(3, 10)
+    assert run.estimates.shape == (4, 48) and run.scaled_errors.shape == (4,)
+    assert np.all(np.isfinite(run.estimates)) and np.all(run.scaled_errors >= 0)
+    assert (run.partitions is not None) == (algorithm == "DAWA")
+
+
+def test_make_histogram_datasets_shapes_and_scale():
+    from dpviz import datasets
+
+    full = datasets.load("ADULT")
+    x = C.make_histogram("ADULT", 512)
+    assert x.shape == (512,) and x.sum() == full.sum()
+    np.testing.assert_array_equal(x[:3], [full[0:8].sum(), full[8:16].sum(), full[16:24].sum()])
+    y = C.make_histogram("ADULT", 512, scale=1000, rng=3)
+    assert y.sum() == 1000 and np.all(y[x == 0] == 0)  # sampled from the shape: empty cells stay empty
+    for s in C.SHAPES:
+        p = C.synthetic_shape(s, 100)
+        assert p.shape == (100,) and np.all(p > 0) and p.sum() == pytest.approx(1.0)
+        assert C.make_histogram(s, 100, scale=777, rng=0).sum() == 777
+    np.testing.assert_array_equal(C.make_histogram("zipf", 50, scale=99, rng=5),
+                                  C.make_histogram("zipf", 50, scale=99, rng=5))
+
+
+def test_data_aware_wins_where_it_should():
+    # uniform or smooth data, tiny epsilon: learning the (simple) shape beats measuring every cell;
+    # large epsilon on rough data: Uniform's approximation error dominates and Identity wins by far.
+    t = C.run_comparison(["Identity", "Uniform", "DAWA"], ["uniform", "smooth", "step"], [0.01, 10.0], trials=6,
+                         n=256, scale=10_000, rng=1)
+    assert t.winners()[("uniform", 0.01)] in ("Uniform", "DAWA")
+    assert t.mean_error("DAWA", "uniform", 0.01) < t.mean_error("Identity", "uniform", 0.01) / 5
+    assert t.mean_error("DAWA", "smooth", 0.01) < t.mean_error("Identity", "smooth", 0.01) / 2
+    assert t.mean_error("Uniform", "step", 10.0) > 10 * t.mean_error("Identity", "step", 10.0)
+
+
+def test_table_is_tidy_reproducible_and_summarised():
+    calls = []
+    grid = dict(algorithms=["Identity", "H_b", "MWEM"], datasets=["spikes", "zipf"], epsilons=[0.1, 1.0])
+    t = C.run_comparison(**grid, trials=3, n=64, scale=2000, rng=7,
+                         progress=lambda done, total, label: calls.append((done, total, label)))
+    assert len(t.rows) == 3 * 2 * 2 * 3
+    cols = t.columns()
+    assert set(cols) >= {"algorithm", "dataset", "epsilon", "trial", "scaled_error", "rmse", "scale"}
+    assert all(len(v) == len(t.rows) for v in cols.values())
+    assert [c[0] for c in calls] == list(range(1, 13)) and calls[-1][1] == 12
+    # a sub-grid reproduces the same numbers (seeds depend on names, not positions)
+    sub = C.run_comparison(["MWEM"], ["zipf"], [1.0], trials=3, n=64, scale=2000, rng=7)
+    np.testing.assert_array_equal(sub.runs[("MWEM", "zipf", 1.0)].estimates, t.runs[("MWEM", "zipf", 1.0)].estimates)
+    summ = t.summary()
+    assert len(summ) == 12
+    for s in summ:
+        run = t.runs[(s.algorithm, s.dataset, s.epsilon)]
+        assert s.mean == pytest.approx(run.scaled_errors.mean()) and s.lower <= s.mean <= s.upper
+    counts = t.win_counts()
+    assert all(sum(c.values()) == 2 for c in counts.values())
+    text = t.pivot(0.1)
+    assert text.count("*") == 2 + 1 and "spikes" in text  # one * in the title and "H_b" in text
+    rel = t.pivot(1.0, relative_to="Identity")
+    assert "1.00" in rel
+
+
+def test_keep_errors_and_dict_datasets():
+    x = np.array([5.0, 0, 0, 9, 1, 1, 0, 30])
+    t = C.run_comparison(["Identity"], {"mine": x}, [1.0], trials=2, workload="all_ranges", keep_errors=True)
+    run = t.runs[("Identity", "mine", 1.0)]
+    assert run.errors.shape == (2, 36)
+    np.testing.assert_allclose(run.errors, workloads.all_ranges(8).answer(run.estimates) - workloads.all_ranges(8).answer(x))
+
+
+@pytest.mark.parametrize("call,exc,match", [
+    (lambda: C.run_comparison(["Nope"], ["uniform"], [1.0]), ValueError, "algorithms"),
+    (lambda: C.run_comparison([], ["uniform"], [1.0]), ValueError, "algorithms"),
+    (lambda: C.run_comparison(["Identity"], ["uniform"], []), ValueError, "epsilons"),
+    (lambda: C.run_comparison(["Identity"], ["uniform"], [0.0]), ValueError, "epsilons"),
+    (lambda: C.run_comparison(["Identity"], ["uniform"], [1.0], trials=0), ValueError, "trials"),
+    (lambda: C.run_comparison(["Identity"], {"a": [1, 2], "b": [1, 2, 3]}, [1.0]), ValueError, "same number"),
+    (lambda: C.run_comparison(["Identity"], {"a": [0, 0]}, [1.0]), ValueError, "empty"),
+    (lambda: C.run_comparison(["Identity"], ["uniform"], [1.0], workload="bogus"), ValueError, "workload"),
+    (lambda: C.make_histogram("CPS"), ValueError, "histogram"),
+    (lambda: C.make_histogram("nope"), ValueError, "unknown dataset"),
+    (lambda: C.make_histogram(3), TypeError, "source"),
+    (lambda: C.make_histogram("uniform", 16, scale=10.5), ValueError, "scale"),
+    (lambda: C.make_histogram("uniform", 16, scale=-1), ValueError, "scale"),
+    (lambda: C.make_histogram("ADULT", 5000), ValueError, "n must be an integer in"),
+    (lambda: C.synthetic_shape("triangle", 10), ValueError, "shape"),
+    (lambda: C.make_workload("all_ranges", 2048), ValueError, "n <= 1024"),
+    (lambda: C.run_algorithm("Identity", [1.0, 2.0], workloads.prefix(3), 1.0), ValueError, "workload"),
+    (lambda: C.run_comparison(["Identity"], ["uniform"], [1.0]).pivot(2.0), ValueError, "epsilon"),
+])
+def test_bad_input_named(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
