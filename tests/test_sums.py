@@ -1,0 +1,270 @@
+"""Tests of dpviz.sums and dpviz.experiments.sums (Wu et al. 2019, sum queries with truncation)."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpviz import sums
+from dpviz.accountant import BudgetExceededError, PrivacyAccountant
+from dpviz.datasets import load
+
+from conftest import Z
+
+BINS = sums.uniform_bins(1000, 20_000)
+
+
+def _small_problem(seed=0, n_records=3000, thresholds=(2000, 5000, 10_000, 15_000, 20_000)):
+    rng = np.random.default_rng(seed)
+    values = np.concatenate([rng.integers(1, 8000, n_records - 40), rng.integers(8000, 20_001, 40)])
+    return values, sums.prepare(values, thresholds, BINS)
+
+
+# ----------------------------------------------------------------------------- vectorisation
+def test_prepare_truth_is_sum_of_values_rounded_up_to_their_bin():
+    values, p = _small_problem()
+    rounded = np.ceil(values / 1000) * 1000
+    for t, y in zip(p.thresholds, p.truth):
+        assert y == rounded[rounded <= t].sum()
+    assert p.counts.sum() == values.size
+    W = p.workload.toarray()
+    np.testing.assert_array_equal(W @ (p.weights * p.counts), p.truth)
+    assert set(np.unique(W)) == {0.0, 1.0}
+    np.testing.assert_array_equal(p.column_counts(), W.sum(axis=0))
+
+
+def test_cps_bins_and_workloads():
+    bins = sums.cps_income_bins()
+    assert bins.size == 1000 and bins[0] == 1000 and bins[-1] == 1_000_000
+    assert sums.cps_thresholds(100)[:3].tolist() == [10_000, 20_000, 30_000]
+    assert sums.cps_thresholds(1000).size == 1000
+    inc = load("CPS")
+    x = sums.vectorize(inc, bins)
+    assert x.sum() == inc.size == 49_427
+    assert x[494:].sum() == 0     # max income 493,356 -> the top half of the domain is empty
+
+
+# ----------------------------------------------------------------------------- truncation bias
+@pytest.mark.parametrize("tau", [500.0, 3000.0, 7500.0, 12_345.0, 20_000.0, np.inf])
+def test_truncation_bias_equals_closed_form_on_records(tau):
+    values, p = _small_problem()
+    rounded = np.ceil(values / 1000) * 1000
+    expected = np.array([-np.clip(rounded[rounded <= t] - tau, 0, None).sum() for t in p.thresholds])
+    np.testing.assert_array_equal(sums.truncation_bias(p, tau), expected)
+    # noise-free truncated answers = W diag(min(v, tau)) x
+    np.testing.assert_allclose(sums.truncated_prefix_sums(p, tau),
+                               p.workload.toarray() @ (sums.truncate_weights(p.weights, tau) * p.counts))
+
+
+@pytest.mark.parametrize("algorithm", ["identity", "workload", "sqm"])
+def test_mean_error_with_fixed_threshold_is_the_closed_form_bias(algorithm):
+    _, p = _small_problem()
+    tau, eps, k = 6000.0, 0.5, 4000
+    if algorithm == "sqm":
+        ans = sums._sqm(p, np.full((k, p.m), tau), eps, np.random.default_rng(1), k)
+    else:
+        ans = sums.answer_with_threshold(p, algorithm, np.full(k, tau), eps, rng=1)
+    var = sums.expected_variance(p, algorithm, tau, eps)
+    bias = sums.truncation_bias(p, tau)
+    assert np.all(bias[p.thresholds > tau] < 0) and np.all(bias[p.thresholds <= tau] == 0)
+    assert np.all(np.abs(ans.mean(axis=0) - p.truth - bias) <= Z * np.sqrt(var / k))
+    # the sample variance matches too (Laplace sums: SE from the 4th moment, bounded by 6 v^2 for any sum)
+    assert np.all(np.abs(ans.var(axis=0, ddof=1) - var) <= Z * np.sqrt(5.0 * var ** 2 / k))
+
+
+# ----------------------------------------------------------------------------- thresholds
+def test_threshold_grid():
+    g = sums.threshold_grid(1000, 1.5, 5000)
+    np.testing.assert_allclose(g, [1000, 1500, 2250, 3375, 5000])
+    with pytest.raises(ValueError, match="growth"):
+        sums.threshold_grid(1000, 1.0, 5000)
+
+
+def test_svt_queries_have_sensitivity_at_most_one():
+    """SVT sees c(theta_k) - p N: adding any one record moves each query by at most max(p, 1-p) <= 1."""
+    _, p = _small_problem()
+    grid = sums.threshold_grid(p.weights[0], 1.1, p.weights[-1])
+    for ratio in (0.3, 0.9, 1.0):
+        base = sums._counts_at(p.weights, p._cum_count, grid) - ratio * p.size
+        for j in range(p.n):
+            x = p.counts.copy()
+            x[j] += 1
+            cc = np.cumsum(x)
+            q = sums._counts_at(p.weights, cc, grid) - ratio * cc[-1]
+            assert np.max(np.abs(q - base)) <= max(ratio, 1 - ratio) + 1e-12
+
+
+def test_svt_threshold_is_epsilon_dp_by_construction(monkeypatch):
+    """The data reach the threshold only through dpviz.svt.sparse_vector with budget rho*eps and sensitivity <= 1."""
+    _, p = _small_problem()
+    calls = []
+    real = sums.sparse_vector
+
+    def spy(answers, threshold, epsilon, c=1, **kw):
+        calls.append((epsilon, c, kw["sensitivity"], kw["monotonic"]))
+        return real(answers, threshold, epsilon, c, **kw)
+
+    monkeypatch.setattr(sums, "sparse_vector", spy)
+    acc = PrivacyAccountant(14.0)
+    r = sums.release(p, 2.0, algorithm="identity", truncation="svt", ratio=0.9, rho=0.25, accountant=acc,
+                     rng=0, size=7)
+    assert calls == [(0.5, 1, 0.9, False)]
+    assert sum(row.epsilon for row in acc.history) == Fraction(14)          # 7 trials x epsilon 2, exactly
+    assert acc.history[0].epsilon == Fraction(7, 2) and "svt threshold" in acc.history[0].label
+    assert r.epsilon_threshold == 0.5 and r.epsilon_answers == 1.5
+
+
+def test_accountant_refuses_before_drawing_anything():
+    _, p = _small_problem()
+    acc = PrivacyAccountant(1.0)
+    with pytest.raises(BudgetExceededError):
+        sums.release(p, 0.6, algorithm="workload", size=2, accountant=acc, rng=0)
+    assert acc.history == []
+    sums.svt_threshold(p, 0.25, accountant=acc, rng=0, size=2)
+    assert acc.spent.epsilon == 0.5
+
+
+@pytest.mark.parametrize("ratio", [0.5, 0.9, 0.99])
+def test_svt_lands_at_the_first_grid_point_above_the_quantile(ratio):
+    rng = np.random.default_rng(3)
+    values = rng.integers(1, 100_001, 20_000)
+    bins = sums.uniform_bins(100, 100_000)
+    p = sums.prepare(values, [100_000], bins)
+    growth = 1.05
+    grid = sums.threshold_grid(100, growth, 100_000)
+    taus = sums.svt_threshold(p, 20.0, ratio=ratio, growth=growth, rng=5, size=200)
+    counts = sums._counts_at(p.weights, p._cum_count, taus)
+    # noise scales: threshold Lap(1/10), queries Lap(2/10); 30 noise scales of slack in counts
+    slack = 30 * 0.2
+    assert np.all(counts >= ratio * p.size - slack)
+    below = sums._counts_at(p.weights, p._cum_count, taus / growth)
+    assert np.all(below <= ratio * p.size + slack)
+    q = sums.oracle_threshold(p, ratio)
+    assert np.all((taus >= q / growth) & (taus <= q * growth ** 2))
+    assert abs(np.median(taus) - np.quantile(values, ratio)) <= (growth - 1) * np.quantile(values, ratio) + 100
+
+
+def test_oracle_threshold_is_the_quantile_and_labelled_not_dp():
+    values, p = _small_problem()
+    rounded = np.sort(np.ceil(values / 1000) * 1000)
+    for ratio in (0.5, 0.9, 1.0):
+        assert sums.oracle_threshold(p, ratio) == rounded[int(np.ceil(ratio * values.size)) - 1]
+    r = sums.release(p, 1.0, algorithm="identity", truncation="oracle", rng=0)
+    assert not r.private and sums.NOT_DP in r.label
+    assert r.epsilon_answers == 1.0 and r.epsilon_threshold == 0.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 19), min_size=1, max_size=60), st.integers(0, 19),
+       st.floats(1e-4, 1.0))
+def test_recursive_log_bound_has_sensitivity_beta(cells, extra, beta):
+    """ln S(D) = min_k [ln theta_k + beta #{w > theta_k}] moves by at most beta when one record is added."""
+    v = BINS
+    x = np.bincount(cells, minlength=v.size).astype(float)
+    x2 = x.copy()
+    x2[extra] += 1
+    grid = sums.threshold_grid(1000, 1.3, v[-1])
+    a = sums._log_smooth_bound(v, np.cumsum(x), x.sum(), grid, beta)
+    b = sums._log_smooth_bound(v, np.cumsum(x2), x2.sum(), grid, beta)
+    assert 0 <= b - a <= beta + 1e-12
+
+
+def test_recursive_threshold_trades_bias_for_variance_and_is_charged():
+    _, p = _small_problem()
+    acc = PrivacyAccountant(50.0)
+    small = sums.recursive_threshold(p, 0.5, beta=1e-4, rng=0, size=50, accountant=acc)
+    large = sums.recursive_threshold(p, 0.5, beta=1e-2, rng=0, size=50, accountant=acc)
+    assert acc.remaining.epsilon == 0.0
+    assert np.median(small) < np.median(large)
+    grid = sums.threshold_grid(p.weights[0], 1.1, p.weights[-1])
+    assert np.all(np.isin(small, grid)) and np.all(np.isin(large, grid))
+
+
+# ----------------------------------------------------------------------------- unbiasedness
+@pytest.mark.parametrize("algorithm", sums.ALGORITHMS)
+def test_every_algorithm_is_unbiased_without_truncation(algorithm):
+    _, p = _small_problem(thresholds=(3000, 8000, 20_000))
+    k, eps = 3000, 1.0
+    r = sums.release(p, eps, algorithm=algorithm, truncation="none", isotonic=False, rng=11, size=k)
+    assert np.all(np.isinf(r.tau))
+    var = sums.expected_variance(p, algorithm, np.inf, eps)
+    dev = np.abs(r.answers.mean(axis=0) - p.truth)
+    assert np.all(dev <= Z * np.sqrt(var / k)), (dev, np.sqrt(var / k))
+    assert np.all(np.abs(r.answers.var(axis=0, ddof=1) - var) <= Z * np.sqrt(5.0 * var ** 2 / k))
+
+
+# ----------------------------------------------------------------------------- post-processing, errors
+def test_isotonic_is_scipys_projection():
+    from scipy.optimize import isotonic_regression
+
+    a = np.random.default_rng(0).normal(size=(5, 30)).cumsum(axis=1)
+    out = sums.isotonic(a)
+    assert np.all(np.diff(out, axis=1) >= -1e-12)
+    for row, o in zip(a, out):
+        np.testing.assert_allclose(o, isotonic_regression(row).x)
+    np.testing.assert_array_equal(sums.isotonic(np.arange(5.0)), np.arange(5.0))
+
+
+def test_relative_error():
+    np.testing.assert_allclose(sums.relative_error([[12.0, 1.0]], [10.0, 0.5], delta=2.0), [[0.2, 0.25]])
+    with pytest.raises(ValueError, match="delta"):
+        sums.relative_error([1.0], [1.0], delta=0)
+
+
+def test_entry_point_shapes_and_seeding():
+    inc = load("CPS")
+    kw = dict(algorithm="identity", truncation="svt", ratio=0.99, rho=0.1, isotonic=True)
+    a = sums.answer_prefix_sums(inc, sums.cps_thresholds(10), 1.0, rng=3, **kw)
+    b = sums.answer_prefix_sums(inc, sums.cps_thresholds(10), 1.0, rng=3, **kw)
+    np.testing.assert_array_equal(a.answers, b.answers)
+    assert a.answers.shape == (10,) and np.ndim(a.tau) == 0
+    c = sums.answer_prefix_sums(inc, sums.cps_thresholds(10), 1.0, rng=3, size=4, **kw)
+    assert c.answers.shape == (4, 10) and c.tau.shape == (4,)
+    s = sums.answer_prefix_sums(inc, sums.cps_thresholds(10), 1.0, algorithm="sqm", rng=3, size=4)
+    assert s.tau.shape == (4, 10)
+    assert np.all(s.tau <= sums.cps_thresholds(10)[None, :])     # SQM thresholds stay within each query
+
+
+# ----------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("ratio", [0.0, -0.1, 1.5, float("nan")])
+def test_bad_ratio(ratio):
+    with pytest.raises(ValueError, match="ratio"):
+        sums.answer_prefix_sums([1, 2], [1000], 1.0, bins=[1000], ratio=ratio, algorithm="identity")
+
+
+@pytest.mark.parametrize("rho", [0.0, 1.0, -0.5, 2.0])
+def test_bad_rho(rho):
+    with pytest.raises(ValueError, match="rho"):
+        sums.answer_prefix_sums([1, 2], [1000], 1.0, bins=[1000], rho=rho, algorithm="identity")
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(allow_nan=False).filter(lambda r: not 0 < r < 1))
+def test_bad_rho_fuzz(rho):
+    with pytest.raises(ValueError, match="rho"):
+        sums.answer_prefix_sums([1, 2], [1000], 1.0, bins=[1000], rho=rho, algorithm="identity")
+
+
+def test_bad_values_bins_thresholds_and_names():
+    with pytest.raises(ValueError, match="values must be non-negative"):
+        sums.answer_prefix_sums([5, -1], [1000], 1.0, bins=[1000])
+    with pytest.raises(ValueError, match="top bin edge"):
+        sums.answer_prefix_sums([5, 2000], [1000], 1.0, bins=[1000])
+    with pytest.raises(ValueError, match="thresholds must be bin edges"):
+        sums.prepare([5], [1500], [1000, 2000])
+    with pytest.raises(ValueError, match="strictly increasing"):
+        sums.prepare([5], [1000], [2000, 1000])
+    with pytest.raises(ValueError, match="algorithm"):
+        sums.answer_prefix_sums([5], [1000], 1.0, bins=[1000], algorithm="hdmm")
+    with pytest.raises(ValueError, match="truncation"):
+        sums.answer_prefix_sums([5], [1000], 1.0, bins=[1000], truncation="median")
+    with pytest.raises(ValueError, match="epsilon"):
+        sums.answer_prefix_sums([5], [1000], -1.0, bins=[1000])
+    with pytest.raises(TypeError, match="isotonic"):
+        sums.answer_prefix_sums([5], [1000], 1.0, bins=[1000], isotonic="yes")
+    with pytest.raises(TypeError, match="problem"):
+        sums.truncation_bias([1, 2], 3.0)
+    with pytest.raises(ValueError, match="tau"):
+        sums.truncate_weights([1.0], -2.0)
