@@ -97,7 +97,7 @@ def test_static_axes_and_figures():
     f = P.width_curves_figure(run.curves)
     assert len(f.data) == 9 and f.layout.xaxis.type == "log"
     f = P.explorer_figure(run)
-    assert f.layout.template.layout.plot_bgcolor == "white"
+    assert f.layout.template.layout.plot_bgcolor == "white" and f.layout.yaxis3.type == "log"
     ax = P.allocation_axes(E.allocation_study(32, 1.0, [2, 4]), [2, 4], 32, 1.0)
     ax2 = P.dimension_axes(E.dimension_study([16, 64], [1, 2], 1.0, [2, 4]))
     below, above = H.algorithm1_variances(4, 2)

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from dpviz.experiments.hierarchy import METHOD_LABELS, BranchingStudy, HierarchyRun, WidthCurves
 from dpviz.plots.bands import mpl_band, new_axes
-from dpviz.plots.palette import ALT, PALETTE, SIMULATED, THEORY, TRUTH, band_fill, color
+from dpviz.plots.palette import ALT, PALETTE, SIMULATED, TEMPLATE, THEORY, TRUTH, band_fill, color
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -88,16 +88,15 @@ def width_curves_figure(c: WidthCurves) -> go.Figure:
     """Interactive MSE-vs-width figure (log-log) for every method in ``c``."""
     fig = go.Figure(_width_traces(c))
     fig.update_layout(title=curves_title(c), xaxis=dict(title="range width (bins)", type="log"),
-                      yaxis=dict(title="mean squared error", type="log"), template="plotly_white", height=450)
+                      yaxis=dict(title="mean squared error", type="log"), template=TEMPLATE, height=450)
     return fig
 
 
-def explorer_figure(run: HierarchyRun, *, template: str | None = "plotly_white") -> go.Figure:
+def explorer_figure(run: HierarchyRun) -> go.Figure:
     """The explorer's three panels: histogram and one release; cover nodes before/after inference; MSE vs width.
 
-    Built as one figure with three stacked axes (no ``make_subplots``) so a redraw stays cheap;
-    ``template=None`` skips the (slow to copy) layout template, for in-place redraws of a
-    figure that already has one.
+    Built as one figure with three stacked axes (no ``make_subplots``) and the small shared
+    template, so a redraw stays cheap.
     """
     c = run.curves
     b = c.branching
@@ -138,7 +137,7 @@ def explorer_figure(run: HierarchyRun, *, template: str | None = "plotly_white")
                          f"budget, root {root} | range [{cov.start}, {cov.stop}): true {a['truth']:.0f}, "
                          f"Flat {a['flat']:.0f}, H_{b} {a['tree']:.0f}, H_{b}+CI {a['tree_ci']:.0f}"),
                    font=dict(size=13)),
-        height=920, margin=dict(l=60, r=20, t=90, b=40),
+        template=TEMPLATE, height=920, margin=dict(l=60, r=20, t=90, b=40),
         legend=dict(orientation="h", y=-0.06, font=dict(size=10)),
         xaxis=dict(title="bin", domain=[0, 1], anchor="y"), yaxis=dict(title="count", domain=[0.72, 1.0], anchor="x"),
         xaxis2=dict(title="cover node (level, leaf range)", tickmode="array", tickvals=k, ticktext=labels,
@@ -154,8 +153,6 @@ def explorer_figure(run: HierarchyRun, *, template: str | None = "plotly_white")
         shapes=[dict(type="rect", xref="x", yref="paper", x0=cov.start - 0.5, x1=cov.stop - 0.5, y0=0.72, y1=1.0,
                      fillcolor="rgba(0,0,0,0.07)", line=dict(width=0), layer="below")],
     )
-    if template is not None:
-        layout["template"] = template
     return go.Figure(data=traces, layout=layout)
 
 

@@ -76,5 +76,4 @@ class HierarchyExplorer(Explorer):
                                       ranges_per_trial=32, rng=seed)
 
     def _figure(self, result) -> Any:
-        # the template is copied into the FigureWidget on the first draw only (sync_figure keeps it)
-        return explorer_figure(result, template="plotly_white" if self.figure is None else None)
+        return explorer_figure(result)
