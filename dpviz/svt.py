@@ -57,6 +57,7 @@ from dpviz.validation import (
     check_counts,
     check_epsilon,
     check_int,
+    check_nonnegative,
     check_open_unit,
     check_positive,
     check_probability,
@@ -669,23 +670,34 @@ def _majority(answers: np.ndarray, copies: int) -> np.ndarray:
     return (answers.astype(np.int32) * 2 > copies).astype(np.int8)
 
 
-def calibrate_shift(oracle: DifferenceOracle, *, copies: int = 1, max_steps: int = 64) -> int:
-    """Locate the noisy threshold to an integer with constant queries: returns ``j* = ceil(T^) - 1``.
+def calibrate_shift(oracle: DifferenceOracle, *, copies: int = 1, query_scale: float = 0.0,
+                    max_steps: int = 64) -> float:
+    """Locate the noisy threshold with constant queries and return the shift that centres it in (0, 1].
 
     The constant query ``c(0) - c(0) + j = j`` (sensitivity 0) is ``ABOVE`` exactly when
-    ``j >= T^`` (majority over ``copies`` with query noise).  Doubling then
-    bisection over the integers finds the smallest such j in ``O(log |T^|)``
-    queries; shifting every difference query by ``j* = that j - 1`` puts the
-    effective threshold ``T^ - j*`` in (0, 1], where GPTT's answers to
-    ``c(x) - c(y) + j*`` are exactly ``c(x) > c(y)``.  This refinement is ours,
-    not [CM15]_'s: it shows that an attacker does not even have to be lucky with
+    ``j >= T^`` (without query noise; with it, a majority of ``copies`` answers
+    is ABOVE exactly when ``j >= T^`` up to sampling error, since the noise has
+    median 0).  Doubling then bisection over the integers finds the smallest
+    such j in ``O(log |T^|)`` queries.  Without query noise the shift is
+    ``j - 1 = ceil(T^) - 1``: the effective threshold ``T^ - shift`` lies in
+    (0, 1], where GPTT's answers to ``c(x) - c(y) + shift`` are exactly
+    ``c(x) > c(y)``.  With query noise of known scale ``query_scale`` and
+    ``copies > 1``, the fraction p of ABOVE answers to the constant query
+    estimates ``T^ - j = S^{-1}(p)`` (``S`` the Laplace survival function), and
+    the shift ``T^_est - 1/2`` puts the effective threshold half-way between the
+    integer differences 0 and 1, where majority votes are most reliable.
+    This refinement is ours, not [CM15]_'s: an attacker need not be lucky with
     the threshold noise.
     """
     copies = check_int("copies", copies, minimum=1)
+    query_scale = check_nonnegative("query_scale", query_scale)
     row0 = np.array([0])
 
+    def count(j: float) -> int:
+        return int(np.asarray(oracle.answer_differences(row0, copies=copies, shift=float(j)))[0, 0])
+
     def above(j: int) -> bool:
-        a = int(np.asarray(oracle.answer_differences(row0, copies=copies, shift=float(j)))[0, 0])
+        a = count(j)
         return a == ABOVE if copies == 1 else 2 * a > copies
 
     lo, hi = -1, 0                       # invariant once found: not above(lo), above(hi)
@@ -709,11 +721,21 @@ def calibrate_shift(oracle: DifferenceOracle, *, copies: int = 1, max_steps: int
             hi = mid
         else:
             lo = mid
-    return hi - 1
+    if query_scale == 0 or copies == 1:
+        return float(hi - 1)
+    estimates = []
+    for j in (lo, hi):
+        p = count(j) / copies
+        if 0 < p < 1:   # invert P(j + nu >= T^) = S(T^ - j) for Laplace noise of scale query_scale
+            gap = -query_scale * math.log(2 * p) if p <= 0.5 else query_scale * math.log(2 * (1 - p))
+            estimates.append((abs(p - 0.5), j + gap))
+    if not estimates:
+        return float(hi - 1)
+    return float(min(estimates)[1] - 0.5)
 
 
 def ordered_partition(oracle: DifferenceOracle, *, copies: int = 1, calibrate: bool = False,
-                      block: int = 512) -> OrderedPartition:
+                      query_scale: float = 0.0, block: int = 512) -> OrderedPartition:
     """Algorithm 3 of [CM15]_: ordered partition of the domain from threshold answers to all difference queries.
 
     For every cell x the attack asks ``c(x) - c(y) >= T^ ?`` for all cells y
@@ -737,6 +759,8 @@ def ordered_partition(oracle: DifferenceOracle, *, copies: int = 1, calibrate: b
         Repetitions of each query, combined by majority vote.
     calibrate : bool, default False
         Shift the difference queries so the effective threshold lies in (0, 1].
+    query_scale : float, default 0
+        The (public) Laplace scale of GPTT's query noise, used by the calibration.
     block : int, default 512
         Rows asked per call (memory/speed trade-off).
 
@@ -749,7 +773,7 @@ def ordered_partition(oracle: DifferenceOracle, *, copies: int = 1, calibrate: b
     copies = check_int("copies", copies, minimum=1)
     block = check_int("block", block, minimum=1)
     d = check_int("oracle.domain_size", oracle.domain_size, minimum=1)
-    shift = float(calibrate_shift(oracle, copies=copies)) if calibrate else 0.0
+    shift = calibrate_shift(oracle, copies=copies, query_scale=query_scale) if calibrate else 0.0
     packed_rows, scores = [], np.empty(d, dtype=np.int64)
     for start in range(0, d, block):
         rows = np.arange(start, min(d, start + block))
@@ -820,7 +844,7 @@ def ordered_estimate(averages, weights) -> np.ndarray:
 
 
 def reconstruct_from_oracle(oracle: DifferenceOracle, epsilon_totals: float, *, copies: int = 1,
-                            calibrate: bool = False, estimator: str = "average",
+                            calibrate: bool = False, estimator: str = "average", query_scale: float | None = None,
                             block: int = 512) -> Reconstruction:
     """Algorithm 4 of [CM15]_ given only an oracle: partition (Alg. 3), noisy group totals, rounded averages.
 
@@ -830,7 +854,8 @@ def reconstruct_from_oracle(oracle: DifferenceOracle, epsilon_totals: float, *, 
     (the attacker knows counts are non-negative).  ``estimator="ordered"``
     (ours, not the paper's) replaces the plain averages by
     :func:`ordered_estimate`, which pools the noisy totals of neighbouring groups
-    using the order the partition reveals.
+    using the order the partition reveals.  ``query_scale`` is GPTT's public
+    query-noise scale (read from a :class:`GPTTOracle`'s parameters when None).
 
     Raises
     ------
@@ -839,7 +864,10 @@ def reconstruct_from_oracle(oracle: DifferenceOracle, epsilon_totals: float, *, 
     """
     epsilon_totals = check_epsilon(epsilon_totals, "epsilon_totals")
     check_choice("estimator", estimator, ESTIMATORS)
-    partition = ordered_partition(oracle, copies=copies, calibrate=calibrate, block=block)
+    if query_scale is None:
+        eps_q = oracle.epsilon_query if isinstance(oracle, GPTTOracle) else math.inf
+        query_scale = 0.0 if math.isinf(eps_q) else 1.0 / eps_q
+    partition = ordered_partition(oracle, copies=copies, calibrate=calibrate, query_scale=query_scale, block=block)
     totals = np.asarray(oracle.noisy_group_totals(partition.labels, epsilon_totals), dtype=float)
     avg = totals / partition.group_sizes
     if estimator == "ordered":

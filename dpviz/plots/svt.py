@@ -1,0 +1,193 @@
+"""Figures for the sparse-vector lecture.  Every figure involving GPTT says in its title that GPTT is NOT DP."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import plotly.graph_objects as go
+
+from dpviz.experiments.svt import AttackTable, CounterexampleExperiment, GPTTAttackRun, ThresholdAnswers
+from dpviz.plots.bands import new_axes
+from dpviz.plots.palette import ALT, PALETTE, SIMULATED, TEMPLATE, THEORY, TRUTH, color
+from dpviz.svt import NOT_DP
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["attack_title", "attack_figure", "plot_attack", "plot_attack_table", "plot_counterexample",
+           "plot_counterexample_probabilities", "plot_threshold_answers"]
+
+_WRONG = PALETTE["vermillion"]
+_RIGHT = PALETTE["blue"]
+_METHODS = {
+    "gptt": ("GPTT attack (NOT differentially private)", "gptt_guess", "gptt_accuracy"),
+    "svt": ("same attack through SVT (epsilon-DP)", "svt_guess", "svt_accuracy"),
+    "laplace": ("Laplace counts, rounded (epsilon-DP)", "laplace_guess", "laplace_accuracy"),
+}
+
+
+def attack_title(run: GPTTAttackRun) -> str:
+    """Title of the attack figures: dataset, epsilon, split, and the NOT-DP label."""
+    q = "no query noise" if run.query_share == 0 else f"query share {run.query_share:g}, {run.copies} copies"
+    return (f"GPTT is {NOT_DP}: reconstruction of {run.name} at epsilon = {run.epsilon:.3g} "
+            f"(split {run.split:g}, {q})")
+
+
+def _zoom(run: GPTTAttackRun) -> float:
+    return max(1.25 * run.k + 1.0, 6.0)
+
+
+def _panel_text(run: GPTTAttackRun, method: str) -> str:
+    label, _, acc_name = _METHODS[method]
+    a = getattr(run, acc_name)
+    extra = {"gptt": f"; {run.gptt_groups} groups", "svt": f"; c = {run.svt_c}, {run.svt_groups} groups",
+             "laplace": ""}[method]
+    return (f"{label}: exact {100 * a.overall:.1f} % of all cells, {100 * a.small:.1f} % of counts <= k = {a.k}, "
+            f"{100 * a.small_nonzero:.1f} % of counts 1..k{extra}")
+
+
+def attack_figure(run: GPTTAttackRun) -> go.Figure:
+    """Three stacked panels over the cells: true histogram and the guesses of GPTT, SVT and Laplace.
+
+    The y axes are zoomed on the small counts (0 to about 1.25 k); correct
+    guesses are small blue dots, wrong ones larger vermillion dots.  Each panel's heading
+    gives the fractions of cells guessed exactly (all, count <= k, 1 <= count <= k).
+    """
+    truth = run.truth.astype(float)
+    traces, annotations = [], []
+    domains = [(0.70, 1.0), (0.36, 0.64), (0.0, 0.28)]
+    for i, method in enumerate(("gptt", "svt", "laplace")):
+        _, guess_name, _ = _METHODS[method]
+        guess = getattr(run, guess_name)
+        hit = guess == run.truth
+        ax = "" if i == 0 else str(i + 1)
+        first = i == 0
+        traces.append(go.Scatter(x0=0, dx=1, y=truth, mode="lines", line=dict(color=TRUTH, width=1, shape="hvh"),
+                                 name="true count", legendgroup="truth", showlegend=first, xaxis=f"x{ax}",
+                                 yaxis=f"y{ax}", hovertemplate="cell %{x}: true %{y}<extra></extra>"))
+        # one marker trace per panel, coloured by correctness (fewer traces = faster in-place redraw)
+        traces.append(go.Scatter(x0=0, dx=1, y=guess, mode="markers",
+                                 name="guess: blue = exact, vermillion = wrong", legendgroup="guess",
+                                 showlegend=first, xaxis=f"x{ax}", yaxis=f"y{ax}",
+                                 marker=dict(color=(~hit).astype(np.int8), cmin=0, cmax=1, size=4 + 2 * (~hit),
+                                             colorscale=[[0, _RIGHT], [1, _WRONG]]),
+                                 hovertemplate="cell %{x}: guess %{y}<extra></extra>"))
+        annotations.append(dict(text=_panel_text(run, method), x=0.0, xref="paper", y=domains[i][1], yref="paper",
+                                yanchor="bottom", xanchor="left", showarrow=False, font=dict(size=11)))
+    zoom = _zoom(run)
+    layout = dict(title=dict(text=attack_title(run), font=dict(size=13)), height=720, template=TEMPLATE,
+                  margin=dict(l=60, r=20, t=70, b=40), legend=dict(orientation="h", y=-0.06),
+                  annotations=annotations)
+    for i in range(3):
+        ax = "" if i == 0 else str(i + 1)
+        layout[f"xaxis{ax}"] = dict(anchor=f"y{ax}", title="cell" if i == 2 else None,
+                                    **({} if i == 0 else {"matches": "x"}))
+        layout[f"yaxis{ax}"] = dict(domain=list(domains[i]), anchor=f"x{ax}", range=[-0.5, zoom],
+                                    title="count (zoomed)")
+    return go.Figure(data=traces, layout=layout)
+
+
+def plot_attack(run: GPTTAttackRun, method: str = "gptt", ax=None, *, zoom: float | None = None) -> Axes:
+    """Static version of one panel of :func:`attack_figure` (``method`` in gptt, svt, laplace)."""
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, _METHODS))}; got {method!r}")
+    ax = new_axes(ax, figsize=(9.0, 3.0))
+    _, guess_name, _ = _METHODS[method]
+    guess = getattr(run, guess_name)
+    x = np.arange(run.truth.size)
+    hit = guess == run.truth
+    ax.step(x, run.truth, where="mid", color=TRUTH, lw=0.8, label="true count")
+    ax.plot(x[hit], guess[hit], ".", color=_RIGHT, ms=3, label="guessed exactly")
+    ax.plot(x[~hit], guess[~hit], "x", color=_WRONG, ms=4, label="guessed wrong")
+    ax.set_ylim(-0.5, zoom if zoom is not None else _zoom(run))
+    ax.set_xlabel("cell")
+    ax.set_ylabel("count (zoomed)")
+    head = attack_title(run) if method == "gptt" else f"{run.name}, epsilon = {run.epsilon:.3g}"
+    ax.set_title(f"{head}\n{_panel_text(run, method)}", fontsize=8)
+    ax.legend(fontsize=7, loc="upper right")
+    return ax
+
+
+def plot_attack_table(table: AttackTable, which: str = "small", ax=None) -> Axes:
+    """Grouped bars: fraction of cells reconstructed exactly per dataset and epsilon, with the Laplace baseline.
+
+    ``which`` is ``"overall"`` (Table 2 of [CM15]), ``"small"`` (Table 3: cells with
+    count <= k) or ``"small_nonzero"`` (1 <= count <= k).  Error bars are +-2
+    standard errors over the repetitions; black ticks mark honest Laplace.
+    """
+    if which not in ("overall", "small", "small_nonzero"):
+        raise ValueError(f"which must be 'overall', 'small' or 'small_nonzero'; got {which!r}")
+    ax = new_axes(ax, figsize=(8.0, 3.4))
+    mean, se = table.mean(which), table.stderr(which)
+    lap = table.mean(f"laplace_{which}")
+    n_ds, n_eps = mean.shape
+    width = 0.8 / n_eps
+    for j, eps in enumerate(table.epsilons):
+        pos = np.arange(n_ds) + (j - (n_eps - 1) / 2) * width
+        ax.bar(pos, mean[:, j], width * 0.95, yerr=2 * np.nan_to_num(se[:, j]), capsize=2, color=color(j),
+               label=f"GPTT attack, epsilon = {eps:g}")
+        ax.plot(pos, lap[:, j], "_", color=TRUTH, ms=12, mew=2, label="Laplace, rounded (DP)" if j == 0 else None)
+    ax.set_xticks(np.arange(n_ds), [f"{n}\n(k = {k})" for n, k in zip(table.names, table.k)])
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("fraction guessed exactly")
+    what = {"overall": "all cells", "small": "cells with count <= k", "small_nonzero": "cells with 1 <= count <= k"}
+    ax.set_title(f"GPTT is {NOT_DP}: exact reconstruction, {what[which]} "
+                 f"({table.repetitions} runs, split {table.split:g})", fontsize=9)
+    ax.legend(fontsize=7, ncol=2, loc="lower left")
+    return ax
+
+
+def plot_counterexample(exp: CounterexampleExperiment, ax=None) -> Axes:
+    """Log privacy-loss ratio ``ln P_D(E)/P_D'(E)`` against t: exact, simulated, proven bound, and the claim."""
+    ax = new_axes(ax)
+    ex = exp.exact
+    ax.plot(ex.t, ex.log_ratio, "-", color=THEORY, label="exact (numerical integration)")
+    sim = np.isfinite(exp.sim_log_ratio)
+    ax.plot(ex.t[sim], exp.sim_log_ratio[sim], "o", mfc="none", color=SIMULATED,
+            label=f"simulated ({exp.trials:,} runs per database)")
+    ax.plot(ex.t, ex.log_ratio_bound, "--", color=ALT, label="proven lower bound (linear in t)")
+    ax.axhline(ex.claimed_epsilon, color=TRUTH, lw=1, ls=":", label=f"claimed epsilon = {ex.claimed_epsilon:g}")
+    ax.set_xlabel("t = copies of each query")
+    ax.set_ylabel("ln P_D(E) / P_D'(E)")
+    ax.set_title(f"GPTT is {NOT_DP}: the privacy loss of one output grows without bound "
+                 f"(eps1 = {ex.epsilon_threshold:g}, eps2 = {ex.epsilon_query:g})", fontsize=9)
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_counterexample_probabilities(exp: CounterexampleExperiment, ax=None) -> Axes:
+    """``P_D(E)`` and ``P_D'(E)`` against t on a log scale: exact curves and simulated points with +-2 s.e."""
+    ax = new_axes(ax)
+    ex = exp.exact
+    for p, sim, se, name, col in ((ex.p_d, exp.sim_p_d, exp.se_d, "D", THEORY),
+                                  (ex.p_dprime, exp.sim_p_dprime, exp.se_dprime, "D'", SIMULATED)):
+        ax.plot(ex.t, p, "-", color=col, label=f"exact P_{name}(E)")
+        ok = np.isfinite(sim)
+        ax.errorbar(ex.t[ok], sim[ok], yerr=2 * se[ok], fmt="o", mfc="none", color=col, capsize=3,
+                    label=f"simulated P_{name}(E), +-2 s.e.")
+    ax.set_yscale("log")
+    ax.set_xlabel("t = copies of each query")
+    ax.set_ylabel("probability of the event E")
+    ax.set_title(f"GPTT is {NOT_DP}: the event is exponentially rarer on the neighbour D'", fontsize=9)
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_threshold_answers(exp: ThresholdAnswers, ax=None) -> Axes:
+    """Per query: fraction of runs answering ABOVE for SVT (halts after c) and GPTT (never halts)."""
+    ax = new_axes(ax)
+    q = np.arange(exp.answers.size)
+    ax.plot(q, exp.gptt_above, "s-", color=THEORY, ms=4, label="GPTT: P(ABOVE) (NOT differentially private)")
+    ax.plot(q, exp.svt_above, "o-", color=SIMULATED, ms=4, label=f"SVT: P(ABOVE), halts after c = {exp.c}")
+    ax.plot(q, exp.svt_halted, ":", color=TRUTH, label="SVT: P(already halted)")
+    ax2 = ax.twinx()
+    ax2.plot(q, exp.answers, "-", color=ALT, lw=1, alpha=0.6)
+    ax2.axhline(exp.threshold, color=ALT, ls="--", lw=1)
+    ax2.set_ylabel("true answer (green), threshold (dashed)", fontsize=8)
+    ax.set_xlabel("query index in the stream")
+    ax.set_ylabel("fraction of runs")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title(f"SVT vs GPTT (GPTT is {NOT_DP}), epsilon = {exp.epsilon:g}, {exp.trials:,} runs", fontsize=9)
+    ax.legend(fontsize=7, loc="center left")
+    return ax
