@@ -82,6 +82,7 @@ __all__ = [
     "sample_outputs",
     "select_event",
     "event_hits",
+    "event_counts",
     "as_event",
     "numpy_laplace_reachable",
     "mironov_event",
@@ -550,8 +551,14 @@ def _atom_table(a: np.ndarray, b: np.ndarray, max_atoms: int = 4096
             np.bincount(inv[n_a:], minlength=keys.size))
 
 
-def _search_counts(events: Sequence[Event], a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Hit counts of every event in batches a and b; threshold events by sorting, the rest directly."""
+def event_counts(events: Sequence[Event], a, b) -> tuple[np.ndarray, np.ndarray]:
+    """Hit counts of every event in two batches of outputs ``a`` and ``b`` (first axis = samples).
+
+    Threshold events are counted by sorting each coordinate once (``searchsorted``),
+    output events from one table of distinct outputs, other events directly.
+    """
+    events = [as_event(e) for e in events]
+    a, b = np.asarray(a), np.asarray(b)
     ka = np.empty(len(events), dtype=np.int64)
     kb = np.empty(len(events), dtype=np.int64)
     ra, rb = _as_rows(a), _as_rows(b)
@@ -599,7 +606,7 @@ def select_event(mechanism: Mechanism, d, d_prime, events=None, *, samples: int 
     b = sample_outputs(mechanism, d_prime, samples, gen)
     if events is None:
         events = candidate_events(a, b)
-    ka, kb = _search_counts(events, a, b)
+    ka, kb = event_counts(events, a, b)
     fwd = privacy_loss_interval(ka, samples, kb, samples, confidence=confidence, delta=delta)[0]
     rev = privacy_loss_interval(kb, samples, ka, samples, confidence=confidence, delta=delta)[0]
     i_f, i_r = int(np.argmax(fwd)), int(np.argmax(rev))
