@@ -67,7 +67,7 @@ from dpviz.validation import (
 __all__ = [
     "ABOVE", "BELOW", "HALTED", "NOT_DP",
     "svt_noise_scales", "sparse_vector", "gptt", "gptt_noise_scales",
-    "event_probability", "counterexample_databases", "counterexample_answers", "counterexample_event",
+    "event_probability", "COUNTEREXAMPLE_THRESHOLD", "counterexample_databases", "counterexample_answers", "counterexample_event",
     "counterexample_probability", "counterexample_log_ratio_bound", "CounterexampleProbability",
     "GPTTOracle", "SVTOracle", "DifferenceOracle", "OrderedPartition", "ordered_partition", "calibrate_shift",
     "Reconstruction", "ESTIMATORS", "ordered_estimate", "reconstruct_from_oracle", "reconstruct", "laplace_reconstruct",

@@ -1,0 +1,137 @@
+"""Headless tests of the GPTTAttackExplorer, the SVT-lecture figures and experiments."""
+
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from dpviz import datasets, svt  # noqa: E402
+from dpviz.experiments.svt import (  # noqa: E402
+    attack_table,
+    counterexample_experiment,
+    gptt_attack_run,
+    threshold_answers_experiment,
+)
+from dpviz.plots.svt import (  # noqa: E402
+    attack_figure,
+    plot_attack,
+    plot_attack_table,
+    plot_counterexample,
+    plot_counterexample_probabilities,
+    plot_threshold_answers,
+)
+from dpviz.widgets import GPTTAttackExplorer  # noqa: E402
+
+NOT_DP = "NOT differentially private"
+
+
+@pytest.fixture(scope="module")
+def explorer():
+    return GPTTAttackExplorer()
+
+
+def test_defaults_show_the_attack_beside_honest_mechanisms(explorer):
+    r = explorer.result
+    assert explorer.values["dataset"] == "ADULT" and r.epsilon == 1.0
+    assert NOT_DP in explorer.figure.layout.title.text and NOT_DP in explorer.title
+    # the figure shows exactly the result: truth and the three guesses
+    ys = [np.asarray(t.y, dtype=float) for t in explorer.figure.data]
+    np.testing.assert_array_equal(ys[0], datasets.load("ADULT"))
+    np.testing.assert_array_equal(ys[1], r.gptt_guess)
+    np.testing.assert_array_equal(ys[3], r.svt_guess)
+    np.testing.assert_array_equal(ys[5], r.laplace_guess)
+    assert r.gptt_accuracy == svt.fraction_exact(r.truth, r.gptt_guess, 15)
+    assert "GPTT attack" in explorer.summary.value and NOT_DP in explorer.summary.value
+
+
+def test_gptt_leaks_small_nonzero_counts_that_honest_mechanisms_do_not(explorer):
+    explorer.controls["dataset"].value = "MEDCOST"
+    explorer.controls["calibrate"].value = True
+    r = explorer.result
+    assert r.name == "MEDCOST" and r.k == 26
+    # any epsilon-DP guess of a count c that is right w.p. >= p for c and for c+1 needs p <= e^eps/(1+e^eps)
+    ceiling = np.e / (1 + np.e)
+    assert r.gptt_accuracy.small_nonzero > 0.9 > ceiling
+    assert r.laplace_accuracy.small_nonzero < ceiling
+    assert r.svt_accuracy.small_nonzero < 0.2
+    explorer.controls["calibrate"].value = False
+    explorer.controls["dataset"].value = "ADULT"
+
+
+def test_revisiting_a_setting_is_cached_and_fast(explorer):
+    explorer.controls["epsilon"].value = 0.5
+    first = explorer.result
+    explorer.controls["epsilon"].value = 1.0
+    t0 = time.perf_counter()
+    explorer.controls["epsilon"].value = 0.5
+    elapsed = time.perf_counter() - t0
+    assert explorer.result is first          # same cached run object
+    assert elapsed < 1.0                     # generous: the benchmark measures the real latency
+    explorer.controls["epsilon"].value = 1.0
+
+
+def test_bad_setting_keeps_last_good_figure(explorer):
+    before = explorer.result
+    explorer.controls["split"].value = 0.95
+    explorer.controls["split"].value = 0.5
+    assert explorer.message.value == ""
+    with pytest.raises(ValueError, match="histogram"):
+        gptt_attack_run("CPS", 1.0)
+    with pytest.raises(ValueError, match="split"):
+        gptt_attack_run("ADULT", 1.0, split=1.0)
+    assert explorer.result is not None and before is not None
+
+
+def test_explorer_rejects_unknown_controls():
+    with pytest.raises(ValueError, match="unknown control"):
+        GPTTAttackExplorer(budget=1.0)
+
+
+def test_attack_table_shapes_and_consistency():
+    t = attack_table(("ADULT", "MEDCOST"), (1.0, 0.1), repetitions=2, rng=0)
+    assert t.overall.shape == (2, 2, 2) and t.k.tolist() == [15, 26]
+    assert t.scale.tolist() == [17665, 9415] and t.domain.tolist() == [4096, 4096]
+    assert np.all((0 <= t.overall) & (t.overall <= 1)) and np.all((0 <= t.small) & (t.small <= 1))
+    # small-count fraction is a weighted part of the overall fraction
+    assert np.all(t.overall * 4096 >= t.small * t.n_small[:, None, None] - 1e-9)
+    assert NOT_DP in repr(t)
+    with pytest.raises(ValueError, match="which"):
+        t.mean("median")
+
+
+def test_counterexample_experiment_agrees_with_exact():
+    e = counterexample_experiment([1, 2, 3, 8], 0.5, 0.5, trials=50_000, rng=1)
+    ok = np.isfinite(e.sim_p_d)
+    assert ok.tolist() == [True, True, True, False]
+    assert np.all(np.abs(e.sim_p_d[ok] - e.exact.p_d[ok]) <= 4.5 * e.se_d[ok])
+    assert np.all(np.abs(e.sim_p_dprime[ok] - e.exact.p_dprime[ok]) <= 4.5 * e.se_dprime[ok])
+    assert NOT_DP in repr(e)
+
+
+def test_threshold_answers_experiment():
+    e = threshold_answers_experiment(np.linspace(0, 20, 30), 10.0, 1.0, 3, 2000, rng=0)
+    assert e.svt_positives.max() <= 3 and e.gptt_positives.max() > 3
+    assert np.all(np.diff(e.svt_halted) >= 0)
+
+
+def test_static_figures_carry_the_label():
+    run = gptt_attack_run("ADULT", 1.0)
+    fig = attack_figure(run)
+    assert NOT_DP in fig.layout.title.text
+    ax = plot_attack(run, "gptt")
+    assert NOT_DP in ax.get_title()
+    with pytest.raises(ValueError, match="method"):
+        plot_attack(run, "rappor")
+    t = attack_table(("ADULT",), (1.0,), repetitions=2, rng=0)
+    assert NOT_DP in plot_attack_table(t, "overall").get_title()
+    e = counterexample_experiment([1, 2], 0.5, 0.5, trials=2000, rng=0)
+    assert NOT_DP in plot_counterexample(e).get_title()
+    assert NOT_DP in plot_counterexample_probabilities(e).get_title()
+    th = threshold_answers_experiment(np.arange(10.0), 5.0, 1.0, 2, 100, rng=0)
+    assert NOT_DP in plot_threshold_answers(th).get_title()
+    plt.close("all")
