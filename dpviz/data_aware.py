@@ -684,9 +684,10 @@ def dawa(x, epsilon: float, workload=None, *, partition_share: float = 0.25, buc
     _charge(accountant, eps2, f"DAWA stage 2: buckets ({strategy})")
     est = np.empty((k, x.size))
     zs = []
+    cache: dict = {}
     for t, part in enumerate(parts):
         z = part.aggregate(x)
-        zhat = _measure_buckets(z, part, float(eps2), strategy, Q, gen)
+        zhat = _measure_buckets(z, part, float(eps2), strategy, Q, gen, cache)
         zs.append(zhat)
         est[t] = part.expand(zhat)
     one = size is None
@@ -698,7 +699,7 @@ def dawa(x, epsilon: float, workload=None, *, partition_share: float = 0.25, buc
 
 
 def _measure_buckets(z: np.ndarray, part: Partition, eps2: float, strategy: str, Q: _Queries | None,
-                     gen: np.random.Generator) -> np.ndarray:
+                     gen: np.random.Generator, cache: dict) -> np.ndarray:
     """Least-squares estimate of the bucket totals z from an eps2-DP measurement."""
     if strategy == "identity" or z.size == 1:
         return z + gen.laplace(0.0, 1.0 / eps2, size=z.size)
@@ -707,9 +708,40 @@ def _measure_buckets(z: np.ndarray, part: Partition, eps2: float, strategy: str,
 
         rel = hierarchy.measure(z, 2, eps2, rng=gen)
         return rel.leaves(constrained=True)
-    return _greedy_h_buckets(z, part, eps2, Q, gen)
+    return _greedy_h_buckets(z, part, eps2, Q, gen, cache)
 
 
-def _greedy_h_buckets(z, part, eps2, Q, gen):  # pragma: no cover - replaced once dpviz.strategies exists
-    raise ValueError("strategy='greedy_h' needs dpviz.strategies, which is not available yet; "
-                     "use 'hierarchical' or 'identity'")
+def _reduced_gram(Q: _Queries, part: Partition, cache: dict) -> np.ndarray:
+    """Gram matrix ``(W E)^T (W E)`` of the workload mapped onto the buckets, ``E[i, B] = 1/|B|`` for i in B.
+
+    Query rows of ``W E`` are built directly when ``m p < n^2`` (measured faster),
+    otherwise ``E^T (W^T W) E`` is reduced from the full Gram matrix (computed
+    once per call and kept in ``cache``).
+    """
+    p, n = part.n_buckets, part.n
+    if Q.kind == "ranges" and Q.m * p < n * n:
+        # F[c] = fractional coverage of each bucket by the cells [0, c); a range's row is F[stop] - F[start]
+        c = np.arange(n + 1)[:, None]
+        F = np.clip((c - part.starts[None, :]) / part.sizes[None, :], 0.0, 1.0)
+        R = F[Q.stops] - F[Q.starts]
+        return R.T @ R
+    if "gram" not in cache:
+        if Q.kind == "ranges":
+            from dpviz import workloads
+
+            cache["gram"] = workloads.ranges(n, Q.starts, Q.stops).gram()  # closed form, O(n^2)
+        else:
+            W = Q.W
+            cache["gram"] = np.asarray((W.T @ W).toarray()) if sp.issparse(W) else W.T @ W
+    G = cache["gram"]
+    Gr = np.add.reduceat(np.add.reduceat(G, part.starts, axis=0), part.starts, axis=1)
+    return Gr / np.outer(part.sizes, part.sizes)
+
+
+def _greedy_h_buckets(z: np.ndarray, part: Partition, eps2: float, Q: _Queries, gen: np.random.Generator,
+                      cache: dict) -> np.ndarray:
+    """GreedyH on the reduced workload, measured with Laplace noise and solved by least squares [LHMW14]_."""
+    from dpviz import matrix_mechanism, strategies, workloads
+
+    A = strategies.greedy_h(_reduced_gram(Q, part, cache), gram=True)
+    return matrix_mechanism.run(workloads.identity(z.size), A, z, eps2, rng=gen).estimate

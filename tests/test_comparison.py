@@ -43,7 +43,7 @@ def test_every_algorithm_spends_exactly_epsilon_and_returns_histograms(algorithm
     assert sum((r.epsilon for r in acc.history), Fraction(0)) == Fraction(3, 10)
     assert run.estimates.shape == (4, 48) and run.scaled_errors.shape == (4,)
     assert np.all(np.isfinite(run.estimates)) and np.all(run.scaled_errors >= 0)
-    assert (run.partitions is not None) == (algorithm == "DAWA")
+    assert (run.partitions is not None) == algorithm.startswith("DAWA")
 
 
 def test_make_histogram_datasets_shapes_and_scale():

@@ -382,3 +382,26 @@ def test_mwem_accepts_dpviz_workloads():
     np.testing.assert_allclose(mat.estimate, ref.estimate, rtol=1e-10)
     with pytest.raises(ValueError, match="n=8"):
         D.mwem(x, workloads.prefix(9), 1.0)
+
+
+def test_dawa_greedy_h_stage_on_the_reduced_workload():
+    from dpviz import workloads
+
+    n = 16
+    part = D.Partition(np.array([0, 3, 4, 8, 15]), n)
+    E = np.zeros((n, part.n_buckets))
+    for b, (a, c) in enumerate(zip(part.starts, part.stops)):
+        E[a:c, b] = 1 / (c - a)
+    for W in (workloads.prefix(n), workloads.all_ranges(n), workloads.from_matrix(np.random.default_rng(0).random((5, n)))):
+        M = W.matrix()
+        M = M.toarray() if hasattr(M, "toarray") else M
+        want = (M @ E).T @ (M @ E)
+        got = D._reduced_gram(D._Queries(W, n), part, {})  # prefix: rows path; all ranges / matrix: Gram path
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
+    acc = PrivacyAccountant(0.7)
+    x = np.r_[np.full(40, 2.0), np.full(24, 30.0)]
+    res = D.dawa(x, 0.7, workloads.prefix(64), strategy="greedy_h", rng=0, size=3, accountant=acc)
+    assert _ledger_sum(acc) == Fraction(7, 10) and res.strategy == "greedy_h"
+    for part, z, est in zip(res.partitions, res.bucket_estimates, res.estimate):
+        assert z.shape == (part.n_buckets,)
+        np.testing.assert_allclose(part.expand(z), est)

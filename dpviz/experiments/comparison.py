@@ -14,7 +14,8 @@ on a thousand.  The table also keeps the root mean squared error per query,
 Algorithms (see :data:`ALGORITHMS`): the workload-aware *Identity* (Laplace on
 every cell), *H_b* (hierarchy with constrained inference, branching by
 Qardaji's rule), *Privelet* (Haar wavelet) and *GreedyH* (matrix mechanism with
-a workload-weighted hierarchy); the data-aware *Uniform*, *MWEM* and *DAWA*.
+a workload-weighted hierarchy); the data-aware *Uniform*, *MWEM* and *DAWA*
+(stage 2 GreedyH as in the paper) or *DAWA-H2* (stage 2 a plain binary tree, faster).
 Each one spends exactly epsilon.  Seeds are derived from (seed, algorithm,
 dataset, epsilon), so any subset of the grid reproduces the same numbers.
 
@@ -89,7 +90,9 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
         AlgorithmInfo("Uniform", "baseline", "noisy total spread evenly"),
         AlgorithmInfo("MWEM", "data-aware", "T=10 rounds: exp. mech. + Laplace + multiplicative weights"),
         AlgorithmInfo("DAWA", "data-aware",
-                      "private dyadic partition (25% of eps) + bucket counts with least squares"),
+                      "private dyadic partition (25% of eps) + GreedyH on the buckets, least squares"),
+        AlgorithmInfo("DAWA-H2", "data-aware",
+                      "private dyadic partition (25% of eps) + binary tree on the buckets, least squares"),
     ]
 }
 
@@ -100,9 +103,9 @@ WORKLOADS = workloads.WORKLOADS
 
 
 def available_algorithms() -> list[str]:
-    """The algorithms whose code is present (GreedyH needs :mod:`dpviz.strategies`)."""
+    """The algorithms whose code is present (GreedyH and DAWA need :mod:`dpviz.strategies`)."""
     has_strategies = importlib.util.find_spec("dpviz.strategies") is not None
-    return [a for a in ALGORITHMS if a != "GreedyH" or has_strategies]
+    return [a for a in ALGORITHMS if a not in ("GreedyH", "DAWA") or has_strategies]
 
 
 # --------------------------------------------------------------------------- data
@@ -189,11 +192,21 @@ def make_histogram(source: str, n: int | None = None, *, scale: float | None = N
 
 
 def make_workload(name: str, n: int, *, k: int = 256) -> workloads.Workload:
-    """A workload by name (:data:`WORKLOADS`); ``random_ranges`` draws k ranges with a fixed seed (public)."""
+    """A workload by name (:data:`WORKLOADS`); ``random_ranges`` draws k ranges with a fixed seed (public).
+
+    The same (name, n, k) returns the same immutable object, so strategies
+    optimised for it (GreedyH) are computed once and reused.
+    """
     name = check_choice("workload", name, WORKLOADS)
     n = check_int("n", n, minimum=1)
+    k = check_int("k", k, minimum=1)
     if name == "all_ranges" and n > 1024:
         raise ValueError(f"workload 'all_ranges' has n(n+1)/2 queries; use n <= 1024, got n={n}")
+    return _workload(name, n, k)
+
+
+@functools.lru_cache(maxsize=32)
+def _workload(name: str, n: int, k: int) -> workloads.Workload:
     return workloads.build(name, n, k=k, rng=20161)
 
 
@@ -261,19 +274,28 @@ def _release(algorithm: str, x: np.ndarray, W: workloads.Workload, epsilon: floa
         return wavelet.privelet_release(x, epsilon, rng=gen, size=k, accountant=accountant), None
     if algorithm == "MWEM":
         return data_aware.mwem(x, W, epsilon, rng=gen, size=k, accountant=accountant).estimate, None
-    if algorithm == "DAWA":
-        res = data_aware.dawa(x, epsilon, W, rng=gen, size=k, accountant=accountant)
+    if algorithm in ("DAWA", "DAWA-H2"):
+        strategy = "greedy_h" if algorithm == "DAWA" else "hierarchical"
+        res = data_aware.dawa(x, epsilon, W, strategy=strategy, rng=gen, size=k, accountant=accountant)
         return res.estimate, res.partitions
     if algorithm == "GreedyH":
         return _greedy_h_release(x, W, epsilon, gen, k, accountant), None
     raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}; got {algorithm!r}")  # pragma: no cover
 
 
-def _greedy_h_release(x, W, epsilon, gen, k, accountant):  # pragma: no cover - needs dpviz.strategies
+@functools.lru_cache(maxsize=16)
+def _greedy_h_strategy(W: workloads.Workload):
+    """GreedyH strategy of a workload (data-independent, so computed once per workload and reused)."""
     from dpviz import matrix_mechanism, strategies
 
-    A = strategies.greedy_h(W)
-    return matrix_mechanism.run(W, A, x, epsilon, rng=gen, size=k, accountant=accountant).estimate
+    return matrix_mechanism.LeastSquares(strategies.greedy_h(W))
+
+
+def _greedy_h_release(x, W, epsilon, gen, k, accountant):
+    from dpviz import matrix_mechanism
+
+    return matrix_mechanism.run(W, _greedy_h_strategy(W), x, epsilon, rng=gen, size=k,
+                                accountant=accountant).estimate
 
 
 def run_algorithm(algorithm: str, x, workload: workloads.Workload, epsilon: float, *, trials: int = 5,
