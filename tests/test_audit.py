@@ -183,6 +183,17 @@ def test_hierarchy_no_violation_and_power():
     assert "path" in r.event.description
 
 
+def test_matrix_mechanism_no_violation_and_power():
+    """Column event: p' = 1/16, p = e^{-1}/16 (4 strategy rows, each Lap(4/eps) shifted by 1); 2e5 samples."""
+    n = 200_000
+    r = run_audit(audit_target("matrix", 1.0), samples=n, search_samples=20_000, confidence=CONF, rng=15)
+    assert r.violation is False and r.epsilon_lower <= 1.0
+    p, q = 1 / 16, math.exp(-1) / 16
+    zz = stats.norm.isf(ALPHA / 4) + Z + 0.2
+    floor = math.log((p - zz * math.sqrt(p / n)) / (q + zz * math.sqrt(q / n)))
+    assert r.epsilon_lower >= floor > 0.75
+
+
 def test_single_coordinate_events_see_only_one_level_of_the_tree():
     """Thresholds on one node can show at most that level's eps/4: a passing audit can be a weak one."""
     t = audit_target("hierarchy", 1.0)

@@ -43,7 +43,7 @@ __all__ = ["AuditTarget", "TARGETS", "audit_target", "run_audit", "audit_table",
 
 #: Names of the ready-made audit targets (:func:`audit_target`).
 TARGETS = ("laplace", "laplace_undernoised", "laplace_discrete", "laplace_float_bits", "gaussian", "svt",
-           "gptt", "gptt_counterexample", "hierarchy")
+           "gptt", "gptt_counterexample", "hierarchy", "matrix")
 #: The histogram the count-query targets run on (one record is added to cell 2).
 EXAMPLE_COUNTS = np.array([12.0, 7.0, 3.0, 9.0])
 #: Under-noised Laplace: noise for epsilon x 1.175 while claiming epsilon.
@@ -96,6 +96,25 @@ def _path_events(counts: np.ndarray, cell: int, branching: int) -> list[Predicat
     return events
 
 
+def _column_events(A, counts: np.ndarray, cell: int) -> list[PredicateEvent]:
+    """Events "every strategy answer touching ``cell`` moved by at least s times its coefficient", s = 0..2.
+
+    Adding a record to ``cell`` moves measurement j of ``y = A x + Lap(||A||_1/eps)`` by
+    ``A[j, cell]``; for s >= 1 the event's probability ratio is
+    ``exp(eps ||A[:, cell]||_1 / ||A||_1)``, i.e. ``e^eps`` for a column of maximal L1 norm.
+    """
+    col = np.asarray(A[:, [cell]].toarray() if hasattr(A, "toarray") else np.asarray(A)[:, [cell]]).ravel()
+    rows = np.flatnonzero(col)
+    truth = np.asarray(A @ counts).ravel()[rows]
+    coef = col[rows]
+    events = []
+    for s in (0.0, 1.0, 2.0):
+        def hit(out, s=s):
+            return np.all(np.sign(coef) * (out[:, rows] - truth) >= s * np.abs(coef), axis=1)
+        events.append(PredicateEvent(hit, f"all {rows.size} strategy answers using cell {cell} moved by >= {s:g}"))
+    return events
+
+
 def audit_target(name: str, claimed_epsilon: float = 1.0) -> AuditTarget:
     """The ready-made audit targets of the library, calibrated to ``claimed_epsilon``.
 
@@ -112,6 +131,9 @@ def audit_target(name: str, claimed_epsilon: float = 1.0) -> AuditTarget:
       copies (the fixed event: copies of q_1 below, of q_2 above).
     * ``hierarchy``: the b = 2 tree over 8 cells, one record added to cell 5;
       events on the whole root-to-leaf path (honest).
+    * ``matrix``: the matrix mechanism (:func:`dpviz.matrix_mechanism.run`) for all
+      range queries over 8 cells with the binary hierarchical strategy, auditing its
+      noisy strategy answers; events on every answer that uses the changed cell (honest).
     """
     check_choice("name", name, TARGETS)
     eps = check_epsilon(claimed_epsilon, "claimed_epsilon")
@@ -155,6 +177,14 @@ def audit_target(name: str, claimed_epsilon: float = 1.0) -> AuditTarget:
         return AuditTarget(name, f"GPTT, seed counterexample ({svt.NOT_DP})", lambda x, rng, size: svt.gptt(
             x, svt.COUNTEREXAMPLE_THRESHOLD, eps / 2, eps / 2, rng=rng, size=size), pair, eps, 0.0, math.inf,
             False, event)
+    if name == "matrix":
+        from dpviz import matrix_mechanism, strategies, workloads
+
+        counts = np.array([5.0, 0.0, 3.0, 8.0, 2.0, 4.0, 1.0, 6.0])
+        A, W = strategies.hierarchical(8, 2), workloads.all_ranges(8)
+        return AuditTarget(name, "matrix mechanism (all ranges, hierarchical strategy)",
+                           lambda x, rng, size: matrix_mechanism.run(W, A, x, eps, rng=rng, size=size).measurements,
+                           histogram_pair(counts, cell=5), eps, 0.0, eps, True, _column_events(A, counts, 5))
     # hierarchy
     from dpviz import hierarchy
 
