@@ -731,7 +731,7 @@ def _reduced_gram(Q: _Queries, part: Partition, cache: dict) -> np.ndarray:
 
             cache["gram"] = workloads.ranges(n, Q.starts, Q.stops).gram()  # closed form, O(n^2)
         else:
-            W = Q.W
+            W = Q.W * Q.scale  # undo the internal scaling to [-1, 1]
             cache["gram"] = np.asarray((W.T @ W).toarray()) if sp.issparse(W) else W.T @ W
     G = cache["gram"]
     Gr = np.add.reduceat(np.add.reduceat(G, part.starts, axis=0), part.starts, axis=1)
