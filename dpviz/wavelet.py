@@ -43,6 +43,7 @@ __all__ = [
     "haar_sensitivity",
     "privelet_covariance",
     "privelet_release",
+    "range_variance_by_width",
     "privelet_range_mse_by_width",
     "privelet_average_range_mse",
 ]

@@ -101,6 +101,16 @@ def test_measure_noise_scales_per_level():
         assert abs(e.mean()) < 5 * math.sqrt(v / e.size)
 
 
+def test_noise_is_laplace_distributed():
+    # the sampler draws sign * Exp(1); Kolmogorov-Smirnov distance to Lap(0, 1/eps_l) below the 0.1 % critical value
+    from scipy import stats
+
+    rel = H.measure(np.zeros(4096), 16, 0.5, rng=8, size=50)
+    z = ((rel.noisy - rel.truth) * rel.level_epsilons[0])[:, :4096].ravel()  # leaf level, unit scale
+    d = stats.kstest(z, stats.laplace.cdf).statistic
+    assert d < 1.95 / math.sqrt(z.size)
+
+
 def test_measure_truth_and_root_convention():
     x = [3, 1, 4, 1, 5, 9, 2, 6]
     rel = H.measure(x, 2, 1.0, measure_root=False, rng=0)
@@ -433,3 +443,33 @@ def test_branching_study_simulation_and_dimension_study():
     assert np.all(s.tree_ci < s.tree)
     d = E.dimension_study([16, 4096], [1, 3], 1.0, [2, 4, 8, 16])
     assert d[1]["best_tree"][-1] < d[1]["flat"][-1] and d[3]["best_tree"][0] >= d[3]["flat"][0]
+
+
+# --------------------------------------------------------------------------- d-dimensional releases
+@pytest.mark.parametrize("d,n,b,measure_root", [(1, 10, 3, True), (2, 9, 2, False), (3, 5, 2, True)])
+def test_box_answers_nd_exact_without_noise(d, n, b, measure_root):
+    rng = np.random.default_rng(d)
+    x = rng.integers(0, 5, (n,) * d).astype(float)
+    lo = rng.integers(0, n, (40, d))
+    hi = lo + 1 + rng.integers(0, n - lo)
+    truth = np.array([x[tuple(slice(s, e) for s, e in zip(lo[t], hi[t]))].sum() for t in range(40)])
+    for br in (None, b):
+        rel = H.measure_nd(x, br, 1e12, measure_root=measure_root, rng=0, size=2)
+        assert np.allclose(H.box_answers_nd(rel, lo, hi), truth, atol=1e-6)
+        L = 1 if br is None else H.build_tree(n, b, measure_root=measure_root).n_measured_levels
+        assert len(rel.levels) == L and np.allclose(rel.level_variance, 2 * (L / 1e12) ** 2)
+
+
+@pytest.mark.parametrize("n,d,b", [(64, 2, 4), (64, 2, None), (12, 3, 3), (16, 3, None)])
+def test_nd_simulation_matches_exact(n, d, b):
+    from dpviz.experiments import hierarchy as E
+
+    r = E.dimension_simulation(n, d, b, 0.7, trials=40, boxes_per_trial=1000, measure_root=False, rng=5)
+    assert abs(r.simulated - r.exact) < 5 * r.stderr
+
+
+def test_measure_nd_bad_input():
+    with pytest.raises(ValueError, match="cubic grid"):
+        H.measure_nd(np.ones((3, 4)), 2, 1.0)
+    with pytest.raises(ValueError, match="starts and stops"):
+        H.box_answers_nd(H.measure_nd(np.ones((4, 4)), 2, 1.0, rng=0), [[0, 0, 0]], [[1, 1, 1]])

@@ -43,6 +43,8 @@ __all__ = [
     "branching_study",
     "allocation_study",
     "dimension_study",
+    "DimensionSimulation",
+    "dimension_simulation",
 ]
 
 #: Method keys understood by :func:`range_error_by_width`.
@@ -440,3 +442,60 @@ def dimension_study(ns, dims, epsilon: float, branchings, *, measure_root: bool 
         out[d] = {"n": np.array(ns), "cells": np.array(ns, dtype=float) ** d, "flat": np.array(flat),
                   "best_tree": np.array(best), "best_b": np.array(best_b)}
     return out
+
+
+@dataclass(frozen=True)
+class DimensionSimulation:
+    """Simulated vs exact average MSE over all boxes of an ``n^d`` grid (Flat or H_b, no inference).
+
+    Attributes
+    ----------
+    n, d, branching (None = Flat), epsilon, measure_root, trials
+    exact : exact average MSE (:func:`dpviz.hierarchy.average_range_mse_nd`)
+    simulated : mean over trials of each trial's mean squared error over random boxes
+    stderr : standard error of ``simulated``
+    """
+
+    n: int
+    d: int
+    branching: int | None
+    epsilon: float
+    measure_root: bool
+    trials: int
+    exact: float
+    simulated: float
+    stderr: float
+
+
+def dimension_simulation(n: int, d: int, branching: int | None, epsilon: float, *, trials: int = 20,
+                         boxes_per_trial: int = 2000, measure_root: bool = True,
+                         rng: RngLike = None) -> DimensionSimulation:
+    """Release an ``n^d`` grid ``trials`` times (Flat or grid hierarchy) and measure the error on random boxes.
+
+    Each box has independent sides drawn uniformly from all 1-D ranges, i.e.
+    uniformly from all boxes, so each trial's mean squared error estimates
+    the exact average [QYL13]_ §5.  The grid holds Poisson(5) counts (the
+    error does not depend on the data).
+    """
+    n = check_int("n", n, minimum=1)
+    d = check_int("d", d, minimum=1, maximum=4)
+    trials = check_int("trials", trials, minimum=2)
+    boxes = check_int("boxes_per_trial", boxes_per_trial, minimum=1)
+    gen = as_generator(rng)
+    x = gen.poisson(5.0, size=(n,) * d).astype(float)
+    rel = H.measure_nd(x, branching, epsilon, measure_root=measure_root, rng=gen, size=trials)
+    lo = np.empty((trials, boxes, d), dtype=np.int64)
+    hi = np.empty_like(lo)
+    for a in range(d):
+        lo[..., a], hi[..., a] = _random_ranges(gen, n, (trials, boxes))
+    ans = H.box_answers_nd(rel, lo, hi)
+    S = np.zeros(tuple(m + 1 for m in x.shape))
+    C = x
+    for axis in range(d):
+        C = np.cumsum(C, axis=axis)
+    S[(slice(1, None),) * d] = C
+    truth = H._box_sums(S[None], [lo[..., a] for a in range(d)], [hi[..., a] for a in range(d)])
+    per_trial = np.mean((ans - truth) ** 2, axis=1)
+    exact = H.average_range_mse_nd(n, d, branching, epsilon, measure_root=measure_root)
+    return DimensionSimulation(n, d, branching, float(epsilon), bool(measure_root), trials, exact,
+                               float(per_trial.mean()), float(per_trial.std(ddof=1) / np.sqrt(trials)))
