@@ -104,10 +104,10 @@ from dpviz.validation import (
 __all__ = [
     "ALGORITHMS", "THRESHOLD_METHODS", "NOT_DP",
     "uniform_bins", "cps_income_bins", "cps_thresholds", "vectorize", "prefix_workload", "weighted_workload", "truncate_weights",
-    "SumProblem", "prepare", "truncated_prefix_sums", "truncation_bias", "workload_sensitivity",
+    "SumProblem", "prepare", "truncated_prefix_sums", "truncation_bias", "workload_sensitivity", "prefix_gram",
     "threshold_grid", "svt_threshold", "recursive_threshold", "oracle_threshold", "choose_threshold",
     "answer_with_threshold", "SumRelease", "release", "answer_prefix_sums", "isotonic", "relative_error",
-    "expected_variance", "split_budget",
+    "expected_variance", "expected_squared_error", "split_budget",
 ]
 
 #: The algorithms of [WPKM19]_ Table 1.
@@ -365,18 +365,26 @@ def truncated_prefix_sums(problem: SumProblem, tau) -> np.ndarray:
 
     Uses prefix sums: with ``J`` the number of bins whose weight is ``<= tau``,
     query i is ``P[min(k_i, J-1)] + tau (C[k_i] - C[min(k_i, J-1)])`` where ``P``
-    and ``C`` are the cumulative weighted and plain counts.
+    and ``C`` are the cumulative weighted and plain counts.  ``tau`` may also be
+    a (k, m) array holding one threshold per trial and query (SQM).
     """
     problem = _check_problem(problem)
     scalar = np.ndim(tau) == 0
-    t = _taus(tau)
-    J = np.searchsorted(problem.weights, t, side="right")          # bins with v_j <= tau
-    last = np.minimum(problem.index[None, :], J[:, None] - 1)       # (k, m), may be -1
+    t = np.asarray(tau, dtype=float)
+    if t.ndim == 2:
+        if t.shape[1] != problem.m:
+            raise ValueError(f"a 2-D tau must have one column per query ({problem.m}), got shape {t.shape}")
+        if np.any(np.isnan(t)) or np.any(t <= 0):
+            raise ValueError("tau must be > 0 (inf = no truncation)")
+        T = t
+    else:
+        T = np.broadcast_to(_taus(tau)[:, None], (_taus(tau).size, problem.m))
+    J = np.searchsorted(problem.weights, T, side="right")           # bins with v_j <= tau
+    last = np.minimum(problem.index[None, :], J - 1)                 # (k, m), may be -1
     P = np.where(last >= 0, problem._cum_sum[np.maximum(last, 0)], 0.0)
     C = np.where(last >= 0, problem._cum_count[np.maximum(last, 0)], 0.0)
     tail = problem._cum_count[problem.index][None, :] - C
-    tt = np.where(np.isinf(t), 0.0, t)[:, None]                     # no tail when tau = inf
-    out = P + tt * tail
+    out = P + np.where(np.isinf(T), 0.0, T) * tail                   # no tail when tau = inf
     return out[0] if scalar else out
 
 
@@ -608,6 +616,22 @@ def choose_threshold(problem: SumProblem, epsilon: float, method: str = "svt", *
 
 
 # =========================================================================== answering
+def prefix_gram(problem: SumProblem, weights=None) -> np.ndarray:
+    """Dense Gram matrix ``diag(v) W_s^T W_s diag(v)`` of the (weighted) prefix workload, in O(n^2).
+
+    ``(W_s^T W_s)_{jl}`` counts the queries that contain both bins, which for
+    prefixes is ``c_{max(j, l)}`` with ``c`` the column counts; no sparse product needed.
+    """
+    problem = _check_problem(problem)
+    c = problem.column_counts()
+    j = np.arange(problem.n)
+    G = c[np.maximum(j[:, None], j[None, :])]
+    if weights is not None:
+        v = check_array("weights", weights, ndim=1)
+        G = G * v[:, None] * v[None, :]
+    return G
+
+
 def _strategy(problem: SumProblem, algorithm: str, tau: float):
     """GreedyH strategy (cached per problem and tau): TiMM on ``W_s``, TaMM on ``W_s diag(v^tau)``."""
     from dpviz.strategies import greedy_h
@@ -615,9 +639,9 @@ def _strategy(problem: SumProblem, algorithm: str, tau: float):
     key = ("timm",) if algorithm == "timm" else ("tamm", tau)
     if key not in problem._cache:
         if algorithm == "timm":
-            A = greedy_h(problem.workload)
+            A = greedy_h(prefix_gram(problem), gram=True)
         else:
-            A = greedy_h(weighted_workload(problem.workload, truncate_weights(problem.weights, tau)))
+            A = greedy_h(prefix_gram(problem, truncate_weights(problem.weights, tau)), gram=True)
         problem._cache[key] = A
     return problem._cache[key]
 
@@ -625,6 +649,7 @@ def _strategy(problem: SumProblem, algorithm: str, tau: float):
 def _mm_pair(problem: SumProblem, algorithm: str, tau: float):
     """(workload on x, factorised strategy on x) for TiMM / TaMM at one tau, cached per problem."""
     from dpviz.matrix_mechanism import LeastSquares
+    from dpviz.workloads import from_matrix
 
     key = ("ls", algorithm, tau)
     if key not in problem._cache:
@@ -633,16 +658,14 @@ def _mm_pair(problem: SumProblem, algorithm: str, tau: float):
         A = _strategy(problem, algorithm, tau)
         if algorithm == "timm":   # measure A on the weighted counts diag(v^tau) x
             A = sp.csr_array(sp.csr_array(A) @ sp.diags_array(vt)) if sp.issparse(A) else np.asarray(A) * vt[None, :]
-        problem._cache[key] = (Wt, LeastSquares(A))
+        problem._cache[key] = (from_matrix(Wt, name=f"W_s diag(v^tau), tau={tau:g}"), LeastSquares(A))
     return problem._cache[key]
 
 
 def _sqm(problem, taus, eps_ans, gen, k) -> np.ndarray:
     """SQM answers given per-query thresholds taus (k, m) and the whole answer budget eps_ans."""
     m = problem.m
-    clean = np.empty((k, m))
-    for i in range(m):
-        clean[:, i] = truncated_prefix_sums(problem, taus[:, i])[:, i]
+    clean = truncated_prefix_sums(problem, taus)
     sens = np.minimum(taus, problem.thresholds[None, :])          # max truncated weight in query i
     return clean + gen.laplace(0.0, 1.0, size=(k, m)) * sens * (m / eps_ans)
 
@@ -948,3 +971,12 @@ def expected_variance(problem: SumProblem, algorithm: str, tau: float, epsilon: 
 
     Wt, A = _mm_pair(problem, algorithm, tau)
     return np.asarray(expected_error(Wt, A, epsilon, per_query=True), dtype=float)
+
+
+def expected_squared_error(problem: SumProblem, algorithm: str, tau: float, epsilon: float) -> np.ndarray:
+    """Exact mean squared error per query given ``tau``, no isotonic regression: ``bias^2 + variance``.
+
+    ``bias`` is :func:`truncation_bias` (SQM: the same tau for every query) and
+    ``variance`` :func:`expected_variance`; ``epsilon`` is the answering budget.
+    """
+    return truncation_bias(problem, float(tau)) ** 2 + expected_variance(problem, algorithm, tau, epsilon)

@@ -31,7 +31,7 @@ __all__ = ["cps_problem", "ErrorBands", "error_bands", "SumComparison", "compare
            "explore", "DEFAULTS"]
 
 #: Parameters used by the lecture and the explorer (ours: the seed's values are lost in its text).
-DEFAULTS = dict(epsilon=1.0, ratio=0.995, rho=0.1, beta=1e-3, growth=1.1, delta=1.0)
+DEFAULTS = dict(epsilon=1.0, ratio=0.999, rho=0.1, beta=1e-3, growth=1.1, delta=1.0)
 
 _PROBLEMS: dict[int, sums.SumProblem] = {}
 
@@ -163,10 +163,14 @@ def compare_algorithms(problem: sums.SumProblem | None = None, *, epsilon: float
     algorithms = [check_choice("algorithm", a, sums.ALGORITHMS) for a in algorithms]
     truncations = [check_choice("truncation", t, sums.THRESHOLD_METHODS) for t in truncations]
     isotonic = [bool(i) for i in isotonic]
-    gen = as_generator(rng)
+    # one independent stream per (truncation, algorithm): a configuration's numbers do not depend on which
+    # other configurations are run alongside it
+    streams = as_generator(rng).spawn(len(sums.THRESHOLD_METHODS))
     answers, errors, taus, sqm_taus = {}, {}, {}, {}
     v = problem.weights
     for trunc in truncations:
+        tgen = streams[sums.THRESHOLD_METHODS.index(trunc)]
+        gen, *agens = tgen.spawn(1 + len(sums.ALGORITHMS))
         eps_thr, eps_ans = (float(e) for e in sums.split_budget(epsilon, rho, trunc))
         if trunc == "svt":
             t = sums._svt_on(v, problem._cum_count, problem.size, sums.threshold_grid(v[0], growth, v[-1]),
@@ -178,6 +182,7 @@ def compare_algorithms(problem: sums.SumProblem | None = None, *, epsilon: float
             t = np.asarray(sums.choose_threshold(problem, epsilon, trunc, ratio=ratio, size=trials))
         taus[trunc] = t
         for alg in algorithms:
+            gen = agens[sums.ALGORITHMS.index(alg)]
             if alg == "sqm":
                 st = sums._sqm_thresholds(problem, trunc, eps_thr, ratio, beta, None, growth, gen, trials)
                 sqm_taus[trunc] = st
