@@ -27,26 +27,35 @@ from dpviz.experiments import TrialSummary, check_band, summarize
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_choice, check_epsilon, check_int, check_open_unit, check_positive, check_probability
 
-__all__ = ["cps_problem", "ErrorBands", "error_bands", "SumComparison", "compare_algorithms", "SumExploration",
-           "explore", "DEFAULTS"]
+__all__ = ["cps_problem", "ErrorBands", "error_bands", "SumComparison", "compare_algorithms", "RatioSweep",
+           "ratio_sweep", "SumExploration", "explore", "DEFAULTS"]
 
 #: Parameters used by the lecture and the explorer (ours: the seed's values are lost in its text).
 DEFAULTS = dict(epsilon=1.0, ratio=0.999, rho=0.1, beta=1e-3, growth=1.1, delta=1.0)
 
-_PROBLEMS: dict[int, sums.SumProblem] = {}
+_PROBLEMS: dict[tuple[int, float], sums.SumProblem] = {}
 
 
-def cps_problem(m: int = 100) -> sums.SumProblem:
-    """The CPS income prefix-sum problem with ``m`` queries on $1,000 bins up to $1M (cached per m).
+def cps_problem(m: int = 100, width: float = 1000.0) -> sums.SumProblem:
+    """The CPS income prefix-sum problem: ``m`` evenly spaced queries on bins of ``width`` dollars up to $1M.
 
-    See :func:`dpviz.sums.cps_income_bins` and :func:`dpviz.sums.cps_thresholds`.
+    Default: $1,000 bins (:func:`dpviz.sums.cps_income_bins`) and the 100
+    thresholds $10k, $20k, ..., $1M of the seed's Example 1.  The explorer
+    uses ``width=10_000`` (100 bins, one per query) to stay interactive.
+    Cached per ``(m, width)``.
     """
     from dpviz.datasets import load
 
-    m = check_int("m", m, minimum=1, maximum=1000)
-    if m not in _PROBLEMS:
-        _PROBLEMS[m] = sums.prepare(load("CPS", column="income"), sums.cps_thresholds(m), sums.cps_income_bins())
-    return _PROBLEMS[m]
+    width = check_positive("width", width)
+    bins = sums.uniform_bins(width, 1_000_000.0)
+    m = check_int("m", m, minimum=1, maximum=bins.size)
+    if bins.size % m:
+        raise ValueError(f"m must divide the number of bins ({bins.size}), got {m}")
+    key = (m, width)
+    if key not in _PROBLEMS:
+        step = bins.size // m
+        _PROBLEMS[key] = sums.prepare(load("CPS", column="income"), bins[step - 1::step], bins)
+    return _PROBLEMS[key]
 
 
 @dataclass(frozen=True)
@@ -196,6 +205,54 @@ def compare_algorithms(problem: sums.SumProblem | None = None, *, epsilon: float
     return SumComparison(thresholds=problem.thresholds.copy(), truth=problem.truth.copy(), answers=answers,
                          errors=errors, taus=taus, sqm_taus=sqm_taus, epsilon=epsilon, ratio=ratio, rho=rho,
                          beta=beta, delta=delta, trials=trials)
+
+
+@dataclass(frozen=True)
+class RatioSweep:
+    """Overall mean relative error against the truncation ratio p (SVT thresholds), per algorithm.
+
+    Attributes
+    ----------
+    ratios : (r,) the p values
+    errors : dict algorithm -> (r,) mean relative error with Trunc(SVT) at each p
+    no_truncation : dict algorithm -> mean relative error without truncation (whole budget)
+    median_tau : (r,) median SVT threshold at each p
+    """
+
+    ratios: np.ndarray
+    errors: dict
+    no_truncation: dict
+    median_tau: np.ndarray
+
+
+def ratio_sweep(problem: sums.SumProblem | None = None, ratios=(0.9, 0.95, 0.99, 0.995, 0.999, 0.9995), *,
+                epsilon: float = 1.0, algorithms=sums.ALGORITHMS, rho: float = DEFAULTS["rho"],
+                growth: float = DEFAULTS["growth"], trials: int = 50, rng: RngLike = 0) -> RatioSweep:
+    """Where does truncation pay?  :func:`compare_algorithms` with Trunc(SVT) at each ratio p, isotonic on.
+
+    Small p truncates many records (large bias, small noise), p near 1 truncates
+    almost nothing (no bias, the noise of the full domain).
+    """
+    problem = cps_problem(100) if problem is None else sums._check_problem(problem)
+    ratios = np.array([check_probability("ratio", r) for r in ratios])
+    base = compare_algorithms(problem, epsilon=epsilon, algorithms=algorithms, truncations=("none",),
+                              isotonic=(True,), trials=trials, rng=rng)
+    errs = {a: np.empty(ratios.size) for a in base_algs(base)}
+    med = np.empty(ratios.size)
+    for i, r in enumerate(ratios):
+        c = compare_algorithms(problem, epsilon=epsilon, algorithms=algorithms, truncations=("svt",),
+                               isotonic=(True,), ratio=float(r), rho=rho, growth=growth, trials=trials, rng=rng)
+        for a in errs:
+            errs[a][i] = c.overall(a, "svt", True)
+        med[i] = float(np.median(c.taus["svt"]))
+    return RatioSweep(ratios=ratios, errors=errs, no_truncation={a: base.overall(a, "none", True) for a in errs},
+                      median_tau=med)
+
+
+def base_algs(comp: SumComparison) -> list[str]:
+    """Algorithms present in a comparison, in the seed's order."""
+    present = {a for a, _, _ in comp.errors}
+    return [a for a in sums.ALGORITHMS if a in present]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,174 @@
+"""Figures for the sum-query lecture: answers with bands, relative error on a log scale, the threshold trade-off.
+
+The figure types follow Wu et al. 2019 (Figs. 2-4): noisy answers against the
+true prefix sums with the mean and the 5-95 % band; relative error per query,
+mean and band, on a log scale.  Plot functions only draw numbers computed in
+:mod:`dpviz.experiments.sums`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from dpviz.experiments.sums import RatioSweep, SumComparison, SumExploration
+from dpviz.plots.bands import mpl_band, new_axes, plotly_band, plotly_line
+from dpviz.plots.palette import ALT, SIMULATED, TEMPLATE, THEORY, TRUTH, color
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["NAMES", "TRUNC_NAMES", "config_label", "explorer_title", "explorer_figure", "answers_axes",
+           "relative_error_axes", "ratio_sweep_axes", "tau_axes"]
+
+NAMES = {"sqm": "SQM", "identity": "Identity", "workload": "Workload", "timm": "TiMM", "tamm": "TaMM"}
+TRUNC_NAMES = {"none": "NoTrunc", "svt": "Trunc(SVT)", "recursive": "Trunc(recursive)",
+               "oracle": "Trunc(oracle, NOT DP)"}
+_ALG_COLORS = {"identity": color(0), "workload": color(3), "sqm": color(4), "timm": color(2), "tamm": color(1)}
+_TRUNC_COLORS = {"none": "#7f7f7f", "svt": color(0), "recursive": color(1), "oracle": color(4)}
+
+
+def config_label(algorithm: str, truncation: str, isotonic: bool | None = None) -> str:
+    """E.g. ``"TaMM, Trunc(SVT)"``; the oracle is marked NOT DP."""
+    iso = "" if isotonic is None else (", isotonic" if isotonic else ", no isotonic")
+    return f"{NAMES[algorithm]}, {TRUNC_NAMES[truncation]}{iso}"
+
+
+def _k(x) -> np.ndarray:
+    return np.asarray(x, dtype=float) / 1000.0
+
+
+def explorer_title(exp: SumExploration) -> str:
+    """Title stating the configuration, budget split and trials (flags the non-private oracle)."""
+    r = exp.release
+    split = (f"rho = {r.rho:.2f}: {r.epsilon_threshold:.3g} for tau, {r.epsilon_answers:.3g} for answers"
+             if r.truncation in ("svt", "recursive") else f"all {r.epsilon_answers:.3g} for answers")
+    ratio = f", p = {r.ratio:.3g}" if r.truncation in ("svt", "oracle") else ""
+    return f"{r.label}: epsilon = {r.epsilon:.3g} ({split}){ratio}, {exp.summary.trials} trials"
+
+
+def explorer_figure(exp: SumExploration) -> go.Figure:
+    """Three panels: answers vs truth (mean, 5-95 % band); bias and standard deviation per query; tau over trials.
+
+    Top: the true prefix sums, the noise-free truncated sums at the median
+    threshold, the mean of the noisy answers and their band (dollars, millions).
+    Middle: simulated bias (mean - truth) next to the exact truncation bias, and
+    the simulated standard deviation -- bias and variance move in opposite
+    directions as the truncation ratio moves.  Bottom: where the thresholds fell.
+    """
+    s = exp.summary
+    x = _k(exp.release.thresholds)
+    M = 1e6
+    lo, hi = s.band
+    traces = [
+        *plotly_band(x, s.lower / M, s.upper / M, name=f"{lo:g}-{hi:g} % band of noisy answers", color=SIMULATED,
+                     hover="%{y:.5g} M"),
+        plotly_line(x, s.truth / M, name="true prefix sums", color=TRUTH, hover="%{y:.5g} M"),
+        plotly_line(x, exp.truncated_truth / M, name="truncated sums (no noise, median tau)", color=ALT,
+                    dash="dot", hover="%{y:.5g} M"),
+        plotly_line(x, s.mean / M, name="mean noisy answer", color=SIMULATED, dash="dash", hover="%{y:.5g} M"),
+        plotly_line(x, s.bias / M, name="bias (simulated: mean - truth)", color=THEORY, hover="%{y:.4g} M",
+                    yaxis="y2", xaxis="x2"),
+        plotly_line(x, exp.bias_closed_form / M, name="truncation bias (exact, no isotonic)", color=THEORY,
+                    dash="dot", hover="%{y:.4g} M", yaxis="y2", xaxis="x2"),
+        plotly_line(x, np.sqrt(s.variance) / M, name="standard deviation (simulated)", color=SIMULATED,
+                    hover="%{y:.4g} M", yaxis="y2", xaxis="x2"),
+    ]
+    taus = np.asarray(exp.taus, dtype=float)
+    finite = taus[np.isfinite(taus)]
+    if finite.size:
+        vals, counts = np.unique(np.round(finite / 1000.0, 1), return_counts=True)
+    else:
+        vals, counts = np.array([x[-1]]), np.array([0])
+    traces.append(go.Bar(x=vals, y=counts, name="thresholds tau drawn (count of trials)", marker_color=color(3),
+                         xaxis="x3", yaxis="y3", hovertemplate="tau = %{x:.4g} k$: %{y} trials<extra></extra>"))
+    no_trunc = "" if finite.size else " (no truncation: tau = inf)"
+    xr = [0, float(x[-1]) * 1.02]
+    layout = dict(
+        title=dict(text=explorer_title(exp), font=dict(size=13)), height=760,
+        margin=dict(l=70, r=20, t=60, b=40), template=TEMPLATE, legend=dict(orientation="h", y=-0.06),
+        xaxis=dict(range=xr, anchor="y", matches="x2", showticklabels=False),
+        yaxis=dict(domain=[0.56, 1.0], title="prefix sum (M$)"),
+        xaxis2=dict(range=xr, anchor="y2", title="query threshold t (k$)"),
+        yaxis2=dict(domain=[0.25, 0.5], title="bias, std (M$)", zeroline=True, zerolinecolor="#888"),
+        xaxis3=dict(range=xr, anchor="y3", title=f"truncation threshold tau (k$){no_trunc}"),
+        yaxis3=dict(domain=[0.0, 0.14], title="trials"),
+    )
+    return go.Figure(data=traces, layout=layout)
+
+
+# ----------------------------------------------------------------------------- static (matplotlib)
+def answers_axes(comp: SumComparison, configs: Sequence[tuple[str, str, bool]], ax=None,
+                 band=(5.0, 95.0)) -> Axes:
+    """Seed Fig. 2: noisy answers per query (mean and band) for several configurations, with the true sums."""
+    ax = new_axes(ax, figsize=(7.0, 4.0))
+    x = _k(comp.thresholds)
+    M = 1e6
+    for i, (alg, trunc, iso) in enumerate(configs):
+        s = comp.answer_summary(alg, trunc, iso, band)
+        c = _TRUNC_COLORS[trunc] if len({a for a, _, _ in configs}) == 1 else _ALG_COLORS[alg]
+        label = config_label(alg, trunc)
+        mpl_band(ax, x, s.lower / M, s.upper / M, color=c, label=f"{label}: {band[0]:g}-{band[1]:g} %", alpha=0.18)
+        ax.plot(x, s.mean / M, color=c, lw=1.5, label=f"{label}: mean")
+    ax.plot(x, comp.truth / M, color=TRUTH, lw=1.5, label="true prefix sums")
+    ax.set_xlabel("query threshold t (thousands of $)")
+    ax.set_ylabel("prefix sum (millions of $)")
+    ax.legend(fontsize=7, loc="upper left")
+    return ax
+
+
+def relative_error_axes(comp: SumComparison, configs: Sequence[tuple[str, str, bool]], ax=None,
+                        band=(5.0, 95.0), labels: Sequence[str] | None = None) -> Axes:
+    """Seed Figs. 3-4: relative error per query, mean (line) and band (shade), log scale."""
+    ax = new_axes(ax, figsize=(7.0, 4.0))
+    x = _k(comp.thresholds)
+    algs = [a for a, _, _ in configs]
+    for i, (alg, trunc, iso) in enumerate(configs):
+        b = comp.bands(alg, trunc, iso, band)
+        if len(set(algs)) == len(algs):
+            c = _ALG_COLORS[alg]
+        else:
+            c = color(i)
+        label = labels[i] if labels is not None else config_label(alg, trunc)
+        mpl_band(ax, x, b.lower, b.upper, color=c, label=None, alpha=0.15)
+        ax.plot(x, b.mean, color=c, lw=1.6, label=f"{label} (mean {b.overall:.2e})")
+    ax.set_yscale("log")
+    ax.set_xlabel("query threshold t (thousands of $)")
+    ax.set_ylabel(f"relative error (mean, {band[0]:g}-{band[1]:g} % band)")
+    ax.legend(fontsize=7)
+    return ax
+
+
+def ratio_sweep_axes(sweep: RatioSweep, ax=None) -> Axes:
+    """Overall mean relative error against the truncation ratio p, one line per algorithm; dashed: NoTrunc."""
+    ax = new_axes(ax, figsize=(7.0, 4.0))
+    for alg, errs in sweep.errors.items():
+        c = _ALG_COLORS[alg]
+        ax.plot(sweep.ratios, errs, "o-", color=c, label=f"{NAMES[alg]}, Trunc(SVT)")
+        ax.axhline(sweep.no_truncation[alg], color=c, ls="--", lw=1)
+    ax.set_xscale("logit")
+    ax.set_yscale("log")
+    ax.set_xlabel("truncation ratio p (fraction of records kept whole; logit scale)")
+    ax.set_ylabel("mean relative error (dashed: NoTrunc)")
+    ax.legend(fontsize=7)
+    return ax
+
+
+def tau_axes(taus: dict, ax=None, quantiles: dict | None = None) -> Axes:
+    """Histogram of the thresholds drawn per method (thousands of $), with reference quantiles."""
+    ax = new_axes(ax, figsize=(7.0, 2.8))
+    for method, t in taus.items():
+        t = np.asarray(t, dtype=float)
+        t = t[np.isfinite(t)]
+        if t.size:
+            vals, counts = np.unique(np.round(t / 1000.0, 1), return_counts=True)
+            ax.bar(vals, counts, width=6.0, alpha=0.6, color=_TRUNC_COLORS[method], label=TRUNC_NAMES[method])
+    for name, q in (quantiles or {}).items():
+        ax.axvline(q / 1000.0, color=TRUTH, ls=":", lw=1)
+        ax.annotate(name, (q / 1000.0, ax.get_ylim()[1] * 0.9), fontsize=7, rotation=90, ha="right")
+    ax.set_xlabel("truncation threshold tau (thousands of $)")
+    ax.set_ylabel("trials")
+    ax.legend(fontsize=7)
+    return ax
