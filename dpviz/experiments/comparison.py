@@ -67,6 +67,10 @@ __all__ = [
     "SummaryRow",
     "ComparisonTable",
     "run_comparison",
+    "ExplorerResult",
+    "comparison_explorer_run",
+    "RoundCurve",
+    "mwem_error_by_round",
 ]
 
 
@@ -524,3 +528,142 @@ def run_comparison(algorithms: Sequence[str], datasets: Sequence[str] | dict[str
                 if progress is not None:
                     progress(done, total, f"{a} on {d}, epsilon={e:g}")
     return ComparisonTable(rows, runs, data, W, algs, tuple(data), eps)
+
+
+# --------------------------------------------------------------------------- the explorer's computation
+@dataclass(frozen=True)
+class ExplorerResult:
+    """What the algorithm-comparison explorer shows for one setting of its controls.
+
+    Attributes
+    ----------
+    source, n, scale, workload, epsilon, trials, seed : the setting
+    x : (n,) the data compared on
+    algorithms : the algorithms shown, in order
+    runs : algorithm -> AlgorithmRun
+    query_rank : (g,) position of each query group (queries sorted by width, then start)
+    query_width : (g,) mean width of the queries in each group
+    profile_mean, profile_lower, profile_upper : algorithm -> (g,) mean absolute error per query of each group,
+        averaged over trials, and its ``band`` percentiles over trials
+    band : the percentile band
+    partition : DAWA's learned partition in the first trial (None if no DAWA variant is shown)
+    partition_algorithm : which DAWA variant it comes from
+    estimates : algorithm -> (n,) the first trial's released histogram
+    computed : algorithms computed for this call (the others came from the cache)
+    """
+
+    source: str
+    n: int
+    scale: float | None
+    workload: str
+    epsilon: float
+    trials: int
+    seed: int
+    x: np.ndarray
+    algorithms: tuple[str, ...]
+    runs: dict[str, AlgorithmRun]
+    query_rank: np.ndarray
+    query_width: np.ndarray
+    profile_mean: dict[str, np.ndarray]
+    profile_lower: dict[str, np.ndarray]
+    profile_upper: dict[str, np.ndarray]
+    band: tuple[float, float]
+    partition: Any
+    partition_algorithm: str | None
+    estimates: dict[str, np.ndarray]
+    computed: tuple[str, ...]
+
+
+def comparison_explorer_run(source: str, algorithms: Sequence[str], epsilon: float, *, n: int = 256,
+                            scale: float | None = None, workload: str = "prefix", trials: int = 5, rng: int = 0,
+                            band=(5.0, 95.0), max_points: int = 256, cache: dict | None = None,
+                            progress: Callable[[int, int, str], None] | None = None) -> ExplorerResult:
+    """Run (or fetch from ``cache``) every selected algorithm for one explorer setting and summarise it.
+
+    Each algorithm's trials are keyed by the whole setting (data source, n,
+    scale, workload, epsilon, trials, seed, algorithm), so moving a control
+    back, or ticking one more algorithm, only computes what is new.  Per-query
+    absolute errors ``|W x_hat - W x|`` are averaged within at most
+    ``max_points`` groups of consecutive queries (sorted by width, then start)
+    for the error profile; the band is over trials.
+    """
+    algs = tuple(check_choice("algorithms[]", a, available_algorithms()) for a in algorithms)
+    if not algs:
+        raise ValueError("algorithms must name at least one algorithm (tick at least one box)")
+    epsilon = check_epsilon(epsilon)
+    trials = check_int("trials", trials, minimum=2)
+    seed = check_int("rng", rng, minimum=0)
+    max_points = check_int("max_points", max_points, minimum=1)
+    lo, hi = check_band(band)
+    cache = {} if cache is None else cache
+    dkey = ("data", source, n, scale, seed)
+    if dkey not in cache:
+        cache[dkey] = make_histogram(source, n, scale=scale, rng=_stable_seed(seed, "data", source))
+    x = cache[dkey]
+    if x.sum() <= 0:
+        raise ValueError(f"the data {source!r} at this scale is empty; choose a larger scale")
+    W = make_workload(workload, x.size)
+    runs, computed = {}, []
+    for i, a in enumerate(algs):
+        key = ("run", source, x.size, scale, workload, epsilon, trials, seed, a)
+        if key not in cache:
+            cache[key] = run_algorithm(a, x, W, epsilon, trials=trials, keep_errors=True,
+                                       rng=_stable_seed(seed, a, source, workload, repr(epsilon), str(x.size),
+                                                        repr(scale)))
+            computed.append(a)
+        runs[a] = cache[key]
+        if progress is not None:
+            progress(i + 1, len(algs), a)
+    s, e = W.intervals() if W.is_range else (np.zeros(W.n_queries, dtype=np.int64), np.ones(W.n_queries, dtype=np.int64))
+    order = np.lexsort((s, e - s))
+    m = order.size
+    groups = np.minimum(np.arange(m) * min(max_points, m) // m, max_points - 1)
+    counts = np.bincount(groups).astype(float)
+    rank = np.bincount(groups, weights=np.arange(m, dtype=float)) / counts
+    width = np.bincount(groups, weights=(e - s)[order].astype(float)) / counts
+    pm, pl, pu = {}, {}, {}
+    for a, run in runs.items():
+        absd = np.abs(run.errors[:, order])
+        per = np.stack([np.bincount(groups, weights=row) for row in absd]) / counts  # (trials, g)
+        pm[a] = per.mean(axis=0)
+        pl[a], pu[a] = np.percentile(per, [lo, hi], axis=0)
+    dawa = next((a for a in algs if a.startswith("DAWA")), None)
+    return ExplorerResult(
+        source=source, n=int(x.size), scale=scale, workload=W.name, epsilon=epsilon, trials=trials, seed=seed, x=x,
+        algorithms=algs, runs=runs, query_rank=rank, query_width=width, profile_mean=pm, profile_lower=pl,
+        profile_upper=pu, band=(lo, hi), partition=None if dawa is None else runs[dawa].partitions[0],
+        partition_algorithm=dawa, estimates={a: r.estimates[0] for a, r in runs.items()}, computed=tuple(computed),
+    )
+
+
+@dataclass(frozen=True)
+class RoundCurve:
+    """RMSE per query of MWEM's estimate after each round (round 0 = the uniform start), over runs."""
+
+    rounds: np.ndarray
+    mean: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    epsilon: float
+    trials: int
+    band: tuple[float, float]
+
+
+def mwem_error_by_round(x, workload: workloads.Workload, epsilon: float, *, rounds: int = 20, trials: int = 20,
+                        rng: RngLike = 0, band=(5.0, 95.0)) -> RoundCurve:
+    """Run MWEM ``trials`` times with T = ``rounds`` and score the estimate after every round [HLM12]_.
+
+    Every prefix of an MWEM run is itself differentially private (it uses only
+    the released selections and measurements so far), so the curve shows how
+    the synthetic histogram learns the data round after round at a fixed total
+    budget.
+    """
+    x = check_counts("x", x)
+    trials = check_int("trials", trials, minimum=2)
+    lo, hi = check_band(band)
+    res = data_aware.mwem(x, workload, epsilon, rounds=rounds, keep_history=True, rng=rng, size=trials)
+    H = res.history.reshape(-1, x.size)
+    err = workload.answer(H) - workload.answer(x)
+    rmse = np.sqrt(np.mean(err**2, axis=1)).reshape(trials, -1)
+    lower, upper = np.percentile(rmse, [lo, hi], axis=0)
+    return RoundCurve(np.arange(rmse.shape[1]), rmse.mean(axis=0), lower, upper, float(epsilon), trials, (lo, hi))

@@ -1,0 +1,247 @@
+"""Figures for the data-aware lecture: algorithms side by side, error profiles and learned partitions.
+
+Pure drawing: the numbers come from :mod:`dpviz.experiments.comparison`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import plotly.graph_objects as go
+
+from dpviz.experiments.comparison import ComparisonTable, ExplorerResult
+from dpviz.plots.bands import mpl_band, new_axes
+from dpviz.plots.palette import PALETTE, TEMPLATE, TRUTH, band_fill
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = [
+    "ALGORITHM_COLORS",
+    "algorithm_color",
+    "explorer_title",
+    "explorer_figure",
+    "comparison_axes",
+    "partition_axes",
+    "mwem_rounds_axes",
+    "explorer_axes",
+]
+
+#: One colour per compared algorithm (Okabe-Ito palette; Uniform in black, it is the baseline).
+ALGORITHM_COLORS = {
+    "Identity": PALETTE["orange"], "H_b": PALETTE["blue"], "Privelet": PALETTE["purple"],
+    "GreedyH": PALETTE["sky"], "Uniform": PALETTE["black"], "MWEM": PALETTE["green"],
+    "DAWA": PALETTE["vermillion"], "DAWA-H2": "#B8860B",
+}
+
+
+def algorithm_color(name: str) -> str:
+    """The colour of an algorithm in every comparison figure."""
+    return ALGORITHM_COLORS.get(name, PALETTE["black"])
+
+
+def _scale_text(r: ExplorerResult) -> str:
+    return "real counts" if r.scale is None else f"{r.scale:,.0f} records sampled"
+
+
+def explorer_title(r: ExplorerResult) -> str:
+    """Title stating every parameter of the explorer figure."""
+    return (f"{r.source}: n = {r.n}, {_scale_text(r)} (scale {r.x.sum():,.0f}); workload {r.workload}; "
+            f"epsilon = {r.epsilon:.3g}; {r.trials} trials per algorithm")
+
+
+def _band_polygon(x, lower, upper, *, name: str, color: str, group: str, xaxis: str, yaxis: str) -> dict:
+    x = np.asarray(x, dtype=float)
+    return dict(type="scatter", x=np.concatenate([x, x[::-1]]),
+                y=np.concatenate([np.asarray(upper), np.asarray(lower)[::-1]]), fill="toself",
+                fillcolor=band_fill(color, 0.15), line=dict(width=0, color=color), mode="lines", name=name,
+                legendgroup=group, showlegend=False, hoverinfo="skip", xaxis=xaxis, yaxis=yaxis)
+
+
+def explorer_figure(r: ExplorerResult) -> go.Figure:
+    """The explorer's three panels (one figure, three stacked axes).
+
+    1. DPBench scaled error per algorithm: mean over trials (marker) and the
+       band over trials (error bar), log scale.
+    2. Mean absolute error per query (queries sorted by width, averaged in
+       groups), mean and band over trials, log scale.
+    3. The data, DAWA's learned partition (bucket boundaries and the bucket
+       means of the true data) and the first release of DAWA and MWEM.
+    """
+    lo, hi = r.band
+    names = list(r.algorithms)
+    traces: list[dict] = []
+    means = [float(r.runs[a].scaled_errors.mean()) for a in names]
+    lows = [float(np.percentile(r.runs[a].scaled_errors, lo)) for a in names]
+    highs = [float(np.percentile(r.runs[a].scaled_errors, hi)) for a in names]
+    cols = [algorithm_color(a) for a in names]
+    m, l, u = np.array(means), np.array(lows), np.array(highs)
+    traces.append(dict(
+        type="scatter", x=names, y=m, mode="markers", name="scaled error", showlegend=False, xaxis="x", yaxis="y",
+        marker=dict(color=cols, size=12, symbol="diamond"),
+        error_y=dict(type="data", symmetric=False, array=u - m, arrayminus=m - l, color="#555555", thickness=1.5,
+                     width=8),
+        customdata=np.stack([l, u, [float(r.runs[a].rmse.mean()) for a in names],
+                             [r.runs[a].seconds * 1e3 for a in names]], axis=-1),
+        hovertemplate=("<b>%{x}</b><br>scaled error %{y:.3g}<br>" f"{lo:g}-{hi:g} % of trials: "
+                       "[%{customdata[0]:.3g}, %{customdata[1]:.3g}]<br>RMSE per query %{customdata[2]:.4g}"
+                       "<br>%{customdata[3]:.1f} ms per release<extra></extra>")))
+    for a in names:
+        c = algorithm_color(a)
+        traces.append(_band_polygon(r.query_rank, r.profile_lower[a], r.profile_upper[a], name=f"{a} band",
+                                    color=c, group=a, xaxis="x2", yaxis="y2"))
+        traces.append(dict(type="scatter", x=r.query_rank, y=r.profile_mean[a], mode="lines", name=a, legendgroup=a,
+                           showlegend=True, line=dict(color=c, width=1.5), xaxis="x2", yaxis="y2",
+                           customdata=r.query_width,
+                           hovertemplate=f"{a}: mean |error| %{{y:.4g}}<br>width %{{customdata:.0f}}<extra></extra>"))
+    cells = np.arange(r.n)
+    traces.append(dict(type="scatter", x=cells, y=r.x, mode="lines", name="true histogram", line=dict(color=TRUTH,
+                       width=1, shape="hvh"), xaxis="x3", yaxis="y3",
+                       hovertemplate="cell %{x}: %{y:.0f}<extra>truth</extra>"))
+    title3 = "the data"
+    if r.partition is not None:
+        part = r.partition
+        c = algorithm_color(r.partition_algorithm)
+        bucket_means = part.expand(part.aggregate(r.x))
+        traces.append(dict(type="scatter", x=cells, y=bucket_means, mode="lines", line=dict(color=c, width=2,
+                           shape="hvh", dash="dot"), name=f"{r.partition_algorithm} buckets (true bucket means)",
+                           legendgroup="partition", xaxis="x3", yaxis="y3",
+                           hovertemplate="cell %{x}: bucket mean %{y:.4g}<extra></extra>"))
+        top = float(max(r.x.max(), 1.0))
+        bx = np.repeat(part.boundaries - 0.5, 3).astype(float)
+        by = np.tile([0.0, top, np.nan], part.boundaries.size)
+        bx[2::3] = np.nan
+        traces.append(dict(type="scatter", x=bx, y=by, mode="lines", line=dict(color=c, width=0.6),
+                           name=f"{r.partition_algorithm} bucket boundaries", legendgroup="partition",
+                           showlegend=False, hoverinfo="skip", xaxis="x3", yaxis="y3"))
+        traces.append(dict(type="scatter", x=cells, y=r.estimates[r.partition_algorithm], mode="lines",
+                           line=dict(color=c, width=1), opacity=0.7, name=f"{r.partition_algorithm} release",
+                           legendgroup="partition", xaxis="x3", yaxis="y3",
+                           hovertemplate="cell %{x}: %{y:.4g}<extra>release</extra>"))
+        title3 = f"the data and {r.partition_algorithm}'s learned partition ({part.n_buckets} buckets, first trial)"
+    if "MWEM" in r.estimates:
+        traces.append(dict(type="scatter", x=cells, y=r.estimates["MWEM"], mode="lines",
+                           line=dict(color=algorithm_color("MWEM"), width=1), opacity=0.7, name="MWEM release",
+                           xaxis="x3", yaxis="y3", hovertemplate="cell %{x}: %{y:.4g}<extra>MWEM</extra>"))
+
+    def head(text, y):
+        return dict(text=text, x=0.5, y=y, xref="paper", yref="paper", showarrow=False, font=dict(size=12),
+                    xanchor="center", yanchor="bottom")
+
+    layout = dict(
+        title=dict(text=explorer_title(r), font=dict(size=13)), template=TEMPLATE, height=900,
+        margin=dict(l=70, r=20, t=80, b=40), legend=dict(orientation="h", y=-0.06, font=dict(size=10)),
+        xaxis=dict(type="category", domain=[0, 1], anchor="y"),
+        yaxis=dict(title="scaled error per query", type="log", domain=[0.72, 1.0], anchor="x"),
+        xaxis2=dict(title="query (sorted by width)", domain=[0, 1], anchor="y2"),
+        yaxis2=dict(title="mean |error| (counts)", type="log", domain=[0.38, 0.63], anchor="x2"),
+        xaxis3=dict(title="cell", domain=[0, 1], anchor="y3"),
+        yaxis3=dict(title="count", domain=[0.0, 0.29], anchor="x3"),
+        annotations=[head(f"DPBench scaled error ||W x_hat - W x||_2 / (m * scale): mean and {lo:g}-{hi:g} % of "
+                          "trials (lower is better)", 1.0),
+                     head(f"error per query: mean over trials and {lo:g}-{hi:g} % band", 0.63),
+                     head(title3, 0.29)],
+    )
+    return go.Figure(data=traces, layout=layout)
+
+
+# --------------------------------------------------------------------------- matplotlib (static)
+def comparison_axes(table: ComparisonTable, epsilon: float, ax=None, *, algorithms=None) -> Axes:
+    """Dot chart of one epsilon's mean scaled error: one row per dataset, one marker per algorithm (log x).
+
+    The lowest error of each row is circled.
+    """
+    e = float(epsilon)
+    if e not in table.epsilons:
+        raise ValueError(f"epsilon must be one of {table.epsilons}, got {epsilon}")
+    algs = list(algorithms or table.algorithms)
+    ax = new_axes(ax, figsize=(7.0, 0.32 * len(table.datasets) + 1.2))
+    y = np.arange(len(table.datasets))[::-1]
+    best = table.winners()
+    for a in algs:
+        vals = [table.mean_error(a, d, e) for d in table.datasets]
+        ax.plot(vals, y, "o", ms=5, color=algorithm_color(a), label=a, alpha=0.9)
+    for yi, d in zip(y, table.datasets):
+        w = best[(d, e)]
+        if w in algs:
+            ax.plot(table.mean_error(w, d, e), yi, "o", ms=11, mfc="none", mec=algorithm_color(w), mew=1.5)
+    ax.set_yticks(y, list(table.datasets), fontsize=7)
+    ax.set_xscale("log")
+    ax.set_xlabel("mean scaled error per query (log scale; lower is better)")
+    ax.set_title(f"epsilon = {e:g}, workload {table.workload.name}, n = {table.workload.n}; circled = lowest",
+                 fontsize=9)
+    ax.legend(fontsize=7, ncol=4, loc="lower center", bbox_to_anchor=(0.5, 1.06))
+    ax.grid(axis="x", alpha=0.3)
+    return ax
+
+
+def partition_axes(x, partition, estimate=None, ax=None, *, title: str | None = None,
+                   color: str | None = None) -> Axes:
+    """The data, a partition's buckets (true bucket means, boundaries) and optionally a release."""
+    ax = new_axes(ax)
+    x = np.asarray(x, dtype=float)
+    cells = np.arange(x.size)
+    col = color or algorithm_color("DAWA")
+    ax.step(cells, x, where="mid", color=TRUTH, lw=0.8, label="true histogram")
+    ax.step(cells, partition.expand(partition.aggregate(x)), where="mid", color=col, lw=1.8, ls=":",
+            label=f"bucket means ({partition.n_buckets} buckets)")
+    for b in partition.boundaries:
+        ax.axvline(b - 0.5, color=col, lw=0.4, alpha=0.6)
+    if estimate is not None:
+        ax.plot(cells, estimate, "-", color=col, lw=0.8, alpha=0.7, label="release")
+    ax.set_xlabel("cell")
+    ax.set_ylabel("count")
+    ax.set_title(title or f"learned partition: {partition.n_buckets} buckets", fontsize=9)
+    ax.legend(fontsize=7)
+    return ax
+
+
+def mwem_rounds_axes(rounds, mean, lower, upper, ax=None, *, title: str | None = None) -> Axes:
+    """Error of MWEM's estimate after each round: mean over runs and a band."""
+    ax = new_axes(ax)
+    c = algorithm_color("MWEM")
+    mpl_band(ax, rounds, lower, upper, color=c, label="band over runs", alpha=0.2)
+    ax.plot(rounds, mean, "o-", color=c, ms=3, label="mean over runs")
+    ax.set_xlabel("round t (0 = uniform start)")
+    ax.set_ylabel("RMSE per query")
+    ax.set_yscale("log")
+    ax.set_title(title or "MWEM: error after each round", fontsize=9)
+    ax.legend(fontsize=7)
+    return ax
+
+
+def explorer_axes(r: ExplorerResult, axes=None) -> list:
+    """Static (matplotlib) version of :func:`explorer_figure`: three panels, returns the three Axes."""
+    if axes is None:
+        import matplotlib.pyplot as plt
+
+        fig, axes = plt.subplots(3, 1, figsize=(8.0, 8.0), layout="constrained")
+        fig.suptitle(explorer_title(r), fontsize=8)
+    ax1, ax2, ax3 = axes
+    lo, hi = r.band
+    for i, a in enumerate(r.algorithms):
+        s = r.runs[a].scaled_errors
+        m = s.mean()
+        l, u = np.percentile(s, [lo, hi])
+        ax1.errorbar([i], [m], yerr=[[m - l], [u - m]], fmt="D", color=algorithm_color(a), capsize=4)
+    ax1.set_xticks(range(len(r.algorithms)), list(r.algorithms), fontsize=7)
+    ax1.set_yscale("log")
+    ax1.set_ylabel("scaled error", fontsize=8)
+    ax1.set_title(f"scaled error per algorithm: mean and {lo:g}-{hi:g} % of trials", fontsize=8)
+    for a in r.algorithms:
+        c = algorithm_color(a)
+        mpl_band(ax2, r.query_rank, r.profile_lower[a], r.profile_upper[a], color=c, label=None, alpha=0.15)
+        ax2.plot(r.query_rank, r.profile_mean[a], "-", color=c, lw=1, label=a)
+    ax2.set_yscale("log")
+    ax2.set_xlabel("query (sorted by width)", fontsize=8)
+    ax2.set_ylabel("mean |error|", fontsize=8)
+    ax2.legend(fontsize=6, ncol=4)
+    if r.partition is not None:
+        partition_axes(r.x, r.partition, r.estimates[r.partition_algorithm], ax=ax3,
+                       color=algorithm_color(r.partition_algorithm),
+                       title=f"{r.partition_algorithm}'s learned partition (first trial)")
+    else:
+        ax3.step(np.arange(r.n), r.x, where="mid", color=TRUTH, lw=0.8)
+        ax3.set_title("the data", fontsize=8)
+    return [ax1, ax2, ax3]

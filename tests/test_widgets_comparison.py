@@ -1,0 +1,82 @@
+"""Headless tests of AlgorithmComparisonExplorer: controls -> .result and .figure, caching, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpviz.experiments.comparison import available_algorithms
+from dpviz.widgets import AlgorithmComparisonExplorer
+
+
+@pytest.fixture(scope="module")
+def explorer():
+    return AlgorithmComparisonExplorer(n=64, trials=3, dataset="NETTRACE")
+
+
+def _panel1(fig):
+    return next(t for t in fig.data if t.name == "scaled error")
+
+
+def test_defaults_show_every_algorithm_with_bands(explorer):
+    r = explorer.result
+    assert r.algorithms == tuple(available_algorithms()) and explorer.message.value == ""
+    assert r.x.shape == (64,) and r.trials == 3 and r.source == "NETTRACE"
+    p1 = _panel1(explorer.figure)
+    assert list(p1.x) == list(r.algorithms)
+    for i, a in enumerate(r.algorithms):
+        s = r.runs[a].scaled_errors
+        assert p1.y[i] == pytest.approx(s.mean())
+        assert p1.error_y.array[i] == pytest.approx(np.percentile(s, 95) - s.mean())
+        assert p1.error_y.arrayminus[i] == pytest.approx(s.mean() - np.percentile(s, 5))
+    assert "NETTRACE" in explorer.figure.layout.title.text and "epsilon = 0.1" in explorer.figure.layout.title.text
+    assert explorer.progress.value == explorer.progress.max == len(r.algorithms)
+
+
+def test_epsilon_change_recomputes_and_moving_back_hits_the_cache(explorer):
+    explorer.controls["epsilon"].value = 1.0
+    hi = explorer.result
+    assert hi.epsilon == pytest.approx(1.0) and set(hi.computed) == set(hi.algorithms)
+    explorer.controls["epsilon"].value = 0.1
+    again = explorer.result
+    assert again.computed == ()
+    assert "from the cache" in explorer.info.value
+    for a in again.algorithms:
+        assert hi.runs[a].scaled_errors.mean() != again.runs[a].scaled_errors.mean() or a == "Uniform"
+
+
+def test_unticking_an_algorithm_removes_it_and_reticking_is_cached(explorer):
+    explorer.controls["show_MWEM"].value = False
+    assert "MWEM" not in explorer.result.algorithms
+    assert "MWEM" not in list(_panel1(explorer.figure).x)
+    assert not any(t.name == "MWEM release" for t in explorer.figure.data)
+    explorer.controls["show_MWEM"].value = True
+    assert "MWEM" in explorer.result.algorithms and explorer.result.computed == ()
+
+
+def test_partition_panel_matches_the_learned_partition(explorer):
+    r = explorer.result
+    assert r.partition_algorithm == "DAWA" if "DAWA" in r.algorithms else r.partition_algorithm.startswith("DAWA")
+    means = next(t for t in explorer.figure.data if t.name and t.name.endswith("(true bucket means)"))
+    np.testing.assert_allclose(means.y, r.partition.expand(r.partition.aggregate(r.x)))
+    np.testing.assert_array_equal(r.partition.starts, r.runs[r.partition_algorithm].partitions[0].starts)
+
+
+def test_synthetic_shape_and_scale():
+    e = AlgorithmComparisonExplorer(n=64, trials=2, dataset="step", scale=1000, show_GreedyH=False)
+    assert e.result.x.sum() == 1000 and "1,000 records sampled" in e.figure.layout.title.text
+    assert "GreedyH" not in e.result.algorithms
+
+
+def test_bad_settings_show_a_message_and_keep_the_last_result():
+    e = AlgorithmComparisonExplorer(n=64, trials=2)
+    good = e.result
+    e.controls["workload"].value = "all_ranges"
+    assert e.message.value == "" and e.result.workload == "all ranges"
+    good = e.result
+    e.controls["n"].value = 4096
+    assert "n <= 1024" in e.message_text and e.result is good
+    e.controls["n"].value = 64
+    for a in available_algorithms():
+        e.controls[f"show_{a}"].value = False
+    assert "at least one" in e.message_text and e.result is not None
