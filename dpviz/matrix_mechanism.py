@@ -217,7 +217,8 @@ class LeastSquares:
         if self.method == "sparse-prefix":
             return _s_inv(self._lu.solve(_s_inv_t(C)))
         if self.method == "cholesky":
-            return sla.cho_solve(self._chol, C, check_finite=False)
+            # a Fortran-ordered right-hand side avoids a very slow internal copy in cho_solve
+            return sla.cho_solve(self._chol, np.asfortranarray(C), check_finite=False)
         return self._V @ ((self._V.T @ C) / (self._w if C.ndim == 1 else self._w[:, None]))
 
     def measure(self, x) -> np.ndarray:
@@ -238,13 +239,23 @@ class LeastSquares:
         if y.shape[-1] != self.n_rows:
             raise ValueError(f"y must have {self.n_rows} entries (rows of A) on its last axis, got shape {y.shape}")
         if self.method == "sparse-prefix":
+            if self.n <= 256 and self.n * self.n_rows <= 1_000_000:
+                # small problems: SuperLU's per-right-hand-side overhead dominates, so apply the
+                # reconstruction matrix (A^T A)^{-1} A^T, built once by the same factorisation
+                if getattr(self, "_R", None) is None:
+                    self._R = _s_inv(self._lu.solve(np.asarray(self._At.T.toarray())))
+                return (self._R @ y.T).T
             rhs = np.asarray(self._At.T @ y.T)
             return _s_inv(self._lu.solve(rhs)).T
         if self._op is not None:
-            rhs = self._op.rmatvec(y).T
-        else:
-            rhs = np.asarray(self._A.T @ y.T)
-        return self.solve(rhs).T
+            return self.solve(self._op.rmatvec(y).T).T
+        if self.n * self.n_rows <= 16_000_000:
+            # dense: apply the reconstruction matrix R = (A^T A)^+ A^T, computed once (one matrix product per call)
+            if getattr(self, "_R", None) is None:
+                At = self._A.T.toarray() if sp.issparse(self._A) else self._A.T
+                self._R = self.solve(np.asarray(At))
+            return y @ self._R.T
+        return self.solve(np.asarray(self._A.T @ y.T)).T
 
     def prefix_covariance(self) -> np.ndarray:
         """Dense ``K = S (A^T A)^+ S^T`` (n x n): covariance of the estimated prefix sums per unit noise variance."""
@@ -361,7 +372,7 @@ class LeastSquares:
                                  f"of A (squared norm outside it {res:.3g} of {tot:.3g})")
         return W
 
-    def variances(self, W, *, per_query: bool = False):
+    def variances(self, W, *, per_query: bool = False) -> float | np.ndarray:
         """Unit-noise variances ``diag(W (A^T A)^+ W^T)`` (per query) or their sum ``tr(W^T W (A^T A)^+)``."""
         W = self.check_answerable(W)
         n = self.n
@@ -413,7 +424,7 @@ def noise_variance(A, epsilon: float, *, delta: float | None = None, calibration
 
 
 def expected_error(W, A, epsilon: float, *, per_query: bool = False, delta: float | None = None,
-                   calibration: str = "analytic"):
+                   calibration: str = "analytic") -> float | np.ndarray:
     """Exact expected squared error of the matrix mechanism with strategy ``A`` on workload ``W``.
 
     Per query: ``(2/epsilon^2) ||A||_1^2 w (A^T A)^+ w^T``; total:
@@ -474,7 +485,7 @@ def query_weights(w, A) -> np.ndarray:
     return ls.estimate(np.eye(ls.n_rows)) @ w
 
 
-def direct_laplace_error(W, epsilon: float, *, per_query: bool = False):
+def direct_laplace_error(W, epsilon: float, *, per_query: bool = False) -> float | np.ndarray:
     """Error of the plain Laplace mechanism on W (no strategy): ``2 (||W||_1 / epsilon)^2`` per query [Mik12]_.
 
     Examples

@@ -76,7 +76,7 @@ def identity(n: int) -> sp.csr_array:
     return sp.identity(n, format="csr", dtype=float).tocsr()
 
 
-def workload(W):
+def workload(W) -> np.ndarray | sp.csr_array | Workload:
     """The workload as its own strategy (``A = W``; never worse than the plain Laplace mechanism [LHRMM10]_).
 
     Returns the explicit matrix when it is small enough, otherwise the implicit
@@ -295,7 +295,7 @@ def eigen_design(W, *, gram: bool = False, norm: str = "l2", max_iter: int = 200
     probability simplex ``nu`` on the cells: ``max_nu (sum_i sqrt(sigma_i rho_i))^2``
     with ``rho = (Q o Q)^T nu`` (L2), and ``max_nu (sum_i (sigma_i rho_i^2)^(1/3))^3``
     with ``rho = |Q|^T nu`` (L1), by over-relaxed multiplicative (fixed-point) updates
-    ``nu <- nu * grad^kappa`` (kappa = 4, halved when the dual value drops); each dual point gives the primal scaling ``lambda_i^2 = sqrt(sigma_i / rho_i)``
+    ``nu <- nu * grad^kappa`` (kappa = 8, halved when the dual value drops); each dual point gives the primal scaling ``lambda_i^2 = sqrt(sigma_i / rho_i)``
     (L2) or ``lambda_i = (sigma_i / rho_i)^(1/3)`` (L1) and iterations stop
     when the primal error is within ``1 + tol`` of the dual value (a certified
     optimality gap).  At uniform ``nu`` the dual value is the SVD lower bound
@@ -352,7 +352,7 @@ def eigen_design(W, *, gram: bool = False, norm: str = "l2", max_iter: int = 200
     nu = np.full(n, 1.0 / n)
     best, best_lam = np.inf, None
     dual = 0.0
-    kappa = 4.0  # over-relaxed multiplicative step nu <- nu * grad^kappa; halved whenever the dual value drops
+    kappa = 8.0  # over-relaxed multiplicative step nu <- nu * grad^kappa; halved whenever the dual value drops
     for _ in range(max_iter):
         rho = np.maximum(C.T @ nu, 1e-300)
         if norm == "l2":
@@ -375,7 +375,8 @@ def eigen_design(W, *, gram: bool = False, norm: str = "l2", max_iter: int = 200
     return A / (np.abs(A).sum(axis=0).max() if norm == "l1" else np.sqrt((A * A).sum(axis=0).max()))
 
 
-def build(name: str, W: Workload, *, mechanism: str = "laplace", cache: dict | None = None):
+def build(name: str, W: Workload, *, mechanism: str = "laplace",
+          cache: dict | None = None) -> np.ndarray | sp.csr_array | Workload:
     """Strategy by menu name (one of :data:`STRATEGIES`) for workload ``W``.
 
     ``mechanism`` ("laplace" or "gaussian") selects the sensitivity the

@@ -1,0 +1,148 @@
+"""Figures for the matrix-mechanism lecture: per-query errors, strategy comparison, strategy heat maps.
+
+Pure drawing: every function takes numbers computed in
+:mod:`dpviz.experiments.matrix_mechanism` and returns a plotly figure or matplotlib axes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import plotly.graph_objects as go
+
+from dpviz.experiments.matrix_mechanism import (
+    ErrorByWidth,
+    MatrixMechanismRun,
+    QueryErrorExperiment,
+    StrategyComparison,
+)
+from dpviz.plots.bands import new_axes, plotly_band, plotly_line
+from dpviz.plots.palette import ALT, SIMULATED, TEMPLATE, THEORY, TRUTH, color
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = [
+    "matrix_mechanism_title",
+    "matrix_mechanism_figure",
+    "query_error_axes",
+    "comparison_axes",
+    "strategy_heatmap_axes",
+    "error_by_width_axes",
+]
+
+
+def matrix_mechanism_title(run: MatrixMechanismRun) -> str:
+    """Figure title stating workload, strategy and parameters."""
+    e = run.experiment
+    label = run.comparison.labels[run.comparison.names.index(run.strategy)]
+    return (f"Matrix mechanism: {run.workload} (n = {run.n}, {e.predicted.size} queries), strategy {label}, "
+            f"epsilon = {e.epsilon:.3g}, {e.trials} trials")
+
+
+def matrix_mechanism_figure(run: MatrixMechanismRun) -> go.Figure:
+    """Three panels: squared error of every query (simulated +- 2 s.e. vs exact), totals vs the bound, A.
+
+    Top: for each workload query, the Monte Carlo mean squared error with a
+    band of +-2 standard errors and the exact expected error
+    ``(2/eps^2)||A||_1^2 w (A^T A)^{-1} w^T``.  Bottom left: the exact total
+    error of every strategy (log scale, the selected one highlighted) above the
+    SVD lower bound (dashed).  Bottom right: the strategy matrix as a heat map.
+    """
+    e = run.experiment
+    c = run.comparison
+    m = e.predicted.size
+    q = np.arange(1, m + 1)
+    traces = [
+        *plotly_band(q, np.maximum(e.simulated - 2 * e.stderr, 0.0), e.simulated + 2 * e.stderr,
+                     name="simulated +- 2 s.e.", color=SIMULATED),
+        plotly_line(q, e.simulated, name="simulated mean squared error", color=SIMULATED, mode="markers",
+                    hover="%{y:.4g}"),
+        plotly_line(q, e.predicted, name="exact expected error", color=THEORY),
+    ]
+    sel = c.names.index(run.strategy)
+    colors = [THEORY if i == sel else "#9AA5B1" for i in range(len(c.names))]
+    traces.append(go.Bar(x=list(c.labels), y=c.total_error, marker=dict(color=colors), name="total error",
+                         showlegend=False, xaxis="x2", yaxis="y2",
+                         customdata=c.ratio, hovertemplate="%{x}: %{y:.4g} (%{customdata:.3g} x bound)<extra></extra>"))
+    traces.append(go.Scatter(x=list(c.labels), y=np.full(len(c.names), c.lower_bound), mode="lines",
+                             line=dict(color=TRUTH, dash="dash"), name="SVD lower bound", xaxis="x2", yaxis="y2",
+                             hovertemplate=f"lower bound {c.lower_bound:.4g}<extra></extra>"))
+    A = run.matrix
+    lim = float(np.abs(A).max()) or 1.0
+    traces.append(go.Heatmap(z=A, zmin=-lim, zmax=lim, colorscale="RdBu", reversescale=True, xaxis="x3",
+                             yaxis="y3", showscale=False,
+                             hovertemplate="row %{y}, cell %{x}: %{z:.3g}<extra></extra>"))
+    layout = dict(
+        title=dict(text=matrix_mechanism_title(run), font=dict(size=14)), height=720, template=TEMPLATE,
+        margin=dict(l=70, r=20, t=60, b=40), legend=dict(orientation="h", y=1.02, x=0.0, yanchor="bottom"),
+        xaxis=dict(domain=[0.0, 1.0], anchor="y", title="workload query (workload order)"),
+        yaxis=dict(domain=[0.6, 0.97], title="squared error", rangemode="tozero"),
+        xaxis2=dict(domain=[0.0, 0.55], anchor="y2", tickangle=-35),
+        yaxis2=dict(domain=[0.0, 0.42], anchor="x2", type="log", title="total expected error"),
+        xaxis3=dict(domain=[0.64, 1.0], anchor="y3", title="cell"),
+        yaxis3=dict(domain=[0.0, 0.42], anchor="x3", autorange="reversed", title=f"strategy row ({A.shape[0]})"),
+    )
+    return go.Figure(data=traces, layout=layout)
+
+
+def query_error_axes(exp: QueryErrorExperiment, ax=None, *, title: str | None = None) -> Axes:
+    """Static version of the top panel: simulated squared error (+- 2 s.e.) and exact error per query."""
+    ax = new_axes(ax)
+    q = np.arange(1, exp.predicted.size + 1)
+    ax.fill_between(q, np.maximum(exp.simulated - 2 * exp.stderr, 0), exp.simulated + 2 * exp.stderr,
+                    color=SIMULATED, alpha=0.2, linewidth=0, label="simulated +- 2 s.e.")
+    ax.plot(q, exp.simulated, ".", color=SIMULATED, label=f"simulated MSE ({exp.trials} trials)")
+    ax.plot(q, exp.predicted, "-", color=THEORY, label="exact expected error")
+    ax.set_xlabel("workload query")
+    ax.set_ylabel("squared error")
+    ax.set_ylim(bottom=0)
+    ax.set_title(title or f"strategy {exp.strategy}, epsilon = {exp.epsilon:.3g}", fontsize=9)
+    ax.legend(fontsize=8)
+    return ax
+
+
+def comparison_axes(comp: StrategyComparison, ax=None, *, highlight: str | None = None) -> Axes:
+    """Horizontal bars: each strategy's total error as a multiple of the SVD lower bound (log scale)."""
+    ax = new_axes(ax, figsize=(6.5, 3.6))
+    y = np.arange(len(comp.names))
+    cols = [THEORY if nm == highlight else color(i) for i, nm in enumerate(comp.names)]
+    ax.barh(y, comp.ratio, color=cols)
+    ax.axvline(1.0, color=TRUTH, ls="--", lw=1, label="SVD lower bound")
+    ax.set_yticks(y, comp.labels)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("total error / lower bound")
+    mech = "Laplace" if comp.delta is None else f"Gaussian, delta = {comp.delta:g}"
+    ax.set_title(f"{comp.workload}, n = {comp.n} ({mech})", fontsize=9)
+    for yi, r in zip(y, comp.ratio):
+        ax.text(r, yi, f" {r:.3g}", va="center", fontsize=7)
+    ax.legend(fontsize=8, loc="lower right")
+    return ax
+
+
+def strategy_heatmap_axes(A, ax=None, *, title: str = "strategy matrix") -> Axes:
+    """Heat map of a strategy matrix (red positive, blue negative, white zero)."""
+    ax = new_axes(ax, figsize=(3.6, 3.6))
+    A = A.toarray() if hasattr(A, "toarray") else np.asarray(A, dtype=float)
+    lim = float(np.abs(A).max()) or 1.0
+    im = ax.imshow(A, cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto", interpolation="nearest")
+    ax.figure.colorbar(im, ax=ax, shrink=0.8)
+    ax.set_xlabel("cell")
+    ax.set_ylabel("strategy row")
+    ax.set_title(title, fontsize=9)
+    return ax
+
+
+def error_by_width_axes(ebw: ErrorByWidth, ax=None) -> Axes:
+    """Expected squared error of a range query against its width (as a fraction of n), one line per strategy."""
+    ax = new_axes(ax)
+    frac = ebw.widths / ebw.n
+    for i, lab in enumerate(ebw.labels):
+        ax.plot(frac, ebw.mse[i], "-", color=color(i) if i else ALT, label=lab)
+    ax.set_xlabel("query width (fraction of the domain)")
+    ax.set_ylabel("mean squared error")
+    ax.set_title(f"All ranges, n = {ebw.n}, epsilon = {ebw.epsilon:g} (exact, least squares)", fontsize=9)
+    ax.legend(fontsize=8)
+    return ax
