@@ -150,7 +150,7 @@ def plot_counterexample(exp: CounterexampleExperiment, ax=None) -> Axes:
     ax.axhline(ex.claimed_epsilon, color=TRUTH, lw=1, ls=":", label=f"claimed epsilon = {ex.claimed_epsilon:g}")
     ax.set_xlabel("t = copies of each query")
     ax.set_ylabel("ln P_D(E) / P_D'(E)")
-    ax.set_title(f"GPTT is {NOT_DP}: the privacy loss of one output grows without bound "
+    ax.set_title(f"GPTT is {NOT_DP}:\nthe privacy loss of one output grows without bound "
                  f"(eps1 = {ex.epsilon_threshold:g}, eps2 = {ex.epsilon_query:g})", fontsize=9)
     ax.legend(fontsize=8)
     return ax
@@ -169,7 +169,7 @@ def plot_counterexample_probabilities(exp: CounterexampleExperiment, ax=None) ->
     ax.set_yscale("log")
     ax.set_xlabel("t = copies of each query")
     ax.set_ylabel("probability of the event E")
-    ax.set_title(f"GPTT is {NOT_DP}: the event is exponentially rarer on the neighbour D'", fontsize=9)
+    ax.set_title(f"GPTT is {NOT_DP}:\nthe event is exponentially rarer on the neighbour D'", fontsize=9)
     ax.legend(fontsize=8)
     return ax
 
@@ -189,5 +189,5 @@ def plot_threshold_answers(exp: ThresholdAnswers, ax=None) -> Axes:
     ax.set_ylabel("fraction of runs")
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(f"SVT vs GPTT (GPTT is {NOT_DP}), epsilon = {exp.epsilon:g}, {exp.trials:,} runs", fontsize=9)
-    ax.legend(fontsize=7, loc="center left")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, frameon=False)
     return ax
