@@ -32,7 +32,7 @@ def test_defaults(explorer):
     assert isinstance(r, E.HierarchyRun)
     assert r.truth.size == 1024 and r.curves.branching == 16
     assert set(r.curves.methods) == {"flat", "tree", "tree_ci"}
-    assert isinstance(explorer.figure, go.FigureWidget) and len(explorer.figure.data) == 14
+    assert isinstance(explorer.figure, go.FigureWidget) and len(explorer.figure.data) == 11
     assert "b = 16" in explorer.figure.layout.title.text
     assert explorer.message_text == ""
 

@@ -58,21 +58,33 @@ def _band_polygon(x, lower, upper, *, name: str, color: str, legendgroup: str, x
 def _line(x, y, *, name: str, color: str, mode: str = "lines", legendgroup: str | None = None, xaxis: str = "x",
           yaxis: str = "y") -> dict:
     """A scatter trace as a plain dict (validated once, when the figure is built)."""
-    return dict(type="scatter", x=np.asarray(x), y=np.asarray(y), mode=mode, name=name, line=dict(color=color),
-                marker=dict(color=color), legendgroup=legendgroup or name, xaxis=xaxis, yaxis=yaxis,
+    style = {"line": dict(color=color)} if mode == "lines" else {"marker": dict(color=color)}
+    return dict(type="scatter", x=np.asarray(x), y=np.asarray(y), mode=mode, name=name, **style,
+                legendgroup=legendgroup or name, xaxis=xaxis, yaxis=yaxis,
                 hovertemplate=f"{name}: %{{y:.4g}}<extra></extra>")
 
 
-def _width_traces(c: WidthCurves, xaxis: str = "x", yaxis: str = "y") -> list[dict]:
+def _width_traces(c: WidthCurves, xaxis: str = "x", yaxis: str = "y", *, band_style: str = "fill") -> list[dict]:
+    """Per method: the simulated band, the simulated mean and the exact curve.
+
+    ``band_style="fill"`` draws the band as a shaded polygon (3 traces per method);
+    ``"bars"`` as vertical bars on the simulated means (2 traces per method: cheaper to redraw).
+    """
     lo, hi = c.band
     out = []
     for m in c.methods:
         col_m = METHOD_COLORS[m]
         name = _label(m, c.branching)
-        out.append(_band_polygon(c.widths, c.lower[m], c.upper[m], name=f"{name}: {lo:g}-{hi:g} % of trials",
-                                 color=col_m, legendgroup=m, xaxis=xaxis, yaxis=yaxis))
-        out.append(_line(c.widths, c.simulated[m], name=f"{name}: simulated mean", color=col_m, mode="markers",
-                         legendgroup=m, xaxis=xaxis, yaxis=yaxis))
+        mean = _line(c.widths, c.simulated[m], name=f"{name}: simulated mean", color=col_m, mode="markers",
+                     legendgroup=m, xaxis=xaxis, yaxis=yaxis)
+        if band_style == "bars":
+            mean["name"] = f"{name}: simulated mean, {lo:g}-{hi:g} % of trials"
+            mean["error_y"] = dict(type="data", symmetric=False, array=c.upper[m] - c.simulated[m],
+                                   arrayminus=c.simulated[m] - c.lower[m], color=col_m, thickness=1.2, width=3)
+        else:
+            out.append(_band_polygon(c.widths, c.lower[m], c.upper[m], name=f"{name}: {lo:g}-{hi:g} % of trials",
+                                     color=col_m, legendgroup=m, xaxis=xaxis, yaxis=yaxis))
+        out.append(mean)
         out.append(_line(c.widths, c.analytic[m], name=f"{name}: exact", color=col_m, legendgroup=m, xaxis=xaxis,
                          yaxis=yaxis))
     return out
@@ -123,7 +135,7 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
         dict(type="scatter", x=k + 0.15, y=cov.consistent, mode="markers", name="cover node: after constrained inference",
                    marker=dict(color=METHOD_COLORS["tree_ci"], size=8, symbol="square"), text=labels,
                    hovertemplate="%{text}: after CI %{y:.4g}<extra></extra>", xaxis="x2", yaxis="y2"),
-        *_width_traces(c, "x3", "y3"),
+        *_width_traces(c, "x3", "y3", band_style="bars"),
     ]
     a = run.answers
     root = "measured" if c.measure_root else "not measured"
@@ -148,8 +160,8 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
         annotations=[head("true histogram and one release (leaves)", 1.0),
                      head(f"minimal cover of [{cov.start}, {cov.stop}): node counts before / after constrained "
                           "inference", 0.64),
-                     head(f"MSE vs range width ({c.trials} trials): {c.band[0]:g}-{c.band[1]:g} % band and mean "
-                          "of the simulations, exact curve", 0.36)],
+                     head(f"MSE vs range width ({c.trials} trials): mean of the simulations with their "
+                          f"{c.band[0]:g}-{c.band[1]:g} % range (bars), exact curve (line)", 0.36)],
         shapes=[dict(type="rect", xref="x", yref="paper", x0=cov.start - 0.5, x1=cov.stop - 0.5, y0=0.72, y1=1.0,
                      fillcolor="rgba(0,0,0,0.07)", line=dict(width=0), layer="below")],
     )

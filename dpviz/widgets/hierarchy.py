@@ -51,7 +51,7 @@ class HierarchyExplorer(Explorer):
                                            style=style, layout=widgets.Layout(width="240px")),
             "measure_root": widgets.Checkbox(value=True, description="measure the root", style=style),
             "constrained": widgets.Checkbox(value=True, description="show constrained inference", style=style),
-            "trials": int_slider(100, 20, 1000, "trials", step=20),
+            "trials": int_slider(60, 20, 1000, "trials", step=20),
             "dataset": widgets.Dropdown(options=list(DATASETS), value="INCOME", description="dataset", style=style,
                                         layout=widgets.Layout(width="240px")),
             "range": widgets.FloatRangeSlider(value=(0.0, 1 / 3), min=0.0, max=1.0, step=0.01,
