@@ -83,6 +83,7 @@ __all__ = [
     "select_event",
     "event_hits",
     "event_counts",
+    "best_event",
     "as_event",
     "numpy_laplace_reachable",
     "mironov_event",
@@ -513,12 +514,12 @@ def candidate_events(outputs, outputs_prime, *, max_atoms: int = 4096) -> list[E
     pooled = np.concatenate([a, b])
     events = []
     for j in range(pooled.shape[1]):
-        col = pooled[:, j]
-        uniq = np.unique(col)
+        col = np.sort(pooled[:, j])
+        uniq = col[np.concatenate([[True], col[1:] != col[:-1]])]
         if uniq.size <= 256:
             ts = uniq[:-1]
-        else:
-            ts = np.unique(np.quantile(col, _LEVELS))
+        else:  # order statistics at the quantile levels (the sample quantiles, without interpolation)
+            ts = np.unique(col[np.minimum((_LEVELS * col.size).astype(np.int64), col.size - 1)])
         events += [ThresholdEvent(j, float(t), above) for t in ts for above in (True, False)]
     table = _atom_table(a, b, max_atoms)
     if table is not None:
@@ -554,30 +555,33 @@ def _atom_table(a: np.ndarray, b: np.ndarray, max_atoms: int = 4096
 def event_counts(events: Sequence[Event], a, b) -> tuple[np.ndarray, np.ndarray]:
     """Hit counts of every event in two batches of outputs ``a`` and ``b`` (first axis = samples).
 
-    Threshold events are counted by sorting each coordinate once (``searchsorted``),
-    output events from one table of distinct outputs, other events directly.
+    Threshold events are counted by sorting each coordinate once and one
+    ``searchsorted`` per coordinate, output events from one table of distinct
+    outputs, other events directly.
     """
     events = [as_event(e) for e in events]
     a, b = np.asarray(a), np.asarray(b)
     ka = np.empty(len(events), dtype=np.int64)
     kb = np.empty(len(events), dtype=np.int64)
     ra, rb = _as_rows(a), _as_rows(b)
-    sorted_a: dict[int, np.ndarray] = {}
-    sorted_b: dict[int, np.ndarray] = {}
-    atoms: dict[tuple, tuple[int, int]] = {}
-    table = _atom_table(ra, rb) if any(isinstance(ev, OutputEvent) for ev in events) else None
-    if table is not None:  # count every distinct output once
-        atoms = {tuple(v.tolist()): (int(x), int(y)) for v, x, y in zip(*table)}
-    for i, ev in enumerate(events):
-        if isinstance(ev, ThresholdEvent):
-            j = ev.coordinate
-            if j not in sorted_a:
-                sorted_a[j], sorted_b[j] = np.sort(ra[:, j]), np.sort(rb[:, j])
-            below_a = np.searchsorted(sorted_a[j], ev.threshold, side="right")
-            below_b = np.searchsorted(sorted_b[j], ev.threshold, side="right")
-            ka[i] = ra.shape[0] - below_a if ev.above else below_a
-            kb[i] = rb.shape[0] - below_b if ev.above else below_b
-        elif table is not None and isinstance(ev, OutputEvent) and len(ev.value) == ra.shape[1]:
+    thr = [i for i, ev in enumerate(events) if isinstance(ev, ThresholdEvent)]
+    if thr:
+        idx = np.array(thr)
+        coords = np.array([events[i].coordinate for i in thr])
+        ts = np.array([events[i].threshold for i in thr], dtype=float)
+        above = np.array([events[i].above for i in thr])
+        for j in np.unique(coords):
+            sel = coords == j
+            below_a = np.searchsorted(np.sort(ra[:, j]), ts[sel], side="right")
+            below_b = np.searchsorted(np.sort(rb[:, j]), ts[sel], side="right")
+            ka[idx[sel]] = np.where(above[sel], ra.shape[0] - below_a, below_a)
+            kb[idx[sel]] = np.where(above[sel], rb.shape[0] - below_b, below_b)
+    rest = [i for i, ev in enumerate(events) if not isinstance(ev, ThresholdEvent)]
+    table = _atom_table(ra, rb) if any(isinstance(events[i], OutputEvent) for i in rest) else None
+    atoms = {tuple(v.tolist()): (int(x), int(y)) for v, x, y in zip(*table)} if table is not None else {}
+    for i in rest:
+        ev = events[i]
+        if table is not None and isinstance(ev, OutputEvent) and len(ev.value) == ra.shape[1]:
             ka[i], kb[i] = atoms.get(tuple(np.asarray(ev.value, dtype=ra.dtype).tolist()), (0, 0))
         else:
             ka[i] = int(_indicator(ev, a).sum())
@@ -592,7 +596,7 @@ def select_event(mechanism: Mechanism, d, d_prime, events=None, *, samples: int 
 
     Draws ``samples`` outputs under d and under d', scores every event of
     ``events`` (None: :func:`candidate_events` of the batch) in both orders by
-    the lower end of :func:`privacy_loss_interval`, and returns
+    the lower end of :func:`privacy_loss_interval` (:func:`best_event`), and returns
     ``(event, swapped, number of candidates)``.  The batch is then spent: the
     chosen event must be measured on fresh samples for the bound to hold.
     """
@@ -606,13 +610,41 @@ def select_event(mechanism: Mechanism, d, d_prime, events=None, *, samples: int 
     b = sample_outputs(mechanism, d_prime, samples, gen)
     if events is None:
         events = candidate_events(a, b)
+    event, swapped, _ = best_event(events, a, b, confidence=confidence, delta=delta)
+    return event, swapped, len(events)
+
+
+def best_event(events: Sequence[Event], a, b, *, confidence: float = 0.95, delta: float = 0.0,
+               shortlist: int = 64) -> tuple[Event, bool, float]:
+    """The event and order with the largest Clopper-Pearson lower bound on the batches ``a`` (under d), ``b`` (d').
+
+    Returns ``(event, swapped, bound)``.  To stay fast with thousands of events,
+    each order first ranks the events by a normal approximation of the bound
+    (``ln((p - delta)/p') - z sqrt((1-p)/k + (1-p')/k')``) and computes the exact
+    bound for the best ``shortlist`` only.  The bound is computed on the batch it
+    was chosen on, so it is optimistic: :func:`epsilon_lower_bound` re-measures
+    the chosen event on fresh samples.
+    """
+    events = [as_event(e) for e in events]
+    if not events:
+        raise ValueError("events must not be empty")
+    a, b = np.asarray(a), np.asarray(b)
+    na, nb = a.shape[0], b.shape[0]
     ka, kb = event_counts(events, a, b)
-    fwd = privacy_loss_interval(ka, samples, kb, samples, confidence=confidence, delta=delta)[0]
-    rev = privacy_loss_interval(kb, samples, ka, samples, confidence=confidence, delta=delta)[0]
-    i_f, i_r = int(np.argmax(fwd)), int(np.argmax(rev))
-    if rev[i_r] > fwd[i_f]:
-        return events[i_r], True, len(events)
-    return events[i_f], False, len(events)
+    z = float(stats.norm.isf((1 - check_open_unit("confidence", confidence)) / 4))
+    best = (-np.inf, 0, False)
+    for swapped, (k1, n1, k2, n2) in enumerate([(ka, na, kb, nb), (kb, nb, ka, na)]):
+        p1, p2 = k1 / n1, np.maximum(k2, 1) / n2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            approx = np.log(np.maximum(p1 - delta, 1e-300)) - np.log(p2) - z * np.sqrt(
+                (1 - p1) / np.maximum(k1, 1) + (1 - p2) / np.maximum(k2, 1))
+        approx = np.where(p1 > delta, approx, -np.inf)
+        top = np.argsort(-approx, kind="stable")[:shortlist]
+        exact = privacy_loss_interval(k1[top], n1, k2[top], n2, confidence=confidence, delta=delta)[0]
+        i = int(np.argmax(exact))
+        if exact[i] > best[0] or (best[0] == -np.inf and swapped == 0):
+            best = (float(exact[i]), int(top[i]), bool(swapped))
+    return events[best[1]], best[2], best[0]
 
 
 def event_hits(event, outputs) -> np.ndarray:

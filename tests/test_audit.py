@@ -224,6 +224,21 @@ def test_false_alarm_rate_is_at_most_alpha():
     assert alarms <= 200 * 0.2 + Z * math.sqrt(200 * 0.2 * 0.8)
 
 
+def test_best_event_shortlist_finds_the_exact_maximum():
+    g = np.random.default_rng(16)
+    a, b = g.laplace(0, 1, size=(3000, 2)), g.laplace(0, 1, size=(3000, 2)) + [0.0, 1.0]
+    events = candidate_events(a, b)
+    from dpviz.audit import best_event, event_counts
+
+    ev, swapped, bound = best_event(events, a, b, confidence=0.9)
+    ka, kb = event_counts(events, a, b)
+    full = max(privacy_loss_interval(ka, 3000, kb, 3000, confidence=0.9)[0].max(),
+               privacy_loss_interval(kb, 3000, ka, 3000, confidence=0.9)[0].max())
+    assert bound == pytest.approx(float(full)) and ev.coordinate == 1
+    for e, x, y in zip(events[:50], ka, kb):  # vectorised counts agree with evaluating each event
+        assert (x, y) == (int(e(a).sum()), int(e(b).sum()))
+
+
 def test_candidate_events_cover_thresholds_and_atoms():
     a = np.array([[0, 1], [1, 1], [0, 0]])
     evs = candidate_events(a, a[::-1])
