@@ -37,6 +37,11 @@ def test_epsilon_change_recomputes_and_moving_back_hits_the_cache(explorer):
     explorer.controls["epsilon"].value = 1.0
     hi = explorer.result
     assert hi.epsilon == pytest.approx(1.0) and set(hi.computed) == set(hi.algorithms)
+    # the redraw patched the arrays in place: the figure shows the new numbers
+    np.testing.assert_allclose(_panel1(explorer.figure).y, [hi.runs[a].scaled_errors.mean() for a in hi.algorithms])
+    assert "epsilon = 1;" in explorer.figure.layout.title.text
+    line = next(t for t in explorer.figure.data if t.name == "DAWA" and t.yaxis == "y2")
+    np.testing.assert_allclose(line.y, hi.profile_mean["DAWA"])
     explorer.controls["epsilon"].value = 0.1
     again = explorer.result
     assert again.computed == ()
@@ -66,6 +71,10 @@ def test_synthetic_shape_and_scale():
     e = AlgorithmComparisonExplorer(n=64, trials=2, dataset="step", scale=1000, show_GreedyH=False)
     assert e.result.x.sum() == 1000 and "1,000 records sampled" in e.figure.layout.title.text
     assert "GreedyH" not in e.result.algorithms
+    e.controls["dataset"].value = "spikes"
+    truth = next(t for t in e.figure.data if t.name == "true histogram")
+    np.testing.assert_array_equal(truth.y, e.result.x)
+    assert "spikes" in e.figure.layout.title.text
 
 
 def test_bad_settings_show_a_message_and_keep_the_last_result():

@@ -22,6 +22,7 @@ __all__ = [
     "algorithm_color",
     "explorer_title",
     "explorer_figure",
+    "explorer_figure_spec",
     "comparison_axes",
     "partition_axes",
     "mwem_rounds_axes",
@@ -60,7 +61,13 @@ def _band_polygon(x, lower, upper, *, name: str, color: str, group: str, xaxis: 
 
 
 def explorer_figure(r: ExplorerResult) -> go.Figure:
-    """The explorer's three panels (one figure, three stacked axes).
+    """The explorer's three panels (one figure, three stacked axes); see :func:`explorer_figure_spec`."""
+    traces, layout = explorer_figure_spec(r)
+    return go.Figure(data=traces, layout=layout)
+
+
+def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict], dict]:
+    """Traces and layout of the explorer figure as plain dicts (so a redraw can patch arrays in place).
 
     1. DPBench scaled error per algorithm: mean over trials (marker) and the
        band over trials (error bar), log scale.
@@ -143,7 +150,7 @@ def explorer_figure(r: ExplorerResult) -> go.Figure:
                      head(f"error per query: mean over trials and {lo:g}-{hi:g} % band", 0.63),
                      head(title3, 0.29)],
     )
-    return go.Figure(data=traces, layout=layout)
+    return traces, layout
 
 
 # --------------------------------------------------------------------------- matplotlib (static)
