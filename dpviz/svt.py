@@ -66,7 +66,7 @@ from dpviz.validation import (
 
 __all__ = [
     "ABOVE", "BELOW", "HALTED", "NOT_DP",
-    "svt_noise_scales", "sparse_vector", "gptt", "gptt_noise_scales",
+    "svt_noise_scales", "sparse_vector", "sparse_vector_probability", "gptt", "gptt_noise_scales",
     "event_probability", "COUNTEREXAMPLE_THRESHOLD", "counterexample_databases", "counterexample_answers", "counterexample_event",
     "counterexample_probability", "counterexample_log_ratio_bound", "CounterexampleProbability",
     "GPTTOracle", "SVTOracle", "DifferenceOracle", "OrderedPartition", "ordered_partition", "calibrate_shift",
@@ -350,6 +350,46 @@ def event_probability(answers, event, threshold: float, epsilon_threshold: float
         total += val
     logp = m + math.log(total) if total > 0 else -math.inf
     return logp if log else math.exp(logp)
+
+
+def sparse_vector_probability(answers, output, threshold: float, epsilon: float, c: int = 1, *,
+                              sensitivity: float = 1.0, threshold_share: float = 0.5, monotonic: bool = False,
+                              log: bool = False) -> float:
+    """Exact probability that :func:`sparse_vector` returns ``output`` on ``answers``.
+
+    Until it halts, SVT answers exactly like GPTT with SVT's noise scales
+    (:func:`svt_noise_scales`), so ``P(output)`` is the probability of the
+    answered prefix (everything before the first ``HALTED``), computed by
+    :func:`event_probability` (integration over the noisy threshold).  A valid
+    output has at most ``c`` ``ABOVE`` answers, is ``HALTED`` from just after the
+    c-th ``ABOVE`` on, and nowhere else; any other vector has probability 0.
+    Used to check the epsilon-DP inequality ``P_D(a) <= e^epsilon P_D'(a)`` exactly
+    ([LSL17]_ Thm 2).
+
+    Examples
+    --------
+    >>> p = [sparse_vector_probability([0, 1], a, 0.5, 1.0) for a in ([1, -1], [0, 1], [0, 0])]
+    >>> round(sum(p), 10)
+    1.0
+    """
+    answers = check_array("answers", answers, ndim=1)
+    output = check_array("output", output, ndim=1)
+    if output.shape != answers.shape:
+        raise ValueError(f"output must have the shape of answers {answers.shape}, got {output.shape}")
+    if not np.all((output == ABOVE) | (output == BELOW) | (output == HALTED)):
+        raise ValueError("output must contain only ABOVE (1), BELOW (0) and HALTED (-1)")
+    b_thr, b_q = svt_noise_scales(epsilon, c, sensitivity=sensitivity, threshold_share=threshold_share,
+                                  monotonic=monotonic)
+    halted = np.flatnonzero(output == HALTED)
+    n = int(halted[0]) if halted.size else output.size
+    prefix = output[:n]
+    positives = int(np.count_nonzero(prefix == ABOVE))
+    # at most c ABOVE; the c-th ABOVE is the last answer given; HALTED only (and always) after a c-th ABOVE
+    valid = (n > 0 and bool(np.all(output[n:] == HALTED)) and positives <= c
+             and (positives < c or prefix[-1] == ABOVE) and (halted.size == 0 or positives == c))
+    if not valid:
+        return -math.inf if log else 0.0
+    return event_probability(answers[:n], prefix, threshold, 1.0 / b_thr, 1.0 / b_q, sensitivity=1.0, log=log)
 
 
 def counterexample_databases() -> tuple[np.ndarray, np.ndarray]:

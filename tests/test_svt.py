@@ -65,6 +65,47 @@ def test_sparse_vector_first_answer_frequency_matches_exact_probability():
     assert abs(np.mean(out[:, 0] == svt.ABOVE) - p) <= Z * math.sqrt(p * (1 - p) / n)
 
 
+def _svt_outputs(m):
+    return [np.array(a) for a in itertools.product([1, 0, -1], repeat=m)]
+
+
+@pytest.mark.parametrize("c", [1, 2])
+def test_sparse_vector_is_exactly_epsilon_dp_on_small_streams(c):
+    # exact output probabilities (integration) on neighbouring answer vectors, every output enumerated
+    rng = np.random.default_rng(c)
+    pairs = [(rng.integers(-2, 4, 4).astype(float), rng.integers(-1, 2, 4).astype(float)) for _ in range(3)]
+    pairs.append((np.array([0.0, 0.0, 0.0, 1.0]), np.array([1.0, 1.0, 1.0, -1.0])))   # opposite shifts
+    worst = 0.0
+    for q, delta in pairs:
+        lp = np.array([svt.sparse_vector_probability(q, a, 0.5, 1.0, c, log=True) for a in _svt_outputs(4)])
+        lq = np.array([svt.sparse_vector_probability(q + delta, a, 0.5, 1.0, c, log=True) for a in _svt_outputs(4)])
+        assert np.exp(lp).sum() == pytest.approx(1.0, abs=1e-8)
+        ok = np.isfinite(lp)
+        assert np.array_equal(ok, np.isfinite(lq))
+        worst = max(worst, float(np.max(np.abs(lp[ok] - lq[ok]))))
+    assert worst <= 1.0 + 1e-8
+    assert worst > 0.3          # the check is not vacuous
+
+
+def test_gptt_with_svt_noise_but_no_halt_breaks_the_bound():
+    b1, b2 = svt.svt_noise_scales(1.0, 1)
+    q, qp = np.array([0, 0, 0, 1, 1, 1.0]), np.array([1, 1, 1, 0, 0, 0.0])
+    ev = [0, 0, 0, 1, 1, 1]
+    loss = (svt.event_probability(q, ev, 0.5, 1 / b1, 1 / b2, log=True)
+            - svt.event_probability(qp, ev, 0.5, 1 / b1, 1 / b2, log=True))
+    assert loss > 1.0 + 0.1
+
+
+def test_sparse_vector_sampler_matches_exact_output_probabilities():
+    q = np.array([0.0, 2.0, 1.0])
+    n = 40000
+    out = svt.sparse_vector(q, 1.0, 1.0, c=1, rng=9, size=n)
+    for a in _svt_outputs(3):
+        p = svt.sparse_vector_probability(q, a, 1.0, 1.0, 1)
+        freq = np.mean(np.all(out == a, axis=1))
+        assert abs(freq - p) <= Z * math.sqrt(p * (1 - p) / n) + (1e-12 if p == 0 else 0)
+
+
 # --------------------------------------------------------------------------- GPTT
 def test_gptt_is_labelled_not_dp():
     for obj in (svt.gptt, svt.GPTTOracle, svt.counterexample_probability, svt.reconstruct, svt.gptt_noise_scales):
@@ -291,6 +332,8 @@ def test_fraction_exact():
     (lambda: svt.counterexample_probability(0, 1.0), "t"),
     (lambda: svt.event_probability([0, 1], [1], 0.0, 1.0), "event"),
     (lambda: svt.event_probability([0, 1], [1, 2], 0.0, 1.0), "event"),
+    (lambda: svt.sparse_vector_probability([0, 1], [1], 0.0, 1.0), "output"),
+    (lambda: svt.sparse_vector_probability([0, 1], [1, 3], 0.0, 1.0), "output"),
     (lambda: svt.reconstruct([0, -1], 1.0), "counts"),
     (lambda: svt.reconstruct([0, 1.5], 1.0), "counts"),
     (lambda: svt.reconstruct([0, 1], 1.0, split=1.0), "split"),
