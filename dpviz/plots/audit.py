@@ -89,7 +89,7 @@ def audit_axes(view: AuditView, ax=None) -> Axes:
     ax.set_xlabel("samples per dataset")
     ax.set_ylabel("privacy loss of the event")
     ax.set_title(audit_title(view), fontsize=8)
-    ax.legend(fontsize=7, loc="upper right")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=4, frameon=False)
     return ax
 
 
@@ -125,6 +125,6 @@ def sampler_fit_axes(fit, ax=None) -> Axes:
     ax.plot(fit.k, fit.pmf, "o", color=THEORY, ms=4, label="exact pmf")
     ax.set_xlabel("noise value k")
     ax.set_ylabel("probability")
-    ax.set_title(f"{fit.label}: {fit.samples:,} draws, chi-square p = {fit.p_value:.3f}", fontsize=9)
+    ax.set_title(f"{fit.label}\n{fit.samples:,} draws, chi-square p = {fit.p_value:.3f}", fontsize=9)
     ax.legend(fontsize=8)
     return ax
