@@ -301,7 +301,8 @@ def eigen_design(W, *, gram: bool = False, norm: str = "l2", max_iter: int = 200
     optimality gap).  At uniform ``nu`` the dual value is the SVD lower bound
     ``(1/n)(sum sqrt(sigma_i))^2`` (L2).
 
-    **Cost.**  One dense eigendecomposition ``O(n^3)`` plus ``O(n rank(W))`` per
+    **Cost.**  One dense eigendecomposition ``O(n^3)`` (``O(n^2)`` for the prefix
+    and all-range workloads, whose inverse Gram matrices are tridiagonal) plus ``O(n rank(W))`` per
     iteration; ``O(n^2)`` memory.  Rows for zero eigenvalues are dropped (the
     strategy then answers exactly the row space of ``W``).
 
@@ -326,17 +327,19 @@ def eigen_design(W, *, gram: bool = False, norm: str = "l2", max_iter: int = 200
     >>> eigen_design(workloads.identity(3)).shape
     (3, 3)
     """
-    G = _gram(W, gram)
     check_choice("norm", norm, ("l1", "l2"))
     max_iter = check_int("max_iter", max_iter, minimum=1)
     if not (isinstance(tol, (int, float)) and tol > 0):
         raise ValueError(f"tol must be a number > 0, got {tol!r}")
-    sigma, Q = np.linalg.eigh(G)
+    if isinstance(W, Workload):
+        sigma, Q = W.eigh()   # O(n^2) for prefixes and all ranges (tridiagonal inverse Gram)
+    else:
+        sigma, Q = np.linalg.eigh(_gram(W, gram))
     keep = sigma > 1e-12 * max(float(sigma.max()), 0.0)
     if not keep.any():
         raise ValueError("W is all zeros: nothing to design a strategy for")
     sigma, Q = sigma[keep], Q[:, keep]
-    n = G.shape[0]
+    n = Q.shape[0]
     C = Q * Q if norm == "l2" else np.abs(Q)
     deg = 2.0 if norm == "l2" else 3.0
 

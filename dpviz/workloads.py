@@ -279,6 +279,33 @@ class Workload:
         return np.sqrt(np.clip(ev, 0.0, None))[::-1]
 
 
+    def eigh(self) -> tuple[np.ndarray, np.ndarray]:
+        """Eigenvalues (ascending) and orthonormal eigenvectors (columns) of ``W^T W``.
+
+        For prefixes and all ranges ``(W^T W)^{-1}`` is tridiagonal (``S^{-1} S^{-T}``
+        and ``T / (n+1)`` with ``T = tridiag(-1, 2, -1)``), so the decomposition
+        comes from :func:`scipy.linalg.eigh_tridiagonal` in ``O(n^2)``; otherwise
+        a dense ``numpy.linalg.eigh`` of :meth:`gram`.
+        """
+        n = self.n
+        if self.kind == "identity":
+            return np.ones(n), np.eye(n)
+        if self.kind in ("prefix", "all_ranges") and n >= 2:
+            from scipy.linalg import eigh_tridiagonal
+
+            if self.kind == "prefix":
+                d = np.full(n, 2.0)
+                d[0] = 1.0
+                mu, Q = eigh_tridiagonal(d, -np.ones(n - 1))
+                sigma = 1.0 / mu
+            else:
+                mu, Q = eigh_tridiagonal(np.full(n, 2.0), -np.ones(n - 1))
+                sigma = (n + 1.0) / mu
+            order = np.argsort(sigma)
+            return sigma[order], Q[:, order]
+        return np.linalg.eigh(self.gram())
+
+
 def _all_range_intervals(n: int) -> tuple[np.ndarray, np.ndarray]:
     """All n(n+1)/2 intervals, widest first, left to right within a width."""
     widths = np.repeat(np.arange(n, 0, -1, dtype=np.int64), np.arange(1, n + 1))

@@ -36,6 +36,10 @@ def test_implicit_forms_match_explicit_matrix(n):
         sv = np.linalg.svd(M, compute_uv=False)
         sv = np.concatenate([sv, np.zeros(max(0, n - sv.size))])[:n]
         np.testing.assert_allclose(W.singular_values(), sv, atol=1e-8 * max(1.0, sv.max()))
+        lam, Q = W.eigh()
+        np.testing.assert_allclose(Q @ np.diag(lam) @ Q.T, M.T @ M, atol=1e-8 * max(1.0, lam.max()))
+        np.testing.assert_allclose(Q.T @ Q, np.eye(n), atol=1e-10)
+        assert np.all(np.diff(lam) >= -1e-9 * max(1.0, lam.max()))
 
 
 def test_slides_all_range_workload_at_n4():
