@@ -14,14 +14,14 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpviz.experiments.sums import RatioSweep, SumComparison, SumExploration
-from dpviz.plots.bands import mpl_band, new_axes, plotly_band, plotly_line
-from dpviz.plots.palette import ALT, SIMULATED, TEMPLATE, THEORY, TRUTH, color
+from dpviz.plots.bands import mpl_band, new_axes
+from dpviz.plots.palette import ALT, SIMULATED, TEMPLATE, THEORY, TRUTH, band_fill, color
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = ["NAMES", "TRUNC_NAMES", "config_label", "explorer_title", "explorer_figure", "answers_axes",
-           "relative_error_axes", "ratio_sweep_axes", "tau_axes"]
+           "relative_error_axes", "ratio_sweep_axes", "tau_axes", "exploration_axes"]
 
 NAMES = {"sqm": "SQM", "identity": "Identity", "workload": "Workload", "timm": "TiMM", "tamm": "TaMM"}
 TRUNC_NAMES = {"none": "NoTrunc", "svt": "Trunc(SVT)", "recursive": "Trunc(recursive)",
@@ -62,19 +62,22 @@ def explorer_figure(exp: SumExploration) -> go.Figure:
     x = _k(exp.release.thresholds)
     M = 1e6
     lo, hi = s.band
+
+    def line(y, name, c, dash=None, panel="", hover="%{y:.5g} M"):
+        return dict(type="scatter", x=x, y=y, mode="lines", name=name, line=dict(color=c, dash=dash),
+                    xaxis=f"x{panel}", yaxis=f"y{panel}", hovertemplate=f"{name}: {hover}<extra></extra>")
+
+    # traces are plain dicts and the figure skips re-validation: the redraw budget is ~50 ms in all
     traces = [
-        *plotly_band(x, s.lower / M, s.upper / M, name=f"{lo:g}-{hi:g} % band of noisy answers", color=SIMULATED,
-                     hover="%{y:.5g} M"),
-        plotly_line(x, s.truth / M, name="true prefix sums", color=TRUTH, hover="%{y:.5g} M"),
-        plotly_line(x, exp.truncated_truth / M, name="truncated sums (no noise, median tau)", color=ALT,
-                    dash="dot", hover="%{y:.5g} M"),
-        plotly_line(x, s.mean / M, name="mean noisy answer", color=SIMULATED, dash="dash", hover="%{y:.5g} M"),
-        plotly_line(x, s.bias / M, name="bias (simulated: mean - truth)", color=THEORY, hover="%{y:.4g} M",
-                    yaxis="y2", xaxis="x2"),
-        plotly_line(x, exp.bias_closed_form / M, name="truncation bias (exact, no isotonic)", color=THEORY,
-                    dash="dot", hover="%{y:.4g} M", yaxis="y2", xaxis="x2"),
-        plotly_line(x, np.sqrt(s.variance) / M, name="standard deviation (simulated)", color=SIMULATED,
-                    hover="%{y:.4g} M", yaxis="y2", xaxis="x2"),
+        dict(type="scatter", x=np.concatenate([x, x[::-1]]), y=np.concatenate([s.upper, s.lower[::-1]]) / M,
+             fill="toself", fillcolor=band_fill(SIMULATED), line=dict(width=0, color=SIMULATED), mode="lines",
+             name=f"{lo:g}-{hi:g} % band of noisy answers", hoverinfo="skip", xaxis="x", yaxis="y"),
+        line(s.truth / M, "true prefix sums", TRUTH),
+        line(exp.truncated_truth / M, "truncated sums (no noise, median tau)", ALT, "dot"),
+        line(s.mean / M, "mean noisy answer", SIMULATED, "dash"),
+        line(s.bias / M, "bias (simulated: mean - truth)", THEORY, None, "2", "%{y:.4g} M"),
+        line(exp.bias_closed_form / M, "truncation bias (exact, no isotonic)", THEORY, "dot", "2", "%{y:.4g} M"),
+        line(np.sqrt(s.variance) / M, "standard deviation (simulated)", SIMULATED, None, "2", "%{y:.4g} M"),
     ]
     taus = np.asarray(exp.taus, dtype=float)
     finite = taus[np.isfinite(taus)]
@@ -82,21 +85,22 @@ def explorer_figure(exp: SumExploration) -> go.Figure:
         vals, counts = np.unique(np.round(finite / 1000.0, 1), return_counts=True)
     else:
         vals, counts = np.array([x[-1]]), np.array([0])
-    traces.append(go.Bar(x=vals, y=counts, name="thresholds tau drawn (count of trials)", marker_color=color(3),
-                         xaxis="x3", yaxis="y3", hovertemplate="tau = %{x:.4g} k$: %{y} trials<extra></extra>"))
+    traces.append(dict(type="bar", x=vals, y=counts, name="thresholds tau drawn (count of trials)",
+                       marker=dict(color=color(3)), xaxis="x3", yaxis="y3",
+                       hovertemplate="tau = %{x:.4g} k$: %{y} trials<extra></extra>"))
     no_trunc = "" if finite.size else " (no truncation: tau = inf)"
     xr = [0, float(x[-1]) * 1.02]
     layout = dict(
         title=dict(text=explorer_title(exp), font=dict(size=13)), height=760,
         margin=dict(l=70, r=20, t=60, b=40), template=TEMPLATE, legend=dict(orientation="h", y=-0.06),
         xaxis=dict(range=xr, anchor="y", matches="x2", showticklabels=False),
-        yaxis=dict(domain=[0.56, 1.0], title="prefix sum (M$)"),
-        xaxis2=dict(range=xr, anchor="y2", title="query threshold t (k$)"),
-        yaxis2=dict(domain=[0.25, 0.5], title="bias, std (M$)", zeroline=True, zerolinecolor="#888"),
-        xaxis3=dict(range=xr, anchor="y3", title=f"truncation threshold tau (k$){no_trunc}"),
-        yaxis3=dict(domain=[0.0, 0.14], title="trials"),
+        yaxis=dict(domain=[0.56, 1.0], title=dict(text="prefix sum (M$)")),
+        xaxis2=dict(range=xr, anchor="y2", title=dict(text="query threshold t (k$)")),
+        yaxis2=dict(domain=[0.25, 0.5], title=dict(text="bias, std (M$)"), zeroline=True, zerolinecolor="#888"),
+        xaxis3=dict(range=xr, anchor="y3", title=dict(text=f"truncation threshold tau (k$){no_trunc}")),
+        yaxis3=dict(domain=[0.0, 0.14], title=dict(text="trials")),
     )
-    return go.Figure(data=traces, layout=layout)
+    return go.Figure(data=traces, layout=layout, _validate=False)
 
 
 # ----------------------------------------------------------------------------- static (matplotlib)
@@ -172,3 +176,35 @@ def tau_axes(taus: dict, ax=None, quantiles: dict | None = None) -> Axes:
     ax.set_ylabel("trials")
     ax.legend(fontsize=7)
     return ax
+
+
+def exploration_axes(exp: SumExploration, axes=None):
+    """Static version of :func:`explorer_figure`: answers with band (top) and bias / standard deviation (bottom).
+
+    Returns the two matplotlib Axes.
+    """
+    if axes is None:
+        import matplotlib.pyplot as plt
+
+        _, axes = plt.subplots(2, 1, figsize=(7.0, 5.6), sharex=True, layout="constrained",
+                               gridspec_kw=dict(height_ratios=[1.6, 1.0]))
+    top, bottom = axes
+    s = exp.summary
+    x = _k(exp.release.thresholds)
+    M = 1e6
+    lo, hi = s.band
+    mpl_band(top, x, s.lower / M, s.upper / M, color=SIMULATED, label=f"{lo:g}-{hi:g} % band of noisy answers")
+    top.plot(x, s.truth / M, color=TRUTH, lw=1.5, label="true prefix sums")
+    top.plot(x, exp.truncated_truth / M, color=ALT, ls=":", lw=1.5, label="truncated sums (no noise, median tau)")
+    top.plot(x, s.mean / M, color=SIMULATED, ls="--", lw=1.2, label="mean noisy answer")
+    top.set_ylabel("prefix sum (M$)")
+    top.set_title(explorer_title(exp), fontsize=8)
+    top.legend(fontsize=7, loc="upper left")
+    bottom.axhline(0.0, color="#888888", lw=0.8)
+    bottom.plot(x, s.bias / M, color=THEORY, lw=1.5, label="bias (simulated)")
+    bottom.plot(x, exp.bias_closed_form / M, color=THEORY, ls=":", lw=1.5, label="truncation bias (exact)")
+    bottom.plot(x, np.sqrt(s.variance) / M, color=SIMULATED, lw=1.5, label="standard deviation (simulated)")
+    bottom.set_xlabel("query threshold t (thousands of $)")
+    bottom.set_ylabel("M$")
+    bottom.legend(fontsize=7)
+    return top, bottom
