@@ -53,7 +53,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -61,7 +61,6 @@ import scipy.sparse as sp
 from dpviz.accountant import BudgetExceededError, exact
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
-    check_array,
     check_choice,
     check_counts,
     check_epsilon,

@@ -75,6 +75,8 @@ def test_synthetic_shape_and_scale():
     truth = next(t for t in e.figure.data if t.name == "true histogram")
     np.testing.assert_array_equal(truth.y, e.result.x)
     assert "spikes" in e.figure.layout.title.text
+    e.controls["scale"].value = 0  # "real counts" means 10,000 records for a synthetic shape, and says so
+    assert e.result.x.sum() == 10_000 and "10,000 records sampled" in e.figure.layout.title.text
 
 
 def test_bad_settings_show_a_message_and_keep_the_last_result():

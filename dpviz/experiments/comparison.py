@@ -596,6 +596,8 @@ def comparison_explorer_run(source: str, algorithms: Sequence[str], epsilon: flo
     max_points = check_int("max_points", max_points, minimum=1)
     lo, hi = check_band(band)
     cache = {} if cache is None else cache
+    if scale is None and source in SHAPES:
+        scale = 10_000  # make_histogram's default for a shape, stated in the result
     dkey = ("data", source, n, scale, seed)
     if dkey not in cache:
         cache[dkey] = make_histogram(source, n, scale=scale, rng=_stable_seed(seed, "data", source))
