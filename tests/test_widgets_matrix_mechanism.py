@@ -23,12 +23,17 @@ def test_explorer_defaults_and_figure_show_the_result():
     W = wl.all_ranges(16)
     np.testing.assert_allclose(r.experiment.predicted, mm.expected_error(W, st.hierarchical(16, 2), 1.0,
                                                                          per_query=True))
-    # traces: band (2), simulated, predicted, bars, bound, heat map
-    np.testing.assert_allclose(np.asarray(e.figure.data[2].y), r.experiment.simulated)
-    np.testing.assert_allclose(np.asarray(e.figure.data[3].y), r.experiment.predicted)
-    np.testing.assert_allclose(np.asarray(e.figure.data[4].y), r.comparison.total_error)
-    np.testing.assert_allclose(np.asarray(e.figure.data[5].y), r.comparison.lower_bound)
-    np.testing.assert_allclose(np.asarray(e.figure.data[6].z), r.matrix)
+    # traces: band polygon, simulated, predicted, bars, bound, heat map
+    x = r.experiment
+    m = x.predicted.size
+    band = np.asarray(e.figure.data[0].y)
+    np.testing.assert_allclose(band[:m], x.simulated + 2 * x.stderr)
+    np.testing.assert_allclose(band[m:][::-1], np.maximum(x.simulated - 2 * x.stderr, 0))
+    np.testing.assert_allclose(np.asarray(e.figure.data[1].y), x.simulated)
+    np.testing.assert_allclose(np.asarray(e.figure.data[2].y), x.predicted)
+    np.testing.assert_allclose(np.asarray(e.figure.data[3].y), r.comparison.total_error)
+    np.testing.assert_allclose(np.asarray(e.figure.data[4].y), r.comparison.lower_bound)
+    np.testing.assert_allclose(np.asarray(e.figure.data[5].z), r.matrix)
     assert "H_2" in e.figure.layout.title.text and "epsilon = 1" in e.figure.layout.title.text
     assert "lower bound" in e.summary.value
 

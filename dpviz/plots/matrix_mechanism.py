@@ -17,8 +17,8 @@ from dpviz.experiments.matrix_mechanism import (
     QueryErrorExperiment,
     StrategyComparison,
 )
-from dpviz.plots.bands import new_axes, plotly_band, plotly_line
-from dpviz.plots.palette import ALT, SIMULATED, TEMPLATE, THEORY, TRUTH, color
+from dpviz.plots.bands import new_axes, plotly_line
+from dpviz.plots.palette import ALT, SIMULATED, TEMPLATE, THEORY, TRUTH, band_fill, color
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -54,9 +54,12 @@ def matrix_mechanism_figure(run: MatrixMechanismRun) -> go.Figure:
     c = run.comparison
     m = e.predicted.size
     q = np.arange(1, m + 1)
+    lo, hi = np.maximum(e.simulated - 2 * e.stderr, 0.0), e.simulated + 2 * e.stderr
     traces = [
-        *plotly_band(q, np.maximum(e.simulated - 2 * e.stderr, 0.0), e.simulated + 2 * e.stderr,
-                     name="simulated +- 2 s.e.", color=SIMULATED),
+        # the band as one closed polygon (one trace instead of two keeps the in-place redraw cheap)
+        go.Scatter(x=np.concatenate([q, q[::-1]]), y=np.concatenate([hi, lo[::-1]]), fill="toself",
+                   fillcolor=band_fill(SIMULATED), line=dict(width=0, color=SIMULATED), mode="lines",
+                   name="simulated +- 2 s.e.", hoverinfo="skip"),
         plotly_line(q, e.simulated, name="simulated mean squared error", color=SIMULATED, mode="markers",
                     hover="%{y:.4g}"),
         plotly_line(q, e.predicted, name="exact expected error", color=THEORY),
