@@ -131,3 +131,28 @@ def test_keep_errors_and_dict_datasets():
 def test_bad_input_named(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_explorer_run_profile_groups_and_cache():
+    cache = {}
+    r = C.comparison_explorer_run("zipf", ["Identity", "DAWA-H2"], 0.5, n=32, scale=500, workload="all_ranges",
+                                  trials=4, rng=3, max_points=50, cache=cache)
+    W = workloads.all_ranges(32)
+    s, e = W.intervals()
+    order = np.lexsort((s, e - s))
+    m = order.size  # 528 queries in 50 groups of consecutive queries (sorted by width, then start)
+    groups = np.arange(m) * 50 // m
+    run = r.runs["Identity"]
+    per = np.abs(run.errors[:, order])
+    want = np.array([[row[groups == g].mean() for g in range(50)] for row in per])
+    np.testing.assert_allclose(r.profile_mean["Identity"], want.mean(axis=0))
+    np.testing.assert_allclose(r.profile_upper["Identity"], np.percentile(want, 95, axis=0))
+    np.testing.assert_allclose(r.query_width, [(e - s)[order][groups == g].mean() for g in range(50)])
+    assert r.partition_algorithm == "DAWA-H2" and r.partition is run_partition(r)
+    again = C.comparison_explorer_run("zipf", ["Identity", "DAWA-H2", "Uniform"], 0.5, n=32, scale=500,
+                                      workload="all_ranges", trials=4, rng=3, max_points=50, cache=cache)
+    assert again.computed == ("Uniform",) and again.runs["Identity"] is run
+
+
+def run_partition(r):
+    return r.runs[r.partition_algorithm].partitions[0]
