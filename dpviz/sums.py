@@ -106,7 +106,7 @@ __all__ = [
     "uniform_bins", "cps_income_bins", "cps_thresholds", "vectorize", "prefix_workload", "weighted_workload", "truncate_weights",
     "SumProblem", "prepare", "truncated_prefix_sums", "truncation_bias", "workload_sensitivity", "prefix_gram",
     "threshold_grid", "svt_threshold", "recursive_threshold", "oracle_threshold", "choose_threshold",
-    "answer_with_threshold", "SumRelease", "release", "answer_prefix_sums", "isotonic", "relative_error",
+    "answer_with_threshold", "precompute_strategies", "SumRelease", "release", "answer_prefix_sums", "isotonic", "relative_error",
     "expected_variance", "expected_squared_error", "split_budget",
 ]
 
@@ -177,7 +177,7 @@ def _check_bins(bins) -> np.ndarray:
 
 
 def vectorize(values, bins) -> np.ndarray:
-    """Counts ``x`` of the records per bin: ``x_j = #{w : b_{j-1} < w <= b_j}`` (``b_0 = -inf``... ``0``).
+    """Counts ``x`` of the records per bin: ``x_j = #{w : b_{j-1} < w <= b_j}`` (with ``b_0 = -inf``).
 
     Parameters
     ----------
@@ -660,6 +660,25 @@ def _mm_pair(problem: SumProblem, algorithm: str, tau: float):
             A = sp.csr_array(sp.csr_array(A) @ sp.diags_array(vt)) if sp.issparse(A) else np.asarray(A) * vt[None, :]
         problem._cache[key] = (from_matrix(Wt, name=f"W_s diag(v^tau), tau={tau:g}"), LeastSquares(A))
     return problem._cache[key]
+
+
+def precompute_strategies(problem: SumProblem, taus, algorithms=("timm", "tamm")) -> int:
+    """Compute and cache the GreedyH strategies and least-squares factorisations for the given thresholds.
+
+    TiMM and TaMM need one factorised strategy per distinct threshold (TaMM also
+    one GreedyH run).  They are cached on ``problem``; calling this once for a
+    public grid of thresholds (e.g. :func:`threshold_grid`) keeps later releases
+    fast.  Uses no private data beyond what :func:`prepare` holds and releases nothing.
+    Returns the number of (algorithm, threshold) pairs now cached.
+    """
+    problem = _check_problem(problem)
+    t = np.unique(_taus(taus))
+    algorithms = [check_choice("algorithm", a, ("timm", "tamm")) for a in algorithms]
+    for a in algorithms:
+        for tau in t:
+            _, ls = _mm_pair(problem, a, float(tau))
+            ls.estimate(np.zeros((2, ls.n_rows)))   # the first solve of a fresh factorisation is slow; do it now
+    return len(algorithms) * t.size
 
 
 def _sqm(problem, taus, eps_ans, gen, k) -> np.ndarray:

@@ -9,13 +9,14 @@ import numpy as np
 
 from dpviz.experiments.sums import DEFAULTS, cps_problem, explore
 from dpviz.plots.sums import explorer_figure
-from dpviz.sums import NOT_DP, SumProblem
+from dpviz.sums import NOT_DP, SumProblem, oracle_threshold, precompute_strategies, threshold_grid
 from dpviz.widgets.base import Explorer, int_slider, log_slider, seed_box
 
 __all__ = ["SumQueryExplorer"]
 
 _ALGORITHM_OPTIONS = [("TaMM (truncation-aware MM)", "tamm"), ("TiMM (truncation-independent MM)", "timm"),
                       ("Identity", "identity"), ("Workload", "workload"), ("SQM (one query at a time)", "sqm")]
+_RATIOS = [0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999, 0.9995, 1.0]
 _THRESHOLD_OPTIONS = [("SVT (private)", "svt"), ("recursive-style (private)", "recursive"),
                       (f"oracle quantile ({NOT_DP})", "oracle"), ("none (no truncation)", "none")]
 
@@ -52,6 +53,11 @@ class SumQueryExplorer(Explorer):
         resample.on_click(lambda _: setattr(self.controls["seed"], "value", self.controls["seed"].value + 1))
         self.buttons = {"resample": resample}
         self.summary = widgets.HTML()
+        # TiMM/TaMM factorise one strategy per threshold: do it once for every threshold the controls can
+        # produce (the public SVT/recursive grid and the oracle quantiles), so moving a slider stays fast
+        grid = threshold_grid(self.problem.weights[0], DEFAULTS["growth"], self.problem.weights[-1])
+        quantiles = [oracle_threshold(self.problem, p) for p in _RATIOS]
+        precompute_strategies(self.problem, np.concatenate([grid, quantiles, [np.inf]]))
         super().__init__(**values)
 
     def _build_controls(self) -> dict[str, widgets.Widget]:
@@ -59,7 +65,7 @@ class SumQueryExplorer(Explorer):
         return {
             "epsilon": log_slider(DEFAULTS["epsilon"], -1, 1, "ε (total per release; ← more privacy)"),
             "ratio": widgets.SelectionSlider(
-                options=[0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999, 0.9995, 1.0],
+                options=_RATIOS,
                 value=DEFAULTS["ratio"], description="truncation ratio p (kept whole)", continuous_update=False,
                 style=style, layout=widgets.Layout(width="420px")),
             "rho": widgets.FloatSlider(value=DEFAULTS["rho"], min=0.02, max=0.5, step=0.01, readout_format=".2f",
