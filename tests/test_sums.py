@@ -351,3 +351,30 @@ def test_finding_isotonic_helps_workload_more_than_sqm(cps100):
     assert gain["workload"] > 0.1 and gain["workload"] > 5 * gain["sqm"]
     on, off = c.bands("sqm", "svt", True), c.bands("sqm", "svt", False)
     assert np.mean(on.lower > off.lower) > 0.8           # isotonic raises SQM's 5th percentiles
+
+
+def test_sqm_budget_composes_to_epsilon_and_thresholds_use_eps_over_m(monkeypatch):
+    _, p = _small_problem()
+    calls = []
+    real = sums.sparse_vector
+
+    def spy(answers, threshold, epsilon, c=1, **kw):
+        calls.append(epsilon)
+        return real(answers, threshold, epsilon, c, **kw)
+
+    monkeypatch.setattr(sums, "sparse_vector", spy)
+    acc = PrivacyAccountant(3.0)
+    sums.release(p, 1.0, algorithm="sqm", truncation="svt", rho=0.2, accountant=acc, rng=0, size=3)
+    assert calls == pytest.approx([0.2 / p.m] * p.m)          # one SVT per query with rho * eps / m
+    assert acc.spent.epsilon == 3.0 and acc.remaining.epsilon == 0.0
+
+
+def test_prefix_gram_and_cached_strategies():
+    _, p = _small_problem()
+    v = sums.truncate_weights(p.weights, 7000.0)
+    Wd = p.workload.toarray() * v[None, :]
+    np.testing.assert_allclose(sums.prefix_gram(p, v), Wd.T @ Wd)
+    assert sums.precompute_strategies(p, [7000.0, 7000.0, np.inf]) == 4
+    a = sums.answer_with_threshold(p, "tamm", np.full(3, 7000.0), 1.0, rng=4)
+    fresh = sums.prepare(*_small_problem()[:1], p.thresholds, BINS)
+    np.testing.assert_allclose(sums.answer_with_threshold(fresh, "tamm", np.full(3, 7000.0), 1.0, rng=4), a)
