@@ -103,10 +103,12 @@ from dpviz.validation import (
 
 __all__ = [
     "ALGORITHMS", "THRESHOLD_METHODS", "NOT_DP",
-    "uniform_bins", "cps_income_bins", "cps_thresholds", "vectorize", "prefix_workload", "weighted_workload", "truncate_weights",
+    "uniform_bins", "cps_income_bins", "cps_thresholds", "vectorize", "prefix_workload", "weighted_workload",
+    "truncate_weights",
     "SumProblem", "prepare", "truncated_prefix_sums", "truncation_bias", "workload_sensitivity", "prefix_gram",
     "threshold_grid", "svt_threshold", "recursive_threshold", "oracle_threshold", "choose_threshold",
-    "answer_with_threshold", "precompute_strategies", "SumRelease", "release", "answer_prefix_sums", "isotonic", "relative_error",
+    "answer_with_threshold", "precompute_strategies", "SumRelease", "release", "answer_prefix_sums", "isotonic",
+    "relative_error",
     "expected_variance", "expected_squared_error", "split_budget",
 ]
 
@@ -571,7 +573,8 @@ def recursive_threshold(problem: SumProblem, epsilon: float, *, beta: float = 1e
     grid = threshold_grid(v[0] if start is None else start, growth, v[-1])
     if _check_accountant(accountant) is not None:
         accountant.spend(k * Fraction(exact("epsilon", epsilon)),
-                         label="sum queries: truncation threshold (recursive-style)" + ("" if k == 1 else f" x{k} runs"))
+                         label="sum queries: truncation threshold (recursive-style)"
+                         + ("" if k == 1 else f" x{k} runs"))
     taus = _recursive_on(v, problem._cum_count, problem.size, grid, epsilon, beta, as_generator(rng), k)
     return float(taus[0]) if size is None else taus
 
@@ -752,7 +755,8 @@ def answer_with_threshold(problem: SumProblem, algorithm: str, tau, epsilon: flo
         noise = np.cumsum(vt * gen.laplace(0.0, 1.0 / epsilon, size=(k, problem.n)), axis=1)[:, problem.index]
         out = clean + noise
     elif algorithm == "workload":
-        out = clean + gen.laplace(0.0, 1.0, size=(k, problem.m)) * (workload_sensitivity(problem, taus) / epsilon)[:, None]
+        scale = workload_sensitivity(problem, taus) / epsilon
+        out = clean + gen.laplace(0.0, 1.0, size=(k, problem.m)) * scale[:, None]
     else:
         from dpviz.matrix_mechanism import run
 
