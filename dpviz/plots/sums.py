@@ -178,7 +178,7 @@ def tau_axes(taus: dict, ax=None, quantiles: dict | None = None) -> Axes:
     return ax
 
 
-def exploration_axes(exp: SumExploration, axes=None):
+def exploration_axes(exp: SumExploration, axes=None) -> tuple[Axes, Axes]:
     """Static version of :func:`explorer_figure`: answers with band (top) and bias / standard deviation (bottom).
 
     Returns the two matplotlib Axes.
