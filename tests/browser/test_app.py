@@ -18,6 +18,12 @@ PAGES = {
     # page: what the main slider is
     "laplace": "epsilon",
     "composition": "total budget epsilon",
+    "hierarchies": "branching factor b",
+    "matrix_mechanism": "epsilon",
+    "sum_queries": "truncation ratio p",
+    "gptt_attack": "epsilon",
+    "audit": "number of samples",
+    "comparison": "epsilon",
 }
 PLOT_DATA_JS = """() => JSON.stringify(Array.from(document.querySelectorAll('.js-plotly-plot'))
     .map(p => (p.data || []).map(t => [t.x, t.y])))"""
