@@ -40,6 +40,8 @@ class HierarchyExplorer(Explorer):
     """
 
     title = "Hierarchical histograms: one release, constrained inference and MSE vs range width"
+    #: Students first slide the branching factor (why b ~ 16 beats b = 2).
+    main_control = "branching"
 
     def _build_controls(self) -> dict[str, widgets.Widget]:
         style = {"description_width": "initial"}
