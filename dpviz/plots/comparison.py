@@ -137,18 +137,18 @@ def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict], dict]:
                     xanchor="center", yanchor="bottom")
 
     layout = dict(
-        title=dict(text=explorer_title(r), font=dict(size=13)), template=TEMPLATE, height=900,
-        margin=dict(l=70, r=20, t=80, b=40), legend=dict(orientation="h", y=-0.06, font=dict(size=10)),
+        title=dict(text=explorer_title(r), font=dict(size=13)), template=TEMPLATE, height=960,
+        margin=dict(l=70, r=20, t=80, b=100), legend=dict(orientation="h", yanchor="top", y=-0.07, font=dict(size=10)),
         xaxis=dict(type="category", domain=[0, 1], anchor="y"),
         yaxis=dict(title="scaled error per query", type="log", domain=[0.72, 1.0], anchor="x"),
         xaxis2=dict(title="query (sorted by width)", domain=[0, 1], anchor="y2"),
-        yaxis2=dict(title="mean |error| (counts)", type="log", domain=[0.38, 0.63], anchor="x2"),
+        yaxis2=dict(title="mean |error| (counts)", type="log", domain=[0.41, 0.63], anchor="x2"),
         xaxis3=dict(title="cell", domain=[0, 1], anchor="y3"),
-        yaxis3=dict(title="count", domain=[0.0, 0.29], anchor="x3"),
+        yaxis3=dict(title="count", domain=[0.0, 0.27], anchor="x3"),
         annotations=[head(f"DPBench scaled error ||W x_hat - W x||_2 / (m * scale): mean and {lo:g}-{hi:g} % of "
                           "trials (lower is better)", 1.0),
                      head(f"error per query: mean over trials and {lo:g}-{hi:g} % band", 0.63),
-                     head(title3, 0.29)],
+                     head(title3, 0.27)],
     )
     return traces, layout
 

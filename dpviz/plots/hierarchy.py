@@ -149,20 +149,20 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
                          f"budget, root {root} | range [{cov.start}, {cov.stop}): true {a['truth']:.0f}, "
                          f"Flat {a['flat']:.0f}, H_{b} {a['tree']:.0f}, H_{b}+CI {a['tree_ci']:.0f}"),
                    font=dict(size=13)),
-        template=TEMPLATE, height=920, margin=dict(l=60, r=20, t=90, b=40),
-        legend=dict(orientation="h", y=-0.06, font=dict(size=10)),
-        xaxis=dict(title="bin", domain=[0, 1], anchor="y"), yaxis=dict(title="count", domain=[0.72, 1.0], anchor="x"),
+        template=TEMPLATE, height=980, margin=dict(l=60, r=20, t=90, b=100),
+        legend=dict(orientation="h", yanchor="top", y=-0.07, font=dict(size=10)),
+        xaxis=dict(title="bin", domain=[0, 1], anchor="y"), yaxis=dict(title="count", domain=[0.76, 1.0], anchor="x"),
         xaxis2=dict(title="cover node (level, leaf range)", tickmode="array", tickvals=k, ticktext=labels,
                     domain=[0, 1], anchor="y2"),
-        yaxis2=dict(title="count", domain=[0.44, 0.64], anchor="x2"),
+        yaxis2=dict(title="count", domain=[0.46, 0.64], anchor="x2"),
         xaxis3=dict(title="range width (bins)", type="log", domain=[0, 1], anchor="y3"),
-        yaxis3=dict(title="mean squared error", type="log", domain=[0.0, 0.36], anchor="x3"),
+        yaxis3=dict(title="mean squared error", type="log", domain=[0.0, 0.34], anchor="x3"),
         annotations=[head("true histogram and one release (leaves)", 1.0),
                      head(f"minimal cover of [{cov.start}, {cov.stop}): node counts before / after constrained "
                           "inference", 0.64),
                      head(f"MSE vs range width ({c.trials} trials): mean of the simulations with their "
-                          f"{c.band[0]:g}-{c.band[1]:g} % range (bars), exact curve (line)", 0.36)],
-        shapes=[dict(type="rect", xref="x", yref="paper", x0=cov.start - 0.5, x1=cov.stop - 0.5, y0=0.72, y1=1.0,
+                          f"{c.band[0]:g}-{c.band[1]:g} % range (bars), exact curve (line)", 0.34)],
+        shapes=[dict(type="rect", xref="x", yref="paper", x0=cov.start - 0.5, x1=cov.stop - 0.5, y0=0.76, y1=1.0,
                      fillcolor="rgba(0,0,0,0.07)", line=dict(width=0), layer="below")],
     )
     return go.Figure(data=traces, layout=layout)

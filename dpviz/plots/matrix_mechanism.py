@@ -78,8 +78,8 @@ def matrix_mechanism_figure(run: MatrixMechanismRun) -> go.Figure:
                              yaxis="y3", showscale=False,
                              hovertemplate="row %{y}, cell %{x}: %{z:.3g}<extra></extra>"))
     layout = dict(
-        title=dict(text=matrix_mechanism_title(run), font=dict(size=14)), height=720, template=TEMPLATE,
-        margin=dict(l=70, r=20, t=60, b=40), legend=dict(orientation="h", y=1.02, x=0.0, yanchor="bottom"),
+        title=dict(text=matrix_mechanism_title(run), font=dict(size=14), y=0.985, yanchor="top"), height=740,
+        template=TEMPLATE, margin=dict(l=70, r=20, t=95, b=40), legend=dict(orientation="h", y=1.02, x=0.0, yanchor="bottom"),
         xaxis=dict(domain=[0.0, 1.0], anchor="y", title="workload query (workload order)"),
         yaxis=dict(domain=[0.6, 0.97], title="squared error", rangemode="tozero"),
         xaxis2=dict(domain=[0.0, 0.55], anchor="y2", tickangle=-35),

@@ -91,8 +91,8 @@ def explorer_figure(exp: SumExploration) -> go.Figure:
     no_trunc = "" if finite.size else " (no truncation: tau = inf)"
     xr = [0, float(x[-1]) * 1.02]
     layout = dict(
-        title=dict(text=explorer_title(exp), font=dict(size=13)), height=760,
-        margin=dict(l=70, r=20, t=60, b=40), template=TEMPLATE, legend=dict(orientation="h", y=-0.06),
+        title=dict(text=explorer_title(exp), font=dict(size=13)), height=800,
+        margin=dict(l=70, r=20, t=60, b=110), template=TEMPLATE, legend=dict(orientation="h", yanchor="top", y=-0.09),
         xaxis=dict(range=xr, anchor="y", matches="x2", showticklabels=False),
         yaxis=dict(domain=[0.56, 1.0], title=dict(text="prefix sum (M$)")),
         xaxis2=dict(range=xr, anchor="y2", title=dict(text="query threshold t (k$)")),

@@ -65,7 +65,7 @@ def test_landing_page_lists_every_explorer(browser, voila_app, screenshot_dir):
 @pytest.mark.parametrize("name", list(PAGES))
 def test_explorer_redraws_when_main_slider_moves(browser, voila_app, screenshot_dir, name):
     base, token = voila_app
-    page = browser.new_page(viewport={"width": 1280, "height": 1100})
+    page = browser.new_page(viewport={"width": 1280, "height": 1700})
     errors, external = _watch(page, base)
     page.goto(f"{base}/voila/render/{name}.ipynb?token={token}", timeout=180_000)
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=180_000)
