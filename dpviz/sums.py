@@ -511,18 +511,24 @@ def svt_threshold(problem: SumProblem, epsilon: float, *, ratio: float = 0.95, s
     >>> round(float(svt_threshold(p, 10.0, ratio=0.5, growth=1.1, rng=0)))  # first 1000 * 1.1^k above the median
     54764
     """
+    ratio = check_probability("ratio", ratio)
+    problem, epsilon, grid, k = _threshold_setup(problem, epsilon, start, growth, size, accountant,
+                                                 "sum queries: truncation threshold by SVT")
+    taus = _svt_on(problem.weights, problem._cum_count, problem.size, grid, epsilon, ratio, as_generator(rng), k)
+    return float(taus[0]) if size is None else taus
+
+
+def _threshold_setup(problem, epsilon, start, growth, size, accountant, label):
+    """Validate a threshold choice's inputs, build the public grid, and charge its k runs to the accountant."""
     problem = _check_problem(problem)
     epsilon = check_epsilon(epsilon)
-    ratio = check_probability("ratio", ratio)
     size = check_trials(size)
     k = 1 if size is None else size
     v = problem.weights
     grid = threshold_grid(v[0] if start is None else start, growth, v[-1])
     if _check_accountant(accountant) is not None:
-        accountant.spend(k * Fraction(exact("epsilon", epsilon)),
-                         label="sum queries: truncation threshold by SVT" + ("" if k == 1 else f" x{k} runs"))
-    taus = _svt_on(v, problem._cum_count, problem.size, grid, epsilon, ratio, as_generator(rng), k)
-    return float(taus[0]) if size is None else taus
+        accountant.spend(k * Fraction(exact("epsilon", epsilon)), label=label + ("" if k == 1 else f" x{k} runs"))
+    return problem, epsilon, grid, k
 
 
 def _log_smooth_bound(weights, cum_count, n_records, grid, beta) -> float:
@@ -564,18 +570,10 @@ def recursive_threshold(problem: SumProblem, epsilon: float, *, beta: float = 1e
     -------
     float or numpy.ndarray of shape (size,)
     """
-    problem = _check_problem(problem)
-    epsilon = check_epsilon(epsilon)
     beta = check_positive("beta", beta)
-    size = check_trials(size)
-    k = 1 if size is None else size
-    v = problem.weights
-    grid = threshold_grid(v[0] if start is None else start, growth, v[-1])
-    if _check_accountant(accountant) is not None:
-        accountant.spend(k * Fraction(exact("epsilon", epsilon)),
-                         label="sum queries: truncation threshold (recursive-style)"
-                         + ("" if k == 1 else f" x{k} runs"))
-    taus = _recursive_on(v, problem._cum_count, problem.size, grid, epsilon, beta, as_generator(rng), k)
+    problem, epsilon, grid, k = _threshold_setup(problem, epsilon, start, growth, size, accountant,
+                                                 "sum queries: truncation threshold (recursive-style)")
+    taus = _recursive_on(problem.weights, problem._cum_count, problem.size, grid, epsilon, beta, as_generator(rng), k)
     return float(taus[0]) if size is None else taus
 
 

@@ -136,21 +136,27 @@ class Explorer:
         colour = {"error": "#D55E00", "info": "#0072B2"}[kind]
         self.message.value = f'<span style="color:{colour}" role="status">{html.escape(text)}</span>'
 
+    def _attempt(self, draw: Any) -> tuple[Any, Any] | None:
+        """``(result, draw(result))`` from the current controls, or None with the error shown in ``message``."""
+        try:
+            result = self._compute(**self.values)
+            return result, draw(result)
+        except _USER_ERRORS as exc:
+            self._show(f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - the kernel must not die on a widget callback
+            self._show(f"unexpected {type(exc).__name__}: {exc} (please report this)")
+        return None
+
     def update(self) -> bool:
         """Recompute from the current control values and redraw; return whether it succeeded.
 
         On failure the message shows the error and ``result``/``figure`` keep their last good state.
         """
         start = time.perf_counter()
-        try:
-            result = self._compute(**self.values)
-            fig = self._figure(result)
-        except _USER_ERRORS as exc:
-            self._show(f"{type(exc).__name__}: {exc}")
+        computed = self._attempt(self._figure)
+        if computed is None:
             return False
-        except Exception as exc:  # noqa: BLE001 - the kernel must not die on a widget callback
-            self._show(f"unexpected {type(exc).__name__}: {exc} (please report this)")
-            return False
+        result, fig = computed
         self.result = result
         if self.figure is None:
             # the first figure is built whole: the browser view is created from this state

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from dpviz.experiments.comparison import ALGORITHMS, SHAPES, WORKLOADS, available_algorithms, comparison_explorer_run
 from dpviz.plots.bands import sync_figure
 from dpviz.plots.comparison import explorer_figure, explorer_figure_spec
-from dpviz.widgets.base import _USER_ERRORS, Explorer, int_slider, log_slider, seed_box
+from dpviz.widgets.base import Explorer, int_slider, log_slider, seed_box
 
 __all__ = ["AlgorithmComparisonExplorer", "DATASET_OPTIONS", "SCALE_OPTIONS"]
 
@@ -125,15 +125,10 @@ class AlgorithmComparisonExplorer(Explorer):
         if self.figure is None:
             return super().update()
         start = time.perf_counter()
-        try:
-            result = self._compute(**self.values)
-            traces, layout = explorer_figure_spec(result)
-        except _USER_ERRORS as exc:
-            self._show(f"{type(exc).__name__}: {exc}")
+        computed = self._attempt(explorer_figure_spec)
+        if computed is None:
             return False
-        except Exception as exc:  # noqa: BLE001 - the kernel must not die on a widget callback
-            self._show(f"unexpected {type(exc).__name__}: {exc} (please report this)")
-            return False
+        result, (traces, layout) = computed
         self.result = result
         if not self._patch(traces, layout):
             sync_figure(self.figure, go.Figure(data=traces, layout=layout))
