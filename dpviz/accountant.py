@@ -25,7 +25,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Iterable, NamedTuple, Sequence
 
-__all__ = ["PrivacyAccountant", "BudgetExceededError", "LedgerRow", "Budget", "exact"]
+__all__ = ["PrivacyAccountant", "BudgetExceededError", "LedgerRow", "Budget", "exact", "check_accountant"]
 
 
 class BudgetExceededError(RuntimeError):
@@ -242,3 +242,10 @@ def _fmt(x: Fraction) -> str:
 
 def _html(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def check_accountant(accountant: PrivacyAccountant | None) -> PrivacyAccountant | None:
+    """Return ``accountant`` if it is a :class:`PrivacyAccountant` or None; raise TypeError naming it otherwise."""
+    if accountant is not None and not isinstance(accountant, PrivacyAccountant):
+        raise TypeError(f"accountant must be a PrivacyAccountant or None, got {type(accountant).__name__}")
+    return accountant

@@ -726,10 +726,11 @@ def epsilon_lower_bound(mechanism: Mechanism, d, d_prime, *, event=None, samples
     if not callable(mechanism):
         raise TypeError(f"mechanism must be callable as mechanism(data, rng=..., size=...), "
                         f"got {type(mechanism).__name__}")
+    if search_samples is not None:
+        search_samples = check_int("search_samples", search_samples, minimum=1)
     gen = as_generator(rng)
     if event is None or isinstance(event, (list, tuple)):
-        n_search = max(1000, samples // 10) if search_samples is None else check_int(
-            "search_samples", search_samples, minimum=1)
+        n_search = max(1000, samples // 10) if search_samples is None else search_samples
         chosen, swapped, n_candidates = select_event(mechanism, d, d_prime, event, samples=n_search,
                                                      confidence=conf, delta=delta, rng=gen)
     else:

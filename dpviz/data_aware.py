@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from dpviz.accountant import BudgetExceededError, exact
+from dpviz.accountant import BudgetExceededError, check_accountant, exact
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
     check_choice,
@@ -98,7 +98,7 @@ def _fraction(name: str, value: float) -> Fraction:
 
 def _reserve(accountant, epsilon: Fraction, what: str) -> None:
     """Refuse up front (recording nothing) if the whole run does not fit in the accountant's budget."""
-    if accountant is not None and not accountant.can_spend(epsilon):
+    if check_accountant(accountant) is not None and not accountant.can_spend(epsilon):
         rem = accountant.remaining.epsilon
         raise BudgetExceededError(
             f"{what} needs epsilon={float(epsilon):.6g} but only {rem:.6g} remains; nothing was recorded")

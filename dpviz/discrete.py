@@ -321,6 +321,11 @@ def _gauss_tail(a: float, s: float, norm: float) -> float:
     return float(np.sum(np.exp(-(k * k) / (2 * s * s)))) / norm
 
 
+def _integer_shift(sensitivity: float) -> float:
+    """The largest integer shift an integer-valued query of sensitivity Delta can make (at least 1)."""
+    return float(max(1, math.floor(sensitivity * (1 + 1e-12))))
+
+
 def discrete_gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
     """Exact delta at ``epsilon`` of adding ``N_Z(0, sigma^2)`` to one integer query of sensitivity Delta.
 
@@ -328,9 +333,14 @@ def discrete_gaussian_delta(sigma: float, sensitivity: float, epsilon: float) ->
     with ``Y ~ N_Z(0, sigma^2)`` ([CKS20]_, Theorem 7; the privacy loss of a shift by
     Delta exceeds epsilon exactly when ``Y > eps sigma^2/Delta - Delta/2``).  For a
     single (scalar) query only; see :func:`discrete_gaussian_sigma` for vectors.
+
+    The query is integer-valued, so neighbours differ by an integer shift of at
+    most ``floor(Delta)``; Theorem 7 is for an integer shift, and delta grows with
+    the shift, so a non-integer ``Delta`` is replaced by ``max(1, floor(Delta))``
+    (using the real-valued Delta in the formula would understate delta).
     """
     s = check_positive("sigma", sigma)
-    d = check_positive("sensitivity", sensitivity)
+    d = _integer_shift(check_positive("sensitivity", sensitivity))
     eps = check_nonnegative("epsilon", epsilon)
     norm = _gauss_normaliser(s)
     c = eps * s * s / d
@@ -353,7 +363,7 @@ def discrete_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
     """Smallest grid-unit sigma making the discrete Gaussian mechanism (epsilon, delta)-DP.
 
     ``scalar=True`` (one integer query): root of the exact Theorem 7 delta
-    (:func:`discrete_gaussian_delta`) at ``delta``.  ``scalar=False`` (a vector of
+    (:func:`discrete_gaussian_delta`, for the integer shift ``max(1, floor(Delta))``) at ``delta``.  ``scalar=False`` (a vector of
     integer queries with L2 sensitivity ``l2_sensitivity``): the discrete Gaussian
     is ``rho = Delta^2/(2 sigma^2)``-zCDP in one dimension ([CKS20]_, Prop. 5) and
     Renyi divergences of independent coordinates add, so the vector is
@@ -364,6 +374,7 @@ def discrete_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
     if scalar:
+        d = _integer_shift(d)  # see discrete_gaussian_delta: only integer shifts are possible
         f = lambda log_s: discrete_gaussian_delta(math.exp(log_s), d, eps) - delta  # noqa: E731
     else:
         f = lambda log_s: _zcdp_delta(d * d / (2 * math.exp(2 * log_s)), eps) - delta  # noqa: E731

@@ -87,7 +87,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import isotonic_regression
 
-from dpviz.accountant import PrivacyAccountant, exact
+from dpviz.accountant import PrivacyAccountant, check_accountant, exact
 from dpviz.rng import RngLike, as_generator
 from dpviz.svt import ABOVE, sparse_vector
 from dpviz.validation import (
@@ -469,12 +469,6 @@ def _svt_on(weights, cum_count, n_records, grid, eps, ratio, gen, k) -> np.ndarr
     return grid[first]
 
 
-def _check_accountant(accountant):
-    if accountant is not None and not isinstance(accountant, PrivacyAccountant):
-        raise TypeError(f"accountant must be a PrivacyAccountant or None, got {type(accountant).__name__}")
-    return accountant
-
-
 def svt_threshold(problem: SumProblem, epsilon: float, *, ratio: float = 0.95, start: float | None = None,
                   growth: float = 1.1, accountant: PrivacyAccountant | None = None, rng: RngLike = None,
                   size: int | None = None) -> np.ndarray | float:
@@ -526,7 +520,7 @@ def _threshold_setup(problem, epsilon, start, growth, size, accountant, label):
     k = 1 if size is None else size
     v = problem.weights
     grid = threshold_grid(v[0] if start is None else start, growth, v[-1])
-    if _check_accountant(accountant) is not None:
+    if check_accountant(accountant) is not None:
         accountant.spend(k * Fraction(exact("epsilon", epsilon)), label=label + ("" if k == 1 else f" x{k} runs"))
     return problem, epsilon, grid, k
 
@@ -842,15 +836,17 @@ def release(problem: SumProblem, epsilon: float, *, algorithm: str = "tamm", tru
     k = 1 if size is None else size
     eps_thr, eps_ans = split_budget(epsilon, rho, truncation)
     threshold_grid(problem.weights[0] if start is None else start, growth, problem.weights[-1])  # validate early
-    if _check_accountant(accountant) is not None:
+    if check_accountant(accountant) is not None:
+        if truncation == "oracle":
+            raise ValueError("truncation='oracle' reads the true quantile without noise: the release is "
+                             f"{NOT_DP}, so no accountant can record it; pass accountant=None (teaching only)")
         total = k * (eps_thr + eps_ans)
         if not accountant.can_spend(total):
             accountant.spend(total, label="sum queries (refused)")  # raises BudgetExceededError, records nothing
         runs = "" if k == 1 else f" x{k} runs"
         if eps_thr > 0:
             accountant.spend(k * eps_thr, label=f"sum queries: {truncation} threshold(s) for {_NAMES[algorithm]}{runs}")
-        note = f" (oracle threshold: {NOT_DP})" if truncation == "oracle" else ""
-        accountant.spend(k * eps_ans, label=f"sum queries: {_NAMES[algorithm]} answers{note}{runs}")
+        accountant.spend(k * eps_ans, label=f"sum queries: {_NAMES[algorithm]} answers{runs}")
     gen = as_generator(rng)
     if algorithm == "sqm":
         taus = _sqm_thresholds(problem, truncation, float(eps_thr), ratio, beta, start, growth, gen, k)

@@ -49,7 +49,7 @@ import numpy as np
 from scipy import integrate
 from scipy.optimize import isotonic_regression
 
-from dpviz.accountant import PrivacyAccountant
+from dpviz.accountant import PrivacyAccountant, check_accountant
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
     check_array,
@@ -127,6 +127,8 @@ def svt_noise_scales(epsilon: float, c: int = 1, *, sensitivity: float = 1.0, th
     c = check_int("c", c, minimum=1)
     delta = check_positive("sensitivity", sensitivity)
     share = check_open_unit("threshold_share", threshold_share)
+    if not isinstance(monotonic, (bool, np.bool_)):
+        raise TypeError(f"monotonic must be True or False, got {monotonic!r}")
     eps1, eps2 = share * epsilon, (1.0 - share) * epsilon
     return delta / eps1, (1.0 if monotonic else 2.0) * c * delta / eps2
 
@@ -189,9 +191,7 @@ def sparse_vector(answers, threshold: float, epsilon: float, c: int = 1, *, sens
     b_thr, b_q = svt_noise_scales(epsilon, c, sensitivity=sensitivity, threshold_share=threshold_share,
                                   monotonic=monotonic)
     size = check_trials(size)
-    if accountant is not None:
-        if not isinstance(accountant, PrivacyAccountant):
-            raise TypeError(f"accountant must be a PrivacyAccountant or None, got {type(accountant).__name__}")
+    if check_accountant(accountant) is not None:
         runs = 1 if size is None else size
         accountant.spend(runs * check_epsilon(epsilon), label=f"sparse vector (c={c})" +
                          ("" if runs == 1 else f" x{runs} runs"))
@@ -274,6 +274,8 @@ def event_probability(answers, event, threshold: float, epsilon_threshold: float
                       epsilon_query: float | None = None, *, sensitivity: float = 1.0,
                       log: bool = False) -> float:
     """Exact probability that GPTT outputs ``event`` on ``answers``, by integrating over the noisy threshold.
+
+    GPTT is NOT differentially private: this is the tool that shows it (Section 4 of [CM15]_).
 
     Given the noisy threshold ``s = T + rho``, GPTT's answers are independent, so
     ``P(event) = int f_rho(s - T) prod_{i: ABOVE} S(s - q_i) prod_{i: BELOW} F(s - q_i) ds``
@@ -778,6 +780,9 @@ def ordered_partition(oracle: DifferenceOracle, *, copies: int = 1, calibrate: b
                       query_scale: float = 0.0, block: int = 512) -> OrderedPartition:
     """Algorithm 3 of [CM15]_: ordered partition of the domain from threshold answers to all difference queries.
 
+    Against a GPTT oracle (NOT differentially private) the partition orders the cells by count; against an
+    honest SVT oracle the halt after c answers leaves it almost uninformative.
+
     For every cell x the attack asks ``c(x) - c(y) >= T^ ?`` for all cells y
     (all ``d (d - 1)`` ordered pairs, i.e. every unordered pair both ways, plus the
     trivial ``x = y``), taking the majority over ``copies`` repetitions.  Cells
@@ -858,7 +863,12 @@ class Reconstruction:
     queries: int                   # queries answered by the oracle
 
     def __repr__(self) -> str:
-        label = f"GPTT, {NOT_DP}" if self.mechanism == "GPTT" else f"{self.mechanism}, differentially private"
+        if self.mechanism == "GPTT":
+            label = f"GPTT, {NOT_DP}"
+        elif self.mechanism in ("SVT", "Laplace"):
+            label = f"{self.mechanism}, differentially private"
+        else:
+            label = f"{self.mechanism}, differential privacy not established"
         return (f"Reconstruction({label}; {self.guess.size} cells, {self.partition.n_groups} groups, "
                 f"epsilon_partition={self.epsilon_partition:g}, epsilon_totals={self.epsilon_totals:g})")
 
@@ -887,6 +897,9 @@ def reconstruct_from_oracle(oracle: DifferenceOracle, epsilon_totals: float, *, 
                             calibrate: bool = False, estimator: str = "average", query_scale: float | None = None,
                             block: int = 512) -> Reconstruction:
     """Algorithm 4 of [CM15]_ given only an oracle: partition (Alg. 3), noisy group totals, rounded averages.
+
+    The attack that shows GPTT is NOT differentially private; run through an :class:`SVTOracle` it is
+    epsilon-DP end to end (and learns far less).
 
     ``guess[x] = max(0, round(noisy_total(P) / |P|))`` for the group P of x, with
     ``noisy_total(P) = sum_{y in P} c(y) + Lap(1/epsilon_totals)`` (one noisy total per

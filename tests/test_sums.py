@@ -154,6 +154,10 @@ def test_oracle_threshold_is_the_quantile_and_labelled_not_dp():
     r = sums.release(p, 1.0, algorithm="identity", truncation="oracle", rng=0)
     assert not r.private and sums.NOT_DP in r.label
     assert r.epsilon_answers == 1.0 and r.epsilon_threshold == 0.0
+    acc = PrivacyAccountant(10.0)
+    with pytest.raises(ValueError, match="oracle"):
+        sums.release(p, 1.0, algorithm="identity", truncation="oracle", accountant=acc, rng=0)
+    assert len(acc.history) == 0  # nothing recorded for a non-DP release
 
 
 @settings(max_examples=40, deadline=None)

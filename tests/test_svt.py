@@ -326,6 +326,7 @@ def test_fraction_exact():
     (lambda: svt.sparse_vector([1.0], 0.0, 1.0, threshold_share=1.0), "threshold_share"),
     (lambda: svt.sparse_vector([[1.0]], 0.0, 1.0), "answers"),
     (lambda: svt.sparse_vector([1.0], 0.0, 1.0, size=0), "size"),
+    (lambda: svt.sparse_vector([1.0], 0.0, 1.0, monotonic="no"), "monotonic"),
     (lambda: svt.gptt([1.0], 0.0, 0.0), "epsilon_threshold"),
     (lambda: svt.gptt([1.0], 0.0, 1.0, -2.0), "epsilon_query"),
     (lambda: svt.gptt([np.nan], 0.0, 1.0), "answers"),

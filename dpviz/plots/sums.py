@@ -24,7 +24,7 @@ __all__ = ["NAMES", "TRUNC_NAMES", "config_label", "explorer_title", "explorer_f
            "relative_error_axes", "ratio_sweep_axes", "tau_axes", "exploration_axes"]
 
 NAMES = {"sqm": "SQM", "identity": "Identity", "workload": "Workload", "timm": "TiMM", "tamm": "TaMM"}
-TRUNC_NAMES = {"none": "NoTrunc", "svt": "Trunc(SVT)", "recursive": "Trunc(recursive)",
+TRUNC_NAMES = {"none": "NoTrunc", "svt": "Trunc(SVT)", "recursive": "Trunc(recursive-style)",
                "oracle": "Trunc(oracle, NOT DP)"}
 _ALG_COLORS = {"identity": color(0), "workload": color(3), "sqm": color(4), "timm": color(2), "tamm": color(1)}
 _TRUNC_COLORS = {"none": "#7f7f7f", "svt": color(0), "recursive": color(1), "oracle": color(4)}

@@ -49,7 +49,7 @@ def _panel_text(run: GPTTAttackRun, method: str) -> str:
 
 
 def attack_figure(run: GPTTAttackRun) -> go.Figure:
-    """Three stacked panels over the cells: true histogram and the guesses of GPTT, SVT and Laplace.
+    """Three stacked panels over the cells: true histogram and the guesses of GPTT (NOT DP), SVT and Laplace.
 
     The y axes are zoomed on the small counts (0 to about 1.25 k); correct
     guesses are blue dots, wrong ones vermillion dots.  Each panel's heading

@@ -18,11 +18,13 @@ the kernel never sees the exception.
 from __future__ import annotations
 
 import html
+import numbers
 import time
 from typing import Any
 
 import ipywidgets as widgets
 import plotly.graph_objects as go
+import traitlets
 
 from dpviz.plots.bands import sync_figure
 
@@ -48,6 +50,31 @@ def seed_box(value: int = 0) -> widgets.BoundedIntText:
     """The random seed control (every explorer is reproducible from its seed)."""
     return widgets.BoundedIntText(value=value, min=0, max=2**31 - 1, description="seed",
                                   style={"description_width": "initial"}, layout=widgets.Layout(width="160px"))
+
+
+def _set_initial(name: str, widget: widgets.Widget, value: Any) -> None:
+    """Set a control's starting value, refusing (not clipping) one the control cannot show.
+
+    ipywidgets' bounded sliders silently clip an out-of-range value; an explorer
+    built with ``epsilon=-1`` must say so instead of running at the slider's minimum.
+    """
+    if isinstance(widget, widgets.FloatLogSlider):
+        lo, hi = widget.base ** widget.min, widget.base ** widget.max
+    else:
+        lo, hi = getattr(widget, "min", None), getattr(widget, "max", None)
+    if lo is not None and hi is not None:
+        parts = value if isinstance(widget, (widgets.FloatRangeSlider, widgets.IntRangeSlider)) else (value,)
+        for v in parts:
+            if isinstance(v, bool) or not isinstance(v, numbers.Real):
+                raise TypeError(f"{name} must be a number, got {v!r} ({type(v).__name__})")
+            if not (lo * (1 - 1e-12) - 1e-300 <= v <= hi * (1 + 1e-12) + 1e-300):
+                raise ValueError(f"{name} = {v!r} is outside this explorer's range [{lo:g}, {hi:g}]")
+    try:
+        widget.value = value
+    except traitlets.TraitError as exc:
+        options = getattr(widget, "options", None)
+        allowed = f"; allowed: {[o[1] if isinstance(o, tuple) else o for o in options]}" if options else ""
+        raise ValueError(f"{name} = {value!r} is not a value this control accepts{allowed}") from exc
 
 
 class Explorer:
@@ -83,7 +110,7 @@ class Explorer:
         if unknown:
             raise ValueError(f"unknown control(s) {sorted(unknown)}; controls are {sorted(self.controls)}")
         for name, value in values.items():
-            self.controls[name].value = value
+            _set_initial(name, self.controls[name], value)
         if self.main_control not in self.controls:
             raise TypeError(f"{type(self).__name__}.main_control {self.main_control!r} is not one of its controls")
         self.controls[self.main_control].add_class("dpviz-main-control")
