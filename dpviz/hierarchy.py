@@ -70,11 +70,13 @@ import scipy.sparse as sp
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
     check_array,
+    check_bool,
     check_choice,
     check_counts,
     check_epsilon,
     check_int,
     check_trials,
+    check_widths,
 )
 
 __all__ = [
@@ -198,9 +200,7 @@ def build_tree(n: int, branching: int, *, measure_root: bool = True) -> Tree:
     """
     n = check_int("n", n, minimum=1)
     b = check_int("branching", branching, minimum=2)
-    if not isinstance(measure_root, (bool, np.bool_)):
-        raise TypeError(f"measure_root must be a bool, got {measure_root!r}")
-    return _tree(n, b, bool(measure_root))
+    return _tree(n, b, check_bool("measure_root", measure_root))
 
 
 # --------------------------------------------------------------------------- budgets
@@ -388,7 +388,7 @@ class TreeRelease:
 
     def leaves(self, *, constrained: bool) -> np.ndarray:
         """Leaf estimates: the noisy leaves, or the constrained-inference (least-squares) leaves."""
-        if not constrained:
+        if not check_bool("constrained", constrained):
             return self.noisy[..., : self.tree.n].copy()
         return constrained_inference(self.noisy, self.tree.n, self.tree.branching, allocation=self.allocation,
                                      measure_root=self.tree.measure_root)
@@ -748,19 +748,6 @@ def _check_common(n, branching, epsilon, allocation, measure_root) -> tuple[Tree
     return build_tree(n, branching, measure_root=measure_root), epsilon, allocation
 
 
-def _check_widths(n: int, widths) -> np.ndarray:
-    if widths is None:
-        return np.arange(1, n + 1)
-    w = np.atleast_1d(np.asarray(widths))
-    if not np.issubdtype(w.dtype, np.integer):
-        raise TypeError(f"widths must be integers, got dtype {w.dtype}")
-    if w.ndim != 1 or w.size == 0:
-        raise ValueError(f"widths must be a non-empty 1-D array, got shape {w.shape}")
-    if w.min() < 1 or w.max() > n:
-        raise ValueError(f"widths must lie in [1, n={n}], got values in [{w.min()}, {w.max()}]")
-    return w.astype(np.int64)
-
-
 def flat_average_range_mse(n: int, epsilon: float) -> float:
     """Flat method: average MSE over all range queries ``(n + 2)/3 * V_u``, ``V_u = 2/epsilon^2`` [QYL13]_ §3.1.
 
@@ -885,7 +872,8 @@ def range_mse_by_width(n: int, branching: int | None, epsilon: float, widths=Non
     [18.0, 36.0]
     """
     tree, epsilon, allocation = _check_common(n, branching, epsilon, allocation, measure_root)
-    w = _check_widths(n, widths)
+    constrained = check_bool("constrained", constrained)
+    w = check_widths(n, widths)
     if tree is None:
         return w * 2.0 * _inv_eps2(epsilon)
     count = (n - w + 1).astype(float)
@@ -933,6 +921,7 @@ def average_range_mse(n: int, branching: int | None, epsilon: float, *, constrai
     33.0
     """
     tree, epsilon, allocation = _check_common(n, branching, epsilon, allocation, measure_root)
+    constrained = check_bool("constrained", constrained)
     if tree is None:
         return flat_average_range_mse(n, epsilon)
     nq = n * (n + 1) / 2
@@ -955,6 +944,7 @@ def range_mse_by_query(n: int, branching: int | None, epsilon: float, starts, st
     399.0
     """
     tree, epsilon, allocation = _check_common(n, branching, epsilon, allocation, measure_root)
+    constrained = check_bool("constrained", constrained)
     i, j = _check_ranges(n, starts, stops)
     if tree is None:
         return (j - i) * 2.0 * _inv_eps2(epsilon)

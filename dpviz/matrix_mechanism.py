@@ -61,6 +61,7 @@ from dpviz import sensitivity as _sens
 from dpviz.rng import RngLike
 from dpviz.validation import (
     check_array,
+    check_bool,
     check_choice,
     check_counts,
     check_delta,
@@ -317,8 +318,13 @@ class LeastSquares:
             K = self.prefix_covariance()
             return float(np.trace(K)), float(np.trace(K, -1)), float(K[-1, -1]), float(K.sum())
         ones = float(self._lu.solve(np.ones(n)).sum())
+        Z = None
         if self._symmetric:
-            Z = self._selected_inverse()
+            try:
+                Z = self._selected_inverse()
+            except KeyError:  # SuperLU's stored L lacks part of the filled pattern: use blocked solves
+                Z = None
+        if Z is not None:
             p = self._lu.perm_c
             diag = np.array([Z[q][q] for q in p])
             sub = 0.0
@@ -376,7 +382,7 @@ class LeastSquares:
         """Unit-noise variances ``diag(W (A^T A)^+ W^T)`` (per query) or their sum ``tr(W^T W (A^T A)^+)``."""
         W = self.check_answerable(W)
         n = self.n
-        if not per_query:
+        if not check_bool("per_query", per_query):
             if W.kind in ("identity", "prefix", "all_ranges") and self.method == "sparse-prefix":
                 tr, sub, last, ones = self._prefix_stats()
                 if W.kind == "prefix":
@@ -496,7 +502,7 @@ def direct_laplace_error(W, epsilon: float, *, per_query: bool = False) -> float
     """
     W = as_workload(W, name="W")
     per = 2.0 * (W.l1() / check_epsilon(epsilon)) ** 2
-    return np.full(W.n_queries, per) if per_query else float(per * W.n_queries)
+    return np.full(W.n_queries, per) if check_bool("per_query", per_query) else float(per * W.n_queries)
 
 
 def svd_lower_bound(W, epsilon: float, *, delta: float | None = None, calibration: str = "analytic") -> float:
@@ -558,7 +564,7 @@ def reconstruct(A, y, *, nonnegative: bool = False) -> np.ndarray:
     hundred).
     """
     ls = _as_ls(A)
-    if not nonnegative:
+    if not check_bool("nonnegative", nonnegative):
         return ls.estimate(y)
     y = check_array("y", y, ndim=(1, 2))
     if y.shape[-1] != ls.n_rows:

@@ -69,9 +69,14 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     Raises
     ------
     ValueError
-        If ``sensitivity`` < 0 or ``epsilon`` <= 0 (or either is NaN/inf).
+        If ``sensitivity`` < 0 or ``epsilon`` <= 0 (or either is NaN/inf), or if the
+        scale overflows (e.g. ``epsilon = 1e-320``: the noise would be infinite).
     """
-    return check_nonnegative("sensitivity", sensitivity) / check_epsilon(epsilon)
+    b = check_nonnegative("sensitivity", sensitivity) / check_epsilon(epsilon)
+    if not math.isfinite(b):
+        raise ValueError(f"sensitivity / epsilon = {sensitivity} / {epsilon} overflows to {b}: "
+                         "epsilon is too small for floating-point noise")
+    return b
 
 
 def laplace(answers, sensitivity: float, epsilon: float, *, rng: RngLike = None,
@@ -287,6 +292,9 @@ def expected_squared_error(n_queries: int, *, epsilon: float, sensitivity: float
     if (sensitivity is None) == (l2_sensitivity is None):
         raise ValueError("give exactly one of sensitivity (Laplace) or l2_sensitivity (Gaussian)")
     if sensitivity is not None:
+        if delta is not None:
+            raise ValueError(f"delta={delta} has no meaning for the Laplace mechanism (sensitivity given); "
+                             "give l2_sensitivity for the Gaussian mechanism")
         v = laplace_variance(sensitivity, epsilon)
     else:
         if delta is None:

@@ -188,12 +188,16 @@ def greedy_h(W, branching: int = 2, *, gram: bool = False) -> sp.csr_array:
     ``k = 1^T u`` and ``G_I`` the ``I x I`` block of ``W^T W``, Sherman-Morrison gives
     the subtree's exact local error
     ``f(p) = (sum_c err_c - c(p) u^T G_I u) / (1-p)^2``, ``c(p) = p^2 / ((1-p)^2 + p^2 k)``,
-    and ``u`` is updated as ``u (1 - c k) / (1-p)^2``; ``p`` is chosen on a
-    grid of [0, 0.999] refined to 1e-6.  Only ``u`` and the errors are carried,
-    never ``M``.  ``p = 0`` everywhere is the identity, so the result is never
-    worse than Identity; the root's local error is the exact total error.
-    (Li et al. weight the cross terms between sibling subtrees with a depth
-    decay; here the local error is exact and the grid is finer.)
+    and ``u`` is updated as ``u (1 - c k) / (1-p)^2``.  ``p`` is chosen on a
+    grid of [0, 0.999] refined to 1e-6 by minimising a *surrogate* of ``f``
+    in which the cross terms between sibling subtrees (``q - sum_c q_c``) and
+    ``c(p)`` are discounted by the depth decay ``d = b^(-(h-l)/2)`` at level
+    ``l`` of ``h`` (after Li et al.: nodes higher up will absorb part of those
+    terms); the error carried upward is then the exact ``f`` of the chosen
+    ``p``, so the root's local error is the exact total error.  Only ``u`` and
+    the errors are carried, never ``M``.  ``p = 0`` everywhere is the identity,
+    which the surrogate search includes, though the greedy choice is not
+    guaranteed to beat Identity on every workload.
 
     **Cost.**  ``O(n^2 b / (b-1))`` time for the quadratic forms ``u^T G_I u``
     (one pass over the diagonal blocks of every level) plus ``O(n * 1200)`` for
@@ -384,14 +388,14 @@ def build(name: str, W: Workload, *, mechanism: str = "laplace",
 
     ``mechanism`` ("laplace" or "gaussian") selects the sensitivity the
     eigen-design is optimised for (L1 or L2).  Results are stored in ``cache``
-    (a dict keyed by ``(name, workload name, n, mechanism)``) when given, so an
+    (a dict keyed by ``(name, W.key, mechanism)``: the workload's queries, not its name) when given, so an
     optimiser runs once per workload and domain size.
     """
     check_choice("strategy", name, STRATEGIES)
     check_choice("mechanism", mechanism, ("laplace", "gaussian"))
     if not isinstance(W, Workload):
         raise TypeError(f"W must be a dpviz.workloads.Workload, got {type(W).__name__}")
-    key = (name, W.name, W.n, mechanism)
+    key = (name, W.key, mechanism)
     if cache is not None and key in cache:
         return cache[key]
     n = W.n

@@ -100,6 +100,16 @@ def check_delta(delta: Any, name: str = "delta", *, allow_zero: bool = False) ->
     return v
 
 
+def check_bool(name: str, value: Any) -> bool:
+    """Return ``value`` as a bool; raise TypeError naming ``name`` unless it is True or False.
+
+    A flag such as ``constrained="no"`` is truthy in Python; accepting it would silently do the opposite.
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
+    return bool(value)
+
+
 def check_int(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None) -> int:
     """Return ``value`` as an int, requiring an integral type within ``[minimum, maximum]``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -115,6 +125,20 @@ def check_int(name: str, value: Any, *, minimum: int | None = None, maximum: int
         bound = f"<= {maximum}" if minimum is None else f"in [{minimum}, {maximum}]"
         raise ValueError(f"{name} must be an integer {bound}, got {v}")
     return v
+
+
+def check_widths(n: int, widths: Any) -> np.ndarray:
+    """Range widths in ``[1, n]`` as int64 (default: all of ``1..n``); refuse non-integers, not truncate them."""
+    if widths is None:
+        return np.arange(1, n + 1, dtype=np.int64)
+    w = np.atleast_1d(np.asarray(widths))
+    if not np.issubdtype(w.dtype, np.integer):
+        raise TypeError(f"widths must be integers, got dtype {w.dtype}")
+    if w.ndim != 1 or w.size == 0:
+        raise ValueError(f"widths must be a non-empty 1-D array, got shape {w.shape}")
+    if w.min() < 1 or w.max() > n:
+        raise ValueError(f"widths must lie in [1, n={n}], got values in [{w.min()}, {w.max()}]")
+    return w.astype(np.int64)
 
 
 def check_trials(size: Any, name: str = "size") -> int | None:

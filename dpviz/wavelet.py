@@ -35,7 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_counts, check_epsilon, check_int, check_trials
+from dpviz.validation import check_counts, check_epsilon, check_int, check_trials, check_widths
 
 __all__ = [
     "padded_size",
@@ -188,10 +188,7 @@ def range_variance_by_width(cov: np.ndarray, widths) -> np.ndarray:
 def privelet_range_mse_by_width(n: int, epsilon: float, widths=None) -> np.ndarray:
     """Exact MSE of Privelet range answers averaged over all ranges of each width (default 1..n)."""
     n = check_int("n", n, minimum=1)
-    widths = np.arange(1, n + 1) if widths is None else np.asarray(widths, dtype=int)
-    if widths.size and (widths.min() < 1 or widths.max() > n):
-        raise ValueError(f"widths must lie in [1, n={n}], got range [{widths.min()}, {widths.max()}]")
-    return range_variance_by_width(privelet_covariance(n, epsilon), widths)
+    return range_variance_by_width(privelet_covariance(n, epsilon), check_widths(n, widths))
 
 
 def privelet_average_range_mse(n: int, epsilon: float) -> float:

@@ -38,6 +38,7 @@ References
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -100,6 +101,35 @@ class Workload:
 
     def __repr__(self) -> str:
         return f"Workload({self.name!r}, n={self.n}, queries={self.n_queries}, kind={self.kind!r})"
+
+    @property
+    def key(self) -> tuple:
+        """A cache key that identifies the queries themselves (two workloads with one name may differ).
+
+        ``(kind, n, digest)``: the digest is empty for the implicit kinds (fixed by ``n``), and a
+        SHA-1 of the intervals or of the matrix otherwise (computed once, cached on the object).
+        """
+        cached = self.__dict__.get("_key")
+        if cached is not None:
+            return cached
+        h = hashlib.sha1()
+        if self.kind == "ranges":
+            h.update(np.ascontiguousarray(self.starts, dtype=np.int64).tobytes())
+            h.update(np.ascontiguousarray(self.stops, dtype=np.int64).tobytes())
+        elif self.kind == "matrix":
+            M = self.explicit
+            if sp.issparse(M):
+                M = sp.csr_array(M)
+                for part in (M.indptr, M.indices, M.data):
+                    h.update(np.ascontiguousarray(part).tobytes())
+                h.update(repr(M.shape).encode())
+            else:
+                h.update(np.ascontiguousarray(M, dtype=float).tobytes())
+                h.update(repr(M.shape).encode())
+        key = (self.kind, self.n, self.domain_shape, self.kron2d,
+               h.hexdigest() if self.kind in ("ranges", "matrix") else "")
+        object.__setattr__(self, "_key", key)
+        return key
 
     # ------------------------------------------------------------------ sizes
     @property

@@ -194,6 +194,43 @@ def test_matrix_mechanism_no_violation_and_power():
     assert r.epsilon_lower >= floor > 0.75
 
 
+@pytest.mark.parametrize("algorithm,truncation", [("identity", "none"), ("sqm", "svt"), ("tamm", "svt")])
+def test_sum_queries_no_violation_with_one_large_record_added(algorithm, truncation):
+    """Sum queries (issue: sums differing by one record with a large value): the record sits at the domain's top
+    bin, the worst case for the untruncated sensitivity; the searched-and-confirmed bound must not exceed 1."""
+    from dpviz import sums
+
+    bins = np.arange(1, 11) * 10.0
+    pair = sum_pair([5.0, 12.0, 33.0, 47.0, 61.0, 88.0], 100.0)
+
+    def mech(x, rng, size):
+        return sums.answer_prefix_sums(x, [50.0, 100.0], 1.0, bins=bins, algorithm=algorithm, truncation=truncation,
+                                       ratio=0.9, isotonic=False, rng=rng, size=size).answers
+
+    r = epsilon_lower_bound(mech, pair.d, pair.d_prime, samples=100_000, confidence=CONF, claimed_epsilon=1.0,
+                            neighbours="records", rng=21)
+    assert r.violation is False and r.epsilon_lower <= 1.0
+
+
+@pytest.mark.parametrize("name", ["mwem", "dawa"])
+def test_data_aware_mechanisms_no_violation(name):
+    """MWEM and DAWA on 8 cells with one record added to cell 5: no event found that beats epsilon = 1."""
+    from dpviz import data_aware, workloads
+
+    counts = np.array([5.0, 0.0, 3.0, 8.0, 2.0, 4.0, 1.0, 6.0])
+    pair = histogram_pair(counts, cell=5)
+    W = workloads.prefix(8)
+    if name == "mwem":
+        def mech(x, rng, size):
+            return data_aware.mwem(x, W, 1.0, rounds=3, rng=rng, size=size).estimate
+    else:
+        def mech(x, rng, size):
+            return data_aware.dawa(x, 1.0, W, rng=rng, size=size).estimate
+    r = epsilon_lower_bound(mech, pair.d, pair.d_prime, samples=20_000, confidence=CONF, claimed_epsilon=1.0,
+                            neighbours="histogram", rng=22)
+    assert r.violation is False and r.epsilon_lower <= 1.0
+
+
 def test_single_coordinate_events_see_only_one_level_of_the_tree():
     """Thresholds on one node can show at most that level's eps/4: a passing audit can be a weak one."""
     t = audit_target("hierarchy", 1.0)

@@ -364,10 +364,11 @@ def test_bad_input_raises_named_errors(call, exc, match):
         call()
 
 
-def test_dyadic_search_is_linear_in_n():
-    # 4096 cells -> 8191 candidate buckets (aligned dyadic intervals), 13 levels
+def test_dyadic_search_scores_the_2n_minus_1_aligned_buckets():
+    # 4096 cells -> 8191 candidate buckets (aligned dyadic intervals), 13 levels: linear in n
     devs = D.dyadic_deviations(np.ones(4096))
     assert len(devs) == 13 and sum(d.size for d in devs) == 2 * 4096 - 1
+    assert all(np.all(d == 0) for d in devs)  # a constant histogram deviates from no bucket's mean
     assert len(list(itertools.chain(*_dyadic_partitions(0, 4)))) > 0
 
 

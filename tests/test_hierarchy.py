@@ -473,3 +473,14 @@ def test_measure_nd_bad_input():
         H.measure_nd(np.ones((3, 4)), 2, 1.0)
     with pytest.raises(ValueError, match="starts and stops"):
         H.box_answers_nd(H.measure_nd(np.ones((4, 4)), 2, 1.0, rng=0), [[0, 0, 0]], [[1, 1, 1]])
+
+
+@pytest.mark.parametrize("flag", ["no", None, 1, "False"])
+def test_boolean_flags_refuse_non_bools(flag):
+    """constrained="no" is truthy in Python: it must raise, not silently switch inference on."""
+    with pytest.raises(TypeError, match="constrained"):
+        H.average_range_mse(8, 2, 1.0, constrained=flag)
+    with pytest.raises(TypeError, match="constrained"):
+        H.range_mse_by_width(8, 2, 1.0, constrained=flag)
+    with pytest.raises(TypeError, match="measure_root"):
+        H.build_tree(8, 2, measure_root=flag)

@@ -233,3 +233,22 @@ def test_bad_inputs_raise_named_errors():
 def test_fuzz_bad_epsilon(eps):
     with pytest.raises(ValueError, match="epsilon"):
         mm.expected_error(wl.prefix(4), np.eye(4), eps)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_expected_error_of_a_random_sparse_strategy_matches_the_pseudo_inverse(seed):
+    """A generic sparse strategy (identity plus random 0/1 rows) at n = 150: the structured path for prefix and
+    identity workloads must agree with the dense formula (2/eps^2) ||A||_1^2 tr(W (A^T A)^+ W^T) (it used to
+    raise KeyError where SuperLU's stored factor lacked part of the filled pattern)."""
+    n = 150
+    R = sp.random(n // 2, n, density=4 / n, random_state=seed, format="csr")
+    R.data[:] = 1.0
+    A = sp.vstack([sp.identity(n, format="csr"), R]).tocsr()
+    Ad = A.toarray()
+    gram_pinv = np.linalg.pinv(Ad.T @ Ad)
+    sens = np.abs(Ad).sum(axis=0).max()
+    for W in (wl.prefix(n), wl.identity(n)):
+        M = W.matrix()
+        Wd = M.toarray() if sp.issparse(M) else np.asarray(M)
+        exact = 2.0 * sens**2 * np.trace(Wd @ gram_pinv @ Wd.T) / 0.5**2
+        assert mm.expected_error(W, A, 0.5) == pytest.approx(exact, rel=1e-9)

@@ -144,9 +144,23 @@ def test_build_menu_and_cache():
         A = st.build(name, W, cache=cache)
         assert mm.expected_error(W, A, 1.0) >= mm.svd_lower_bound(W, 1.0)
         assert name in st.LABELS
-    A = cache[("greedy_h", W.name, 32, "laplace")]
+    A = cache[("greedy_h", W.key, "laplace")]
     assert st.build("greedy_h", W, cache=cache) is A
     with pytest.raises(ValueError, match="strategy"):
         st.build("fourier", W)
     with pytest.raises(TypeError, match="W"):
         st.build("identity", np.eye(3))
+
+
+def test_strategy_cache_tells_apart_workloads_that_share_a_name():
+    """Two seeded random-range workloads are both called "5 random ranges"; the cache must not mix them up."""
+    cache: dict = {}
+    W1, W2 = wl.random_ranges(32, 5, rng=1), wl.random_ranges(32, 5, rng=2)
+    assert W1.name == W2.name and W1.key != W2.key
+    for name in ("greedy_h", "eigen_design"):
+        A1, A2 = st.build(name, W1, cache=cache), st.build(name, W2, cache=cache)
+        assert A1 is not A2
+        fresh = st.build(name, W2)
+        A2d = A2.toarray() if hasattr(A2, "toarray") else np.asarray(A2)
+        freshd = fresh.toarray() if hasattr(fresh, "toarray") else np.asarray(fresh)
+        np.testing.assert_array_equal(A2d, freshd)

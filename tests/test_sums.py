@@ -264,8 +264,15 @@ def test_bad_values_bins_thresholds_and_names():
         sums.answer_prefix_sums([5], [1000], 1.0, bins=[1000], algorithm="hdmm")
     with pytest.raises(ValueError, match="truncation"):
         sums.answer_prefix_sums([5], [1000], 1.0, bins=[1000], truncation="median")
-    with pytest.raises(ValueError, match="epsilon"):
-        sums.answer_prefix_sums([5], [1000], -1.0, bins=[1000])
+    for bad in (-1.0, 0.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="epsilon"):
+            sums.answer_prefix_sums([5], [1000], bad, bins=[1000])
+    for bad in (0.0, 1.0, -0.1, float("nan")):
+        with pytest.raises(ValueError, match="rho"):
+            sums.answer_prefix_sums([5], [1000], 1.0, bins=[1000], rho=bad)
+    for bad in (0.0, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="ratio"):
+            sums.answer_prefix_sums([5], [1000], 1.0, bins=[1000], ratio=bad)
     with pytest.raises(TypeError, match="isotonic"):
         sums.answer_prefix_sums([5], [1000], 1.0, bins=[1000], isotonic="yes")
     with pytest.raises(TypeError, match="problem"):

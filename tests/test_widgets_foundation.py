@@ -16,7 +16,10 @@ def test_laplace_explorer_epsilon_changes_result_and_figure():
     e = LaplaceExplorer()
     assert e.result.epsilon == 1.0
     before = _ys(e.figure)
+    fig, traces = e.figure, list(e.figure.data)
     e.controls["epsilon"].value = 0.1
+    # redrawn in place: the same FigureWidget and the same trace objects, with new data
+    assert e.figure is fig and all(a is b for a, b in zip(traces, e.figure.data))
     assert e.result.epsilon == pytest.approx(0.1)
     assert e.result.theory_variance == pytest.approx(200.0)
     assert "epsilon = 0.1" in e.figure.layout.title.text
@@ -90,3 +93,22 @@ def test_mimebundle_has_short_text():
     bundle = e._repr_mimebundle_()
     assert bundle["text/plain"].startswith("CompositionExplorer(")
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_out_of_range_starting_values_are_refused_not_clipped():
+    """ipywidgets would clip epsilon=-1 to the slider's 0.01; the explorer must refuse it by name."""
+    with pytest.raises(ValueError, match="epsilon"):
+        LaplaceExplorer(epsilon=-1)
+    with pytest.raises(ValueError, match="epsilon"):
+        LaplaceExplorer(epsilon=100)
+    with pytest.raises(ValueError, match="share"):
+        CompositionExplorer(share=0.9)
+    with pytest.raises(ValueError, match="mode"):
+        LaplaceExplorer(mode="fast")
+    with pytest.raises(ValueError, match="labels"):
+        LaplaceExplorer(truth=[1.0, 2.0, 3.0], labels=["a"])
+
+
+def test_accuracy_target_beyond_the_slider_says_so():
+    e = LaplaceExplorer(mode="accuracy", target=1e-6)
+    assert e.result.epsilon > 10 and "outside the slider" in e.message_text

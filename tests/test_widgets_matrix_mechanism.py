@@ -70,12 +70,12 @@ def test_every_strategy_and_workload_draws_and_bound_is_below():
 
 def test_explorer_caches_optimised_strategies_per_workload_and_n():
     e = MatrixMechanismExplorer(strategy="greedy_h")
-    A = e._cache[("greedy_h", "all ranges", 16, "laplace")]
+    A = e._cache[("greedy_h", wl.all_ranges(16).key, "laplace")]
     e.controls["epsilon"].value = 0.5
     e.controls["seed"].value = 3
-    assert e._cache[("greedy_h", "all ranges", 16, "laplace")] is A
+    assert e._cache[("greedy_h", wl.all_ranges(16).key, "laplace")] is A
     e.controls["n"].value = 32
-    assert ("greedy_h", "all ranges", 32, "laplace") in e._cache
+    assert ("greedy_h", wl.all_ranges(32).key, "laplace") in e._cache
 
 
 def test_bad_custom_histogram_shows_message_and_keeps_figure():

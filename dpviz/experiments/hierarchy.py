@@ -25,7 +25,7 @@ from dpviz import hierarchy as H
 from dpviz import wavelet as W
 from dpviz.experiments import check_band
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_choice, check_counts, check_epsilon, check_int
+from dpviz.validation import check_choice, check_counts, check_epsilon, check_int, check_widths
 
 __all__ = [
     "METHODS",
@@ -202,7 +202,7 @@ def range_error_by_width(x, branching: int, epsilon: float, widths=None, *, tria
     methods = tuple(check_choice("methods[]", m, METHODS) for m in methods)
     if ranges_per_trial is not None:
         ranges_per_trial = check_int("ranges_per_trial", ranges_per_trial, minimum=1)
-    widths = default_widths(n) if widths is None else H._check_widths(n, widths)
+    widths = default_widths(n) if widths is None else check_widths(n, widths)
     tree = H.build_tree(n, branching, measure_root=measure_root)
     gen = as_generator(rng)
     prefix = np.concatenate([[0.0], np.cumsum(x)])
@@ -310,9 +310,11 @@ def hierarchy_explorer_run(x, branching: int, epsilon: float, *, allocation: str
                            rng: RngLike = None) -> HierarchyRun:
     """What :class:`dpviz.widgets.HierarchyExplorer` shows: one release and the error curves.
 
-    The first of ``trials`` tree releases is "the" release; its node counts on
-    the minimal cover of ``query = (start, stop)`` (default the first third of
-    the domain) are shown before and after constrained inference [HRMS10]_.
+    After the ``trials`` simulated releases behind the error curves, one more
+    tree release and one Flat release are drawn from the same generator: they
+    are "the" release shown, with the node counts on the minimal cover of
+    ``query = (start, stop)`` (default the first third of the domain) before
+    and after constrained inference [HRMS10]_.
     ``widths`` defaults to 16 log-spaced widths and each (trial, width) uses
     ``ranges_per_trial`` random ranges, which keeps a redraw fast.
     """

@@ -27,6 +27,16 @@ class LaplaceExperiment:
     theory_upper: np.ndarray     # (m,) truth + Laplace quantile at band[1]
     theory_variance: float       # 2 (sensitivity / epsilon)^2
 
+    @property
+    def simulated_variance(self) -> float:
+        """The simulated noise variance, averaged over the queries (compare with ``theory_variance``)."""
+        return float(np.mean(self.summary.variance))
+
+    @property
+    def simulated_upper_halfwidth(self) -> float:
+        """Mean over queries of (upper band edge - mean) of the simulated answers."""
+        return float(np.mean(self.summary.upper - self.summary.mean))
+
 
 def laplace_experiment(truth, sensitivity: float, epsilon: float, trials: int, *, rng: RngLike = None,
                        band=(5.0, 95.0)) -> LaplaceExperiment:

@@ -90,7 +90,7 @@ class StrategyComparison:
 
 
 def _ls(name: str, W: wl.Workload, mechanism: str, cache: dict | None) -> mm.LeastSquares:
-    key = ("ls", name, W.name, W.n, mechanism)
+    key = ("ls", name, W.key, mechanism)
     if cache is not None and key in cache:
         return cache[key]
     ls = mm.LeastSquares(st.build(name, W, mechanism=mechanism, cache=cache))
@@ -104,7 +104,7 @@ def _unit_totals(W: wl.Workload, names, mechanism: str, cache: dict | None) -> t
     """Unit-noise total variances tr(W^T W (A^T A)^+), sensitivities and row counts per strategy (cached)."""
     out = []
     for name in names:
-        key = ("unit", name, W.name, W.n, mechanism)
+        key = ("unit", name, W.key, mechanism)
         if cache is not None and key in cache:
             out.append(cache[key])
             continue
@@ -327,7 +327,7 @@ def matrix_mechanism_explorer_run(workload: str, strategy: str, n: int, epsilon:
             cache[xkey] = default_histogram(n)
         x = cache[xkey]
     ls = _ls(strategy, W, "laplace", cache)
-    pkey = ("per_query", strategy, W.name, n)
+    pkey = ("per_query", strategy, W.key)
     if pkey not in cache:
         cache[pkey] = mm.expected_error(W, ls, 1.0, per_query=True)
     exp = query_error_experiment(W, ls, x, epsilon, trials, rng=rng, strategy=strategy,

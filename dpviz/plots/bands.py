@@ -20,7 +20,7 @@ __all__ = ["plotly_band", "plotly_line", "mpl_band", "sync_figure", "new_axes"]
 
 
 def plotly_band(x, lower, upper, *, name: str, color: str, legendgroup: str | None = None,
-                hover: str = "%{y:.4g}") -> list[go.Scatter]:
+                hover: str = "%{y:.7~g}") -> list[go.Scatter]:
     """Two traces drawing a filled band between ``lower`` and ``upper`` (the upper edge carries the legend)."""
     x = np.asarray(x)
     group = legendgroup or name
@@ -34,7 +34,7 @@ def plotly_band(x, lower, upper, *, name: str, color: str, legendgroup: str | No
 
 
 def plotly_line(x, y, *, name: str, color: str, dash: str | None = None, mode: str = "lines",
-                hover: str = "%{y:.4g}", **kwargs) -> go.Scatter:
+                hover: str = "%{y:.7~g}", **kwargs) -> go.Scatter:
     """A named line (or marker) trace with exact values in its hover text."""
     return go.Scatter(x=np.asarray(x), y=np.asarray(y), mode=mode, name=name,
                       line=dict(color=color, dash=dash), marker=dict(color=color),

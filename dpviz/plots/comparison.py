@@ -91,8 +91,8 @@ def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict], dict]:
                      width=8),
         customdata=np.stack([l, u, [float(r.runs[a].rmse.mean()) for a in names],
                              [r.runs[a].seconds * 1e3 for a in names]], axis=-1),
-        hovertemplate=("<b>%{x}</b><br>scaled error %{y:.3g}<br>" f"{lo:g}-{hi:g} % of trials: "
-                       "[%{customdata[0]:.3g}, %{customdata[1]:.3g}]<br>RMSE per query %{customdata[2]:.4g}"
+        hovertemplate=("<b>%{x}</b><br>scaled error %{y:.7~g}<br>" f"{lo:g}-{hi:g} % of trials: "
+                       "[%{customdata[0]:.7~g}, %{customdata[1]:.7~g}]<br>RMSE per query %{customdata[2]:.7~g}"
                        "<br>%{customdata[3]:.1f} ms per release<extra></extra>")))
     for a in names:
         c = algorithm_color(a)
@@ -101,7 +101,7 @@ def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict], dict]:
         traces.append(dict(type="scatter", x=r.query_rank, y=r.profile_mean[a], mode="lines", name=a, legendgroup=a,
                            showlegend=True, line=dict(color=c, width=1.5), xaxis="x2", yaxis="y2",
                            customdata=r.query_width,
-                           hovertemplate=f"{a}: mean |error| %{{y:.4g}}<br>width %{{customdata:.0f}}<extra></extra>"))
+                           hovertemplate=f"{a}: mean |error| %{{y:.7~g}}<br>width %{{customdata:.0f}}<extra></extra>"))
     cells = np.arange(r.n)
     traces.append(dict(type="scatter", x=cells, y=r.x, mode="lines", name="true histogram", line=dict(color=TRUTH,
                        width=1, shape="hvh"), xaxis="x3", yaxis="y3",
@@ -114,7 +114,7 @@ def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict], dict]:
         traces.append(dict(type="scatter", x=cells, y=bucket_means, mode="lines", line=dict(color=c, width=2,
                            shape="hvh", dash="dot"), name=f"{r.partition_algorithm} buckets (true bucket means)",
                            legendgroup="partition", xaxis="x3", yaxis="y3",
-                           hovertemplate="cell %{x}: bucket mean %{y:.4g}<extra></extra>"))
+                           hovertemplate="cell %{x}: bucket mean %{y:.7~g}<extra></extra>"))
         top = float(max(r.x.max(), 1.0))
         bx = np.repeat(part.boundaries - 0.5, 3).astype(float)
         by = np.tile([0.0, top, np.nan], part.boundaries.size)
@@ -125,12 +125,12 @@ def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict], dict]:
         traces.append(dict(type="scatter", x=cells, y=r.estimates[r.partition_algorithm], mode="lines",
                            line=dict(color=c, width=1), opacity=0.7, name=f"{r.partition_algorithm} release",
                            legendgroup="partition", xaxis="x3", yaxis="y3",
-                           hovertemplate="cell %{x}: %{y:.4g}<extra>release</extra>"))
+                           hovertemplate="cell %{x}: %{y:.7~g}<extra>release</extra>"))
         title3 = f"the data and {r.partition_algorithm}'s learned partition ({part.n_buckets} buckets, first trial)"
     if "MWEM" in r.estimates:
         traces.append(dict(type="scatter", x=cells, y=r.estimates["MWEM"], mode="lines",
                            line=dict(color=algorithm_color("MWEM"), width=1), opacity=0.7, name="MWEM release",
-                           xaxis="x3", yaxis="y3", hovertemplate="cell %{x}: %{y:.4g}<extra>MWEM</extra>"))
+                           xaxis="x3", yaxis="y3", hovertemplate="cell %{x}: %{y:.7~g}<extra>MWEM</extra>"))
 
     def head(text, y):
         return dict(text=text, x=0.5, y=y, xref="paper", yref="paper", showarrow=False, font=dict(size=12),

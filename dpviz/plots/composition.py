@@ -27,7 +27,8 @@ def composition_title(exp: CompositionExperiment) -> str:
         seq = "Alg 1 refused by the accountant"
     else:
         seq = f"Alg 1 total {exp.sequential.total_mse:.4g} (theory {exp.theory_sequential.sum():.4g})"
-    return f"BMI queries, budget epsilon = {exp.epsilon:.3g}: {seq}; {par}"
+    return (f"BMI queries, budget epsilon = {exp.epsilon:.3g}, Alg 1 share {exp.share:.3g} per query, "
+            f"{exp.parallel.trials} trials: {seq}; {par}")
 
 
 def composition_figure(exp: CompositionExperiment) -> go.Figure:
@@ -36,15 +37,15 @@ def composition_figure(exp: CompositionExperiment) -> go.Figure:
     seq_mse = exp.sequential.mse if exp.sequential is not None else np.full(4, np.nan)
     traces = [
         go.Bar(x=names, y=seq_mse, name="Alg 1 (sequential), simulated", marker_color=_SEQ, offsetgroup="seq",
-               hovertemplate="%{x}: %{y:.4g}<extra>Alg 1 simulated</extra>"),
+               hovertemplate="%{x}: %{y:.7~g}<extra>Alg 1 simulated</extra>"),
         go.Bar(x=names, y=exp.parallel.mse, name="Alg 2 (parallel + post-processing), simulated",
-               marker_color=_PAR, offsetgroup="par", hovertemplate="%{x}: %{y:.4g}<extra>Alg 2 simulated</extra>"),
+               marker_color=_PAR, offsetgroup="par", hovertemplate="%{x}: %{y:.7~g}<extra>Alg 2 simulated</extra>"),
         go.Scatter(x=names, y=exp.theory_sequential, mode="markers", name="Alg 1 theory 2/(share eps)^2",
                    marker=dict(symbol="line-ew", size=30, line=dict(width=3, color="black")),
-                   hovertemplate="%{x}: %{y:.4g}<extra>Alg 1 theory</extra>", xaxis="x", offsetgroup="seq"),
+                   hovertemplate="%{x}: %{y:.7~g}<extra>Alg 1 theory</extra>", xaxis="x", offsetgroup="seq"),
         go.Scatter(x=names, y=exp.theory_parallel, mode="markers", name="Alg 2 theory",
                    marker=dict(symbol="line-ew", size=30, line=dict(width=3, color="grey")),
-                   hovertemplate="%{x}: %{y:.4g}<extra>Alg 2 theory</extra>", offsetgroup="par"),
+                   hovertemplate="%{x}: %{y:.7~g}<extra>Alg 2 theory</extra>", offsetgroup="par"),
     ]
     layout = dict(title=dict(text=composition_title(exp), font=dict(size=13)), barmode="group",
                       scattermode="group", yaxis_title="mean squared error", yaxis_type="log", height=420,

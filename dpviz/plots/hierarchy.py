@@ -61,7 +61,7 @@ def _line(x, y, *, name: str, color: str, mode: str = "lines", legendgroup: str 
     style = {"line": dict(color=color)} if mode == "lines" else {"marker": dict(color=color)}
     return dict(type="scatter", x=np.asarray(x), y=np.asarray(y), mode=mode, name=name, **style,
                 legendgroup=legendgroup or name, xaxis=xaxis, yaxis=yaxis,
-                hovertemplate=f"{name}: %{{y:.4g}}<extra></extra>")
+                hovertemplate=f"{name}: %{{y:.7~g}}<extra></extra>")
 
 
 def _width_traces(c: WidthCurves, xaxis: str = "x", yaxis: str = "y", *, band_style: str = "fill") -> list[dict]:
@@ -123,18 +123,18 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
     traces = [
         dict(type="scatter", x=x, y=shown, mode="lines", name=which, legendgroup=key,
                    line=dict(color=METHOD_COLORS[key], width=1),
-                   hovertemplate="bin %{x}: %{y:.4g}<extra>" + which + "</extra>"),
+                   hovertemplate="bin %{x}: %{y:.7~g}<extra>" + which + "</extra>"),
         dict(type="scatter", x=x, y=run.truth, mode="lines", name="true histogram", line=dict(color=TRUTH, width=1.5),
-                   hovertemplate="bin %{x}: %{y:.4g}<extra>truth</extra>"),
+                   hovertemplate="bin %{x}: %{y:.7~g}<extra>truth</extra>"),
         dict(type="scatter", x=k, y=cov.truth, mode="markers", name="true node count", showlegend=False,
                    marker=dict(color=TRUTH, symbol="diamond", size=9), text=labels,
-                   hovertemplate="%{text}: true %{y:.4g}<extra></extra>", xaxis="x2", yaxis="y2"),
+                   hovertemplate="%{text}: true %{y:.7~g}<extra></extra>", xaxis="x2", yaxis="y2"),
         dict(type="scatter", x=k - 0.15, y=cov.noisy, mode="markers", name="cover node: noisy (before)",
                    marker=dict(color=METHOD_COLORS["tree"], size=8), text=labels,
-                   hovertemplate="%{text}: noisy %{y:.4g}<extra></extra>", xaxis="x2", yaxis="y2"),
+                   hovertemplate="%{text}: noisy %{y:.7~g}<extra></extra>", xaxis="x2", yaxis="y2"),
         dict(type="scatter", x=k + 0.15, y=cov.consistent, mode="markers", name="cover node: after constrained inference",
                    marker=dict(color=METHOD_COLORS["tree_ci"], size=8, symbol="square"), text=labels,
-                   hovertemplate="%{text}: after CI %{y:.4g}<extra></extra>", xaxis="x2", yaxis="y2"),
+                   hovertemplate="%{text}: after CI %{y:.7~g}<extra></extra>", xaxis="x2", yaxis="y2"),
         *_width_traces(c, "x3", "y3", band_style="bars"),
     ]
     a = run.answers

@@ -41,27 +41,27 @@ def laplace_figure(exp: LaplaceExperiment, labels=None) -> go.Figure:
     traces = []
     traces.append(go.Scatter(x=x, y=s.truth, mode="markers", name="true answer",
                              marker=dict(color=TRUTH, symbol="diamond", size=10),
-                             hovertemplate="true answer %{y:.4g}<extra></extra>", yaxis="y2"))
+                             hovertemplate="true answer %{y:.7~g}<extra></extra>", yaxis="y2"))
     traces.append(go.Scatter(x=x, y=exp.release, mode="markers", name="one noisy release",
                              marker=dict(color=ALT, symbol="circle-open", size=11, line=dict(width=2)),
-                             hovertemplate="noisy answer %{y:.4g}<extra></extra>", yaxis="y2"))
+                             hovertemplate="noisy answer %{y:.7~g}<extra></extra>", yaxis="y2"))
     traces.append(go.Scatter(x=x - 0.12, y=err_mean, mode="markers", name=f"simulated error: mean and {band_name}",
                              marker=dict(color=SIMULATED, size=8),
                              error_y=dict(type="data", symmetric=False, array=s.upper - s.mean,
                                           arrayminus=s.mean - s.lower, color=SIMULATED, thickness=2, width=6),
                              customdata=np.stack([s.lower - s.truth, s.upper - s.truth, s.variance], axis=-1),
-                             hovertemplate="mean error %{y:.4g}<br>band [%{customdata[0]:.4g}, %{customdata[1]:.4g}]"
-                                           "<br>variance %{customdata[2]:.4g}<extra>simulated</extra>"))
+                             hovertemplate="mean error %{y:.7~g}<br>band [%{customdata[0]:.7~g}, %{customdata[1]:.7~g}]"
+                                           "<br>variance %{customdata[2]:.7~g}<extra>simulated</extra>"))
     traces.append(go.Scatter(x=x + 0.12, y=np.zeros(m), mode="markers", name=f"theoretical {band_name}",
                              marker=dict(color=THEORY, size=8, symbol="line-ew-open"),
                              error_y=dict(type="data", symmetric=False, array=exp.theory_upper - s.truth,
                                           arrayminus=s.truth - exp.theory_lower, color=THEORY, thickness=2, width=6),
                              customdata=np.stack([exp.theory_lower - s.truth, exp.theory_upper - s.truth], axis=-1),
-                             hovertemplate="band [%{customdata[0]:.4g}, %{customdata[1]:.4g}]"
+                             hovertemplate="band [%{customdata[0]:.7~g}, %{customdata[1]:.7~g}]"
                                            f"<br>variance {exp.theory_variance:.4g}<extra>theory</extra>"))
     traces.append(go.Scatter(x=x, y=exp.release - s.truth, mode="markers", name="error of the one release",
                              marker=dict(color=ALT, symbol="circle-open", size=9, line=dict(width=2)),
-                             hovertemplate="error %{y:.4g}<extra></extra>", showlegend=False))
+                             hovertemplate="error %{y:.7~g}<extra></extra>", showlegend=False))
     # two stacked panels sharing the x axis, laid out by hand (make_subplots and update_layout each cost more
     # than the whole redraw budget; a layout given to the constructor is validated once)
     layout = dict(

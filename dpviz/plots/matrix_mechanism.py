@@ -61,14 +61,14 @@ def matrix_mechanism_figure(run: MatrixMechanismRun) -> go.Figure:
                    fillcolor=band_fill(SIMULATED), line=dict(width=0, color=SIMULATED), mode="lines",
                    name="simulated +- 2 s.e.", hoverinfo="skip"),
         plotly_line(q, e.simulated, name="simulated mean squared error", color=SIMULATED, mode="markers",
-                    hover="%{y:.4g}"),
+                    hover="%{y:.7~g}"),
         plotly_line(q, e.predicted, name="exact expected error", color=THEORY),
     ]
     sel = c.names.index(run.strategy)
     colors = [THEORY if i == sel else "#9AA5B1" for i in range(len(c.names))]
     traces.append(go.Bar(x=list(c.labels), y=c.total_error, marker=dict(color=colors), name="total error",
                          showlegend=False, xaxis="x2", yaxis="y2",
-                         customdata=c.ratio, hovertemplate="%{x}: %{y:.4g} (%{customdata:.3g} x bound)<extra></extra>"))
+                         customdata=c.ratio, hovertemplate="%{x}: %{y:.7~g} (%{customdata:.7~g} x bound)<extra></extra>"))
     traces.append(go.Scatter(x=list(c.labels), y=np.full(len(c.names), c.lower_bound), mode="lines",
                              line=dict(color=TRUTH, dash="dash"), name="SVD lower bound", xaxis="x2", yaxis="y2",
                              hovertemplate=f"lower bound {c.lower_bound:.4g}<extra></extra>"))
@@ -76,7 +76,7 @@ def matrix_mechanism_figure(run: MatrixMechanismRun) -> go.Figure:
     lim = float(np.abs(A).max()) or 1.0
     traces.append(go.Heatmap(z=A, zmin=-lim, zmax=lim, colorscale="RdBu", reversescale=True, xaxis="x3",
                              yaxis="y3", showscale=False,
-                             hovertemplate="row %{y}, cell %{x}: %{z:.3g}<extra></extra>"))
+                             hovertemplate="row %{y}, cell %{x}: %{z:.7~g}<extra></extra>"))
     layout = dict(
         title=dict(text=matrix_mechanism_title(run), font=dict(size=14), y=0.985, yanchor="top"), height=740,
         template=TEMPLATE, margin=dict(l=70, r=20, t=95, b=40), legend=dict(orientation="h", y=1.02, x=0.0, yanchor="bottom"),

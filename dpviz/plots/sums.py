@@ -63,7 +63,7 @@ def explorer_figure(exp: SumExploration) -> go.Figure:
     M = 1e6
     lo, hi = s.band
 
-    def line(y, name, c, dash=None, panel="", hover="%{y:.5g} M"):
+    def line(y, name, c, dash=None, panel="", hover="%{y:.7~g} M"):
         return dict(type="scatter", x=x, y=y, mode="lines", name=name, line=dict(color=c, dash=dash),
                     xaxis=f"x{panel}", yaxis=f"y{panel}", hovertemplate=f"{name}: {hover}<extra></extra>")
 
@@ -75,9 +75,9 @@ def explorer_figure(exp: SumExploration) -> go.Figure:
         line(s.truth / M, "true prefix sums", TRUTH),
         line(exp.truncated_truth / M, "truncated sums (no noise, median tau)", ALT, "dot"),
         line(s.mean / M, "mean noisy answer", SIMULATED, "dash"),
-        line(s.bias / M, "bias (simulated: mean - truth)", THEORY, None, "2", "%{y:.4g} M"),
-        line(exp.bias_closed_form / M, "truncation bias (exact, no isotonic)", THEORY, "dot", "2", "%{y:.4g} M"),
-        line(np.sqrt(s.variance) / M, "standard deviation (simulated)", SIMULATED, None, "2", "%{y:.4g} M"),
+        line(s.bias / M, "bias (simulated: mean - truth)", THEORY, None, "2", "%{y:.7~g} M"),
+        line(exp.bias_closed_form / M, "truncation bias (exact, no isotonic)", THEORY, "dot", "2", "%{y:.7~g} M"),
+        line(np.sqrt(s.variance) / M, "standard deviation (simulated)", SIMULATED, None, "2", "%{y:.7~g} M"),
     ]
     taus = np.asarray(exp.taus, dtype=float)
     finite = taus[np.isfinite(taus)]
@@ -87,7 +87,7 @@ def explorer_figure(exp: SumExploration) -> go.Figure:
         vals, counts = np.array([x[-1]]), np.array([0])
     traces.append(dict(type="bar", x=vals, y=counts, name="thresholds tau drawn (count of trials)",
                        marker=dict(color=color(3)), xaxis="x3", yaxis="y3",
-                       hovertemplate="tau = %{x:.4g} k$: %{y} trials<extra></extra>"))
+                       hovertemplate="tau = %{x:.7~g} k$: %{y} trials<extra></extra>"))
     no_trunc = "" if finite.size else " (no truncation: tau = inf)"
     xr = [0, float(x[-1]) * 1.02]
     layout = dict(

@@ -50,7 +50,7 @@ class AuditExplorer(Explorer):
                                                        continuous_update=False, style=style,
                                                        layout=widgets.Layout(width="300px")),
             "samples": widgets.FloatLogSlider(value=20_000, base=10, min=2, max=5.30103, step=0.05,
-                                              description="samples per dataset", continuous_update=False,
+                                              description="samples n per dataset (outputs)", continuous_update=False,
                                               readout_format=",.0f", style=style,
                                               layout=widgets.Layout(width="420px")),
             "confidence": widgets.Dropdown(options=[("95 %", 0.95), ("99 %", 0.99), ("99.9 %", 0.999)], value=0.95,

@@ -115,6 +115,7 @@ class Explorer:
             raise TypeError(f"{type(self).__name__}.main_control {self.main_control!r} is not one of its controls")
         self.controls[self.main_control].add_class("dpviz-main-control")
         self.message = widgets.HTML(value="", layout=widgets.Layout(min_height="1.5em"))
+        self.message.add_class("dpviz-message")
         self.figure: go.FigureWidget | None = None
         self.result: Any = None
         self.last_update_ms = float("nan")
@@ -161,7 +162,8 @@ class Explorer:
 
     def _show(self, text: str, kind: str = "error") -> None:
         colour = {"error": "#D55E00", "info": "#0072B2"}[kind]
-        self.message.value = f'<span style="color:{colour}" role="status">{html.escape(text)}</span>'
+        self.message.value = (f'<span class="dpviz-{kind}" style="color:{colour}" role="status">'
+                              f'{html.escape(text)}</span>')
 
     def _attempt(self, draw: Any) -> tuple[Any, Any] | None:
         """``(result, draw(result))`` from the current controls, or None with the error shown in ``message``."""

@@ -81,7 +81,7 @@ class AlgorithmComparisonExplorer(Explorer):
             "workload": widgets.Dropdown(options=list(WORKLOADS), value="prefix", description="workload",
                                          style=style, layout=widgets.Layout(width="240px")),
             "epsilon": log_slider(0.1, -3, 1, "ε (total budget per algorithm)"),
-            "trials": int_slider(5, 2, 50, "trials"),
+            "trials": int_slider(5, 2, 50, "trials k (simulated releases)"),
             "seed": seed_box(0),
         }
         for a in available_algorithms():

@@ -34,10 +34,10 @@ class CompositionExplorer(Explorer):
         return {
             "epsilon": log_slider(1.0, -2, 1, "total budget ε (← more privacy)"),
             "share": widgets.FloatSlider(value=0.25, min=0.05, max=0.5, step=0.05,
-                                         description="Alg 1: share of ε per query", continuous_update=False,
+                                         description="Alg 1: share s of ε per query (fraction)", continuous_update=False,
                                          readout_format=".2f", style={"description_width": "initial"},
                                          layout=widgets.Layout(width="420px")),
-            "trials": int_slider(5000, 100, 50000, "trials", step=100),
+            "trials": int_slider(5000, 100, 50000, "trials k (simulated releases)", step=100),
             "seed": seed_box(0),
         }
 

@@ -47,7 +47,7 @@ class GPTTAttackExplorer(Explorer):
         return {
             "dataset": widgets.Dropdown(options=list(PAPER_DATASETS), value="ADULT", description="dataset"),
             "epsilon": log_slider(1.0, -2, 1, "ε claimed (← more privacy)"),
-            "split": widgets.FloatSlider(value=0.5, min=0.05, max=0.95, step=0.05, description="share for GPTT/SVT",
+            "split": widgets.FloatSlider(value=0.5, min=0.05, max=0.95, step=0.05, description="share s of ε for GPTT/SVT (fraction)",
                                          continuous_update=False, style=_WIDE, readout_format=".2f"),
             "query_share": widgets.Dropdown(options=[("none (Stoddard et al.)", 0.0),
                                                      ("½ of GPTT's share (Chen et al.)", 0.5),

@@ -39,6 +39,8 @@ class LaplaceExplorer(Explorer):
             labels = default_labels if labels is None else labels
         self.truth = np.asarray(truth, dtype=float)
         self.labels = list(labels) if labels is not None else None
+        if self.labels is not None and len(self.labels) != self.truth.size:
+            raise ValueError(f"labels must name each of the {self.truth.size} true answers, got {len(self.labels)}")
         resample = widgets.Button(description="resample", tooltip="draw new noise (next seed)", icon="refresh")
         resample.on_click(lambda _: setattr(self.controls["seed"], "value", self.controls["seed"].value + 1))
         self.buttons = {"resample": resample}
@@ -51,7 +53,7 @@ class LaplaceExplorer(Explorer):
             "sensitivity": widgets.BoundedFloatText(value=1.0, min=0.0, max=1e6, step=0.5,
                                                     description="sensitivity Δ₁", style={"description_width": "initial"},
                                                     layout=widgets.Layout(width="200px")),
-            "trials": int_slider(2000, 100, 20000, "trials", step=100),
+            "trials": int_slider(2000, 100, 20000, "trials k (simulated releases)", step=100),
             "mode": widgets.ToggleButtons(options=[("privacy first: set ε", "privacy"),
                                                    ("accuracy first: set target ±w", "accuracy")],
                                           value="privacy", description="mode", style={"button_width": "210px"}),
@@ -72,11 +74,16 @@ class LaplaceExplorer(Explorer):
         return [self.solved]
 
     def _after_draw(self, result) -> None:
-        s = result.summary
         self.solved.value = (
-            f"ε = {result.epsilon:.4g}; noise variance: simulated {float(np.mean(s.variance)):.4g} "
+            f"ε = {result.epsilon:.4g}; noise variance: simulated {result.simulated_variance:.4g} "
             f"(mean over queries) vs theory 2(Δ₁/ε)² = {result.theory_variance:.4g}; "
-            f"simulated 90 % half-width {float(np.mean(s.upper - s.mean)):.4g}"
+            f"simulated 90 % half-width {result.simulated_upper_halfwidth:.4g}"
         )
         if self.controls["mode"].value == "accuracy":
-            self.set_quietly("epsilon", float(np.clip(result.epsilon, 0.01, 10.0)))
+            slider = self.controls["epsilon"]
+            lo, hi = slider.base ** slider.min, slider.base ** slider.max
+            if lo <= result.epsilon <= hi:
+                self.set_quietly("epsilon", result.epsilon)
+            else:
+                self._show(f"this target needs ε = {result.epsilon:.4g}, outside the slider's {lo:g}-{hi:g}: "
+                           "the figure uses the solved ε, the slider does not move", kind="info")

@@ -56,7 +56,7 @@ class MatrixMechanismExplorer(Explorer):
             "n": widgets.Dropdown(options=[8, 16, 32, 64, 128], value=16, description="domain size n",
                                   style=style),
             "epsilon": log_slider(1.0, -2, 1, "ε (privacy loss; ← more privacy)"),
-            "trials": int_slider(300, 100, 5000, "trials", step=100),
+            "trials": int_slider(300, 100, 5000, "trials k (simulated releases)", step=100),
             "seed": seed_box(0),
         }
 

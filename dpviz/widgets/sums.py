@@ -76,7 +76,7 @@ class SumQueryExplorer(Explorer):
             "threshold": widgets.Dropdown(options=_THRESHOLD_OPTIONS, value="svt", description="threshold τ by",
                                           style=style),
             "isotonic": widgets.Checkbox(value=True, description="isotonic regression", style=style),
-            "trials": int_slider(30, 10, 200, "trials", step=10),
+            "trials": int_slider(30, 10, 200, "trials k (simulated releases)", step=10),
             "seed": seed_box(0),
         }
 

@@ -94,3 +94,10 @@ def browser(chromium_path):
             yield b
         finally:
             b.close()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say where the screenshots are (fixture output is captured, a summary line is not)."""
+    if SCREENSHOTS.exists() and any(SCREENSHOTS.glob("*.png")):
+        shots = sorted(p.name for p in SCREENSHOTS.glob("*.png"))
+        terminalreporter.write_line(f"browser screenshots ({len(shots)}) are in {SCREENSHOTS}: {', '.join(shots)}")
