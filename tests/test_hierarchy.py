@@ -144,6 +144,18 @@ def test_constrained_inference_equals_least_squares(n, b, allocation, measure_ro
     assert np.max(np.abs(ci[0] - sol)) <= 1e-8 * np.max(np.abs(sol))
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 300), st.integers(2, 20), st.sampled_from(["uniform", "geometric", "optimal"]), st.booleans(),
+       st.integers(0, 2**31 - 1))
+def test_constrained_inference_equals_least_squares_on_random_trees(n, b, allocation, measure_root, seed):
+    """The same check on trees drawn at random (any n, any b, any allocation, root measured or not)."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 50, size=n).astype(float)
+    rel = H.measure(x, b, 0.5, allocation=allocation, measure_root=measure_root, rng=rng, size=2)
+    ref = _gls(rel)[0]
+    assert np.max(np.abs(rel.leaves(constrained=True) - ref)) <= 1e-8 * max(np.max(np.abs(ref)), 1.0)
+
+
 @pytest.mark.parametrize("n,b,allocation,measure_root", CASES[1:6])
 def test_constrained_nodes_consistent_and_unbiased(n, b, allocation, measure_root):
     rel = H.measure(np.arange(n, dtype=float), b, 1.0, allocation=allocation, measure_root=measure_root,
