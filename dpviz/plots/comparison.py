@@ -29,11 +29,11 @@ __all__ = [
     "explorer_axes",
 ]
 
-#: One colour per compared algorithm (Okabe-Ito palette; Uniform in black, it is the baseline).
+#: One colour per compared algorithm (Okabe-Ito palette plus its neutral grey; Uniform in black, the baseline).
 ALGORITHM_COLORS = {
     "Identity": PALETTE["orange"], "H_b": PALETTE["blue"], "Privelet": PALETTE["purple"],
     "GreedyH": PALETTE["sky"], "Uniform": PALETTE["black"], "MWEM": PALETTE["green"],
-    "DAWA": PALETTE["vermillion"], "DAWA-H2": "#B8860B",
+    "DAWA": PALETTE["vermillion"], "DAWA-H2": PALETTE["grey"],
 }
 
 

@@ -41,10 +41,10 @@ def composition_figure(exp: CompositionExperiment) -> go.Figure:
         go.Bar(x=names, y=exp.parallel.mse, name="Alg 2 (parallel + post-processing), simulated",
                marker_color=_PAR, offsetgroup="par", hovertemplate="%{x}: %{y:.7~g}<extra>Alg 2 simulated</extra>"),
         go.Scatter(x=names, y=exp.theory_sequential, mode="markers", name="Alg 1 theory 2/(share eps)^2",
-                   marker=dict(symbol="line-ew", size=30, line=dict(width=3, color="black")),
+                   marker=dict(symbol="line-ew", size=30, line=dict(width=3, color=PALETTE["black"])),
                    hovertemplate="%{x}: %{y:.7~g}<extra>Alg 1 theory</extra>", xaxis="x", offsetgroup="seq"),
         go.Scatter(x=names, y=exp.theory_parallel, mode="markers", name="Alg 2 theory",
-                   marker=dict(symbol="line-ew", size=30, line=dict(width=3, color="grey")),
+                   marker=dict(symbol="line-ew", size=30, line=dict(width=3, color=PALETTE["grey"])),
                    hovertemplate="%{x}: %{y:.7~g}<extra>Alg 2 theory</extra>", offsetgroup="par"),
     ]
     layout = dict(title=dict(text=composition_title(exp), font=dict(size=13)), barmode="group",
@@ -62,8 +62,8 @@ def composition_axes(exp: CompositionExperiment, ax=None) -> Axes:
     if exp.sequential is not None:
         ax.bar(x - w / 2, exp.sequential.mse, w, color=_SEQ, label="Alg 1 (sequential), simulated")
     ax.bar(x + w / 2, exp.parallel.mse, w, color=_PAR, label="Alg 2 (parallel), simulated")
-    ax.hlines(exp.theory_sequential, x - w, x, colors="black", lw=2.5, label="Alg 1 theory")
-    ax.hlines(exp.theory_parallel, x, x + w, colors="grey", lw=2.5, label="Alg 2 theory")
+    ax.hlines(exp.theory_sequential, x - w, x, colors=PALETTE["black"], lw=2.5, label="Alg 1 theory")
+    ax.hlines(exp.theory_parallel, x, x + w, colors=PALETTE["grey"], lw=2.5, label="Alg 2 theory")
     ax.set_xticks(x, list(BMI_QUERY_NAMES), fontsize=8)
     ax.set_yscale("log")
     ax.set_ylabel("mean squared error")

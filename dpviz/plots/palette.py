@@ -14,6 +14,8 @@ PALETTE = {
     "blue": "#0072B2",
     "vermillion": "#D55E00",
     "purple": "#CC79A7",
+    # a neutral ninth colour for a ninth series (distinct from all eight by lightness, not hue)
+    "grey": "#8C8C8C",
 }
 TRUTH = PALETTE["black"]
 SIMULATED = PALETTE["blue"]
