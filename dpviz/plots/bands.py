@@ -45,6 +45,25 @@ def plotly_line(x, y, *, name: str, color: str, dash: str | None = None, mode: s
 _LAYOUT_KEYS = ("title", "xaxis", "yaxis", "xaxis2", "yaxis2", "xaxis3", "yaxis3", "annotations", "shapes")
 
 
+def _same(a, b) -> bool:
+    """Whether two plotly property values (scalars, arrays, lists or nested dicts) are equal."""
+    if isinstance(a, dict) or isinstance(b, dict):
+        return isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and all(
+            _same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple, np.ndarray)) or isinstance(b, (list, tuple, np.ndarray)):
+        if isinstance(a, (list, tuple)) and any(isinstance(v, dict) for v in a):
+            return isinstance(b, (list, tuple)) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        try:
+            aa, bb = np.asarray(a), np.asarray(b)
+            return aa.shape == bb.shape and aa.dtype.kind == bb.dtype.kind and bool(np.all(aa == bb))
+        except (TypeError, ValueError):
+            return False
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
 def sync_figure(target, source: go.Figure) -> None:
     """Copy ``source``'s traces and changing layout parts into ``target`` (a FigureWidget) in one batch.
 
@@ -58,9 +77,15 @@ def sync_figure(target, source: go.Figure) -> None:
     with target.batch_update():
         if same:
             for t, s in zip(target.data, source.data):
-                t.update(s.to_plotly_json(), overwrite=True)
+                new, old = s.to_plotly_json(), t.to_plotly_json()
+                changed = {k: v for k, v in new.items() if k != "uid" and not _same(old.get(k), v)}
+                if changed:  # only what changed is validated and sent (most style properties never change)
+                    t.update(changed, overwrite=True)
             layout = source.layout.to_plotly_json()
-            target.layout.update({k: layout[k] for k in _LAYOUT_KEYS if k in layout}, overwrite=True)
+            old = target.layout.to_plotly_json()
+            changed = {k: layout[k] for k in _LAYOUT_KEYS if k in layout and not _same(old.get(k), layout[k])}
+            if changed:
+                target.layout.update(changed, overwrite=True)
         else:
             target.data = ()
             target.add_traces(list(source.data))

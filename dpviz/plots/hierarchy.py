@@ -165,7 +165,8 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
         shapes=[dict(type="rect", xref="x", yref="paper", x0=cov.start - 0.5, x1=cov.stop - 0.5, y0=0.76, y1=1.0,
                      fillcolor="rgba(0,0,0,0.07)", line=dict(width=0), layer="below")],
     )
-    return go.Figure(data=traces, layout=layout)
+    # traces are plain dicts built here; skipping plotly's re-validation keeps a redraw within budget
+    return go.Figure(data=traces, layout=layout, _validate=False)
 
 
 # --------------------------------------------------------------------------- matplotlib (static) versions
