@@ -112,3 +112,21 @@ def test_out_of_range_starting_values_are_refused_not_clipped():
 def test_accuracy_target_beyond_the_slider_says_so():
     e = LaplaceExplorer(mode="accuracy", target=1e-6)
     assert e.result.epsilon > 10 and "outside the slider" in e.message_text
+
+
+def test_sync_figure_sends_only_what_changed():
+    """The in-place redraw copies changed properties (data, titles) and leaves unchanged styles alone."""
+    import plotly.graph_objects as go
+
+    from dpviz.plots.bands import _same, sync_figure
+
+    fig = go.FigureWidget(go.Figure(data=[dict(type="scatter", x=[0, 1], y=[1.0, 2.0], line=dict(color="#000000"))],
+                                    layout=dict(title=dict(text="a"))))
+    sync_figure(fig, go.Figure(data=[dict(type="scatter", x=[0, 1], y=[1.0, 3.0], line=dict(color="#000000"))],
+                               layout=dict(title=dict(text="b"))))
+    assert list(fig.data[0].y) == [1.0, 3.0] and fig.layout.title.text == "b"
+    sync_figure(fig, go.Figure(data=[dict(type="scatter", x=[0, 1], y=[1.0, 3.0], line=dict(color="#D55E00"))]))
+    assert fig.data[0].line.color == "#D55E00"
+    assert _same(np.array([1.0, 2.0]), (1.0, 2.0)) and not _same(np.array([1.0, 2.0]), [1.0, 2.5])
+    assert _same({"a": [1, 2]}, {"a": (1, 2)}) and not _same({"a": 1}, {"a": 1, "b": 2})
+    assert not _same(None, [1]) and not _same("x", ["x"]) and _same([{"a": 1}], ({"a": 1},))
