@@ -21,9 +21,12 @@ $(STAMP_TEST): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test,lab]'
 	touch $@ $(STAMP_LAB)
 
+# Jupyter refuses to run as root without --allow-root (containers, fresh VMs); pass it only then.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(STAMP_LAB)
 	@echo "Opening JupyterLab on notebooks/ at http://localhost:$(PORT)/lab (the URL with its token follows)"
-	$(BIN)/jupyter lab --notebook-dir=notebooks --port=$(PORT) --ip=127.0.0.1 --no-browser
+	$(BIN)/jupyter lab --notebook-dir=notebooks --port=$(PORT) --ip=127.0.0.1 --no-browser $(ALLOW_ROOT)
 
 app: $(STAMP_LAB)
 	@echo "Serving the dpviz course app (all explorers) at http://localhost:$(PORT)/voila/render/index.ipynb"
