@@ -374,7 +374,6 @@ def discrete_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
     if scalar:
-        d = _integer_shift(d)  # see discrete_gaussian_delta: only integer shifts are possible
         f = lambda log_s: discrete_gaussian_delta(math.exp(log_s), d, eps) - delta  # noqa: E731
     else:
         f = lambda log_s: _zcdp_delta(d * d / (2 * math.exp(2 * log_s)), eps) - delta  # noqa: E731

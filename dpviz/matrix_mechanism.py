@@ -323,7 +323,7 @@ class LeastSquares:
             try:
                 Z = self._selected_inverse()
             except KeyError:  # SuperLU's stored L lacks part of the filled pattern: use blocked solves
-                Z = None
+                self._symmetric = False  # from now on, without trying the recurrence again
         if Z is not None:
             p = self._lu.perm_c
             diag = np.array([Z[q][q] for q in p])

@@ -92,6 +92,7 @@ from dpviz.rng import RngLike, as_generator
 from dpviz.svt import ABOVE, sparse_vector
 from dpviz.validation import (
     check_array,
+    check_bool,
     check_choice,
     check_epsilon,
     check_int,
@@ -830,8 +831,7 @@ def release(problem: SumProblem, epsilon: float, *, algorithm: str = "tamm", tru
     ratio = check_probability("ratio", ratio)
     rho = check_open_unit("rho", rho)
     beta = check_positive("beta", beta)
-    if not isinstance(isotonic, (bool, np.bool_)):
-        raise TypeError(f"isotonic must be True or False, got {isotonic!r}")
+    check_bool("isotonic", isotonic)
     size = check_trials(size)
     k = 1 if size is None else size
     eps_thr, eps_ans = split_budget(epsilon, rho, truncation)

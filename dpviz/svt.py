@@ -53,6 +53,7 @@ from dpviz.accountant import PrivacyAccountant, check_accountant
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
     check_array,
+    check_bool,
     check_choice,
     check_counts,
     check_epsilon,
@@ -127,10 +128,8 @@ def svt_noise_scales(epsilon: float, c: int = 1, *, sensitivity: float = 1.0, th
     c = check_int("c", c, minimum=1)
     delta = check_positive("sensitivity", sensitivity)
     share = check_open_unit("threshold_share", threshold_share)
-    if not isinstance(monotonic, (bool, np.bool_)):
-        raise TypeError(f"monotonic must be True or False, got {monotonic!r}")
     eps1, eps2 = share * epsilon, (1.0 - share) * epsilon
-    return delta / eps1, (1.0 if monotonic else 2.0) * c * delta / eps2
+    return delta / eps1, (1.0 if check_bool("monotonic", monotonic) else 2.0) * c * delta / eps2
 
 
 def sparse_vector(answers, threshold: float, epsilon: float, c: int = 1, *, sensitivity: float = 1.0,

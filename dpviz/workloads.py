@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -102,16 +103,13 @@ class Workload:
     def __repr__(self) -> str:
         return f"Workload({self.name!r}, n={self.n}, queries={self.n_queries}, kind={self.kind!r})"
 
-    @property
+    @cached_property
     def key(self) -> tuple:
         """A cache key that identifies the queries themselves (two workloads with one name may differ).
 
         ``(kind, n, digest)``: the digest is empty for the implicit kinds (fixed by ``n``), and a
         SHA-1 of the intervals or of the matrix otherwise (computed once, cached on the object).
         """
-        cached = self.__dict__.get("_key")
-        if cached is not None:
-            return cached
         h = hashlib.sha1()
         if self.kind == "ranges":
             h.update(np.ascontiguousarray(self.starts, dtype=np.int64).tobytes())
@@ -126,10 +124,8 @@ class Workload:
             else:
                 h.update(np.ascontiguousarray(M, dtype=float).tobytes())
                 h.update(repr(M.shape).encode())
-        key = (self.kind, self.n, self.domain_shape, self.kron2d,
-               h.hexdigest() if self.kind in ("ranges", "matrix") else "")
-        object.__setattr__(self, "_key", key)
-        return key
+        return (self.kind, self.n, self.domain_shape, self.kron2d,
+                h.hexdigest() if self.kind in ("ranges", "matrix") else "")
 
     # ------------------------------------------------------------------ sizes
     @property

@@ -52,17 +52,23 @@ def seed_box(value: int = 0) -> widgets.BoundedIntText:
                                   style={"description_width": "initial"}, layout=widgets.Layout(width="160px"))
 
 
+def control_range(widget: widgets.Widget) -> tuple[float, float] | None:
+    """``(low, high)`` of the values a bounded control can show (a log slider's in value units), else None."""
+    if isinstance(widget, widgets.FloatLogSlider):
+        return widget.base ** widget.min, widget.base ** widget.max
+    lo, hi = getattr(widget, "min", None), getattr(widget, "max", None)
+    return None if lo is None or hi is None else (lo, hi)
+
+
 def _set_initial(name: str, widget: widgets.Widget, value: Any) -> None:
     """Set a control's starting value, refusing (not clipping) one the control cannot show.
 
     ipywidgets' bounded sliders silently clip an out-of-range value; an explorer
     built with ``epsilon=-1`` must say so instead of running at the slider's minimum.
     """
-    if isinstance(widget, widgets.FloatLogSlider):
-        lo, hi = widget.base ** widget.min, widget.base ** widget.max
-    else:
-        lo, hi = getattr(widget, "min", None), getattr(widget, "max", None)
-    if lo is not None and hi is not None:
+    bounds = control_range(widget)
+    if bounds is not None:
+        lo, hi = bounds
         parts = value if isinstance(widget, (widgets.FloatRangeSlider, widgets.IntRangeSlider)) else (value,)
         for v in parts:
             if isinstance(v, bool) or not isinstance(v, numbers.Real):

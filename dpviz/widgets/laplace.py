@@ -9,7 +9,7 @@ import numpy as np
 
 from dpviz.experiments.laplace import cps_oldest_by_marital, laplace_explorer_run
 from dpviz.plots.laplace import laplace_figure
-from dpviz.widgets.base import Explorer, int_slider, log_slider, seed_box
+from dpviz.widgets.base import Explorer, control_range, int_slider, log_slider, seed_box
 
 __all__ = ["LaplaceExplorer"]
 
@@ -80,8 +80,7 @@ class LaplaceExplorer(Explorer):
             f"simulated 90 % half-width {result.simulated_upper_halfwidth:.4g}"
         )
         if self.controls["mode"].value == "accuracy":
-            slider = self.controls["epsilon"]
-            lo, hi = slider.base ** slider.min, slider.base ** slider.max
+            lo, hi = control_range(self.controls["epsilon"])
             if lo <= result.epsilon <= hi:
                 self.set_quietly("epsilon", result.epsilon)
             else:
