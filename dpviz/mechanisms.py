@@ -39,6 +39,7 @@ from dpviz.validation import (
 __all__ = [
     "laplace",
     "laplace_scale",
+    "standard_laplace",
     "laplace_variance",
     "laplace_halfwidth",
     "laplace_quantile",
@@ -77,6 +78,49 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
         raise ValueError(f"sensitivity / epsilon = {sensitivity} / {epsilon} overflows to {b}: "
                          "epsilon is too small for floating-point noise")
     return b
+
+
+def standard_laplace(shape: int | tuple[int, ...], *, rng: RngLike = None) -> np.ndarray:
+    """Standard Laplace draws (scale 1) as ``S * E``: ``E ~ Exp(1)`` times an independent fair sign ``S``.
+
+    Same distribution as ``Generator.laplace(0, 1)``: the absolute value of a
+    standard Laplace variable is Exp(1) and its sign is fair and independent of
+    it.  About 3x faster than ``Generator.laplace`` (numpy's ziggurat
+    exponential sampler plus one random bit per draw), which matters for the
+    Monte Carlo runs of trees with millions of nodes.  Multiply by
+    :func:`laplace_scale` to calibrate.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        Shape of the returned array.
+    rng : None, int or numpy.random.Generator
+        Randomness (see :func:`dpviz.rng.as_generator`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Float array of the given shape.
+
+    Raises
+    ------
+    ValueError
+        If a dimension of ``shape`` is negative.
+
+    Examples
+    --------
+    >>> z = standard_laplace((2, 3), rng=0)
+    >>> z.shape
+    (2, 3)
+    """
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if any(int(d) < 0 for d in shape):
+        raise ValueError(f"shape must have non-negative dimensions, got {shape}")
+    gen = as_generator(rng)
+    e = gen.standard_exponential(size=shape)
+    bits = gen.integers(0, 256, size=(e.size + 7) // 8, dtype=np.uint8)
+    sign = np.unpackbits(bits, count=e.size).reshape(shape) - 0.5  # +-0.5, fair and independent of e
+    return np.copysign(e, sign, out=e)
 
 
 def laplace(answers, sensitivity: float, epsilon: float, *, rng: RngLike = None,
