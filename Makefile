@@ -7,7 +7,7 @@ PORT ?= 8888
 STAMP_LAB := $(VENV)/.installed-lab
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: lab app test unit notebooks browser browser-deps bench clean
+.PHONY: lab app test lint typecheck doctest unit notebooks browser browser-deps bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,7 @@ $(STAMP_LAB): pyproject.toml | $(BIN)/python
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,lab]'
+	$(BIN)/python -m pip install --quiet -e '.[test,lab,docs]'
 	touch $@ $(STAMP_LAB)
 
 # Jupyter refuses to run as root without --allow-root (containers, fresh VMs); pass it only then.
@@ -42,15 +42,28 @@ browser-deps:
 	  fi; \
 	fi
 
-test: $(STAMP_TEST) browser-deps
+NBVAL := --nbval notebooks -p no:cacheprovider --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env
+
+# Everything CI checks: lint, types, unit + browser + docs-build tests, the docstring examples, the lectures.
+test: $(STAMP_TEST) browser-deps lint typecheck
 	$(BIN)/python -m pytest tests
-	$(BIN)/python -m pytest --nbval notebooks -p no:cacheprovider --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env
+	$(BIN)/python -m pytest --doctest-modules dpviz -p no:cacheprovider
+	$(BIN)/python -m pytest $(NBVAL)
+
+lint: $(STAMP_TEST)
+	$(BIN)/ruff check dpviz tests benchmarks
+
+typecheck: $(STAMP_TEST)
+	$(BIN)/mypy
+
+doctest: $(STAMP_TEST)
+	$(BIN)/python -m pytest --doctest-modules dpviz -p no:cacheprovider
 
 unit: $(STAMP_TEST)
 	$(BIN)/python -m pytest tests
 
 notebooks: $(STAMP_TEST)
-	$(BIN)/python -m pytest --nbval notebooks -p no:cacheprovider --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env
+	$(BIN)/python -m pytest $(NBVAL)
 
 browser: $(STAMP_TEST) browser-deps
 	$(BIN)/python -m pytest tests/browser -v

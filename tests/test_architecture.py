@@ -1,8 +1,20 @@
-"""The layering: core imports no plotting/widget library; every public function is documented and typed."""
+"""The layering and the seams between layers, checked on every module of every subpackage.
+
+* core (everything but experiments/, plots/, widgets/) imports no plotting or widget library;
+* experiments draw nothing; plots import no widgets;
+* a private name (``_x``) is imported, or read as ``module._x``, only inside its own package;
+* no core module is over ~400 lines (450 allowed); the walk covers subpackages (a test proves it);
+* noise is calibrated in one place: outside dpviz.mechanisms nothing divides by an epsilon;
+* every name the lecture notebooks and the course app import from dpviz exists.
+"""
+
+from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import inspect
+import json
 import pkgutil
 import subprocess
 import sys
@@ -13,48 +25,179 @@ import pytest
 import dpviz
 
 PKG = Path(dpviz.__file__).parent
+ROOT = PKG.parent
 PRESENTATION = ("plotly", "matplotlib", "ipywidgets", "anywidget")
-CORE = [p.stem for p in PKG.glob("*.py") if p.stem != "__init__"]
+UPPER = ("experiments", "plots", "widgets")
+MAX_CORE_LINES = 450
+
+
+def module_name(path: Path) -> str:
+    """``dpviz/hierarchy/tree.py`` -> ``dpviz.hierarchy.tree``; a package's ``__init__`` -> the package."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def package_of(path: Path) -> str:
+    """The package a file belongs to (its directory as a dotted name)."""
+    return ".".join(path.parent.relative_to(ROOT).parts)
+
+
+ALL_FILES = sorted(PKG.rglob("*.py"))
+LAYER = {p: (p.relative_to(PKG).parts[0] if p.relative_to(PKG).parts[0] in UPPER else "core") for p in ALL_FILES}
+CORE_FILES = [p for p in ALL_FILES if LAYER[p] == "core"]
+
+
+def _ids(p: Path) -> str:
+    return str(p.relative_to(ROOT))
 
 
 def _imports(path: Path) -> set[str]:
     tree = ast.parse(path.read_text())
-    out = set()
+    out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            out |= {a.name.split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            out.add(node.module.split(".")[0] if node.level == 0 else "")
-            if node.module.startswith("dpviz."):
-                out.add(node.module)
+            for a in node.names:
+                out.add(a.name.split(".")[0])
+                out.add(a.name)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module.split(".")[0])
+            out.add(node.module)
+            out |= {f"{node.module}.{a.name}" for a in node.names}
     return out
 
 
-@pytest.mark.parametrize("module", sorted(CORE))
-def test_core_modules_import_no_presentation_library(module):
-    imported = _imports(PKG / f"{module}.py")
-    assert not imported & set(PRESENTATION), f"dpviz/{module}.py imports {imported & set(PRESENTATION)}"
-    assert not any(i.startswith(("dpviz.plots", "dpviz.widgets")) for i in imported)
+def _uses(imported: set[str], *prefixes: str) -> set[str]:
+    return {i for i in imported if any(i == p or i.startswith(p + ".") for p in prefixes)}
 
 
-@pytest.mark.parametrize("path", sorted((PKG / "experiments").glob("*.py")), ids=lambda p: p.name)
-def test_experiments_draw_nothing(path):
+def test_the_walk_covers_every_module_of_every_subpackage() -> None:
+    """The file walk and Python's own package walk find the same modules, subpackages included."""
+    walked = {info.name for info in pkgutil.walk_packages(dpviz.__path__, "dpviz.")} | {"dpviz"}
+    assert walked == {module_name(p) for p in ALL_FILES}
+    assert any(len(p.relative_to(PKG).parts) > 1 and LAYER[p] == "core" for p in ALL_FILES), \
+        "expected core subpackages (dpviz/<topic>/...)"
+
+
+@pytest.mark.parametrize("path", CORE_FILES, ids=_ids)
+def test_core_imports_no_presentation_library(path: Path) -> None:
     imported = _imports(path)
-    assert not imported & set(PRESENTATION)
-    assert not any(i.startswith(("dpviz.plots", "dpviz.widgets")) for i in imported)
+    assert not _uses(imported, *PRESENTATION), f"{_ids(path)} imports {_uses(imported, *PRESENTATION)}"
+    assert not _uses(imported, "dpviz.experiments", "dpviz.plots", "dpviz.widgets")
 
 
-@pytest.mark.parametrize("path", sorted((PKG / "plots").glob("*.py")), ids=lambda p: p.name)
-def test_plots_import_no_widgets(path):
+@pytest.mark.parametrize("path", [p for p in ALL_FILES if LAYER[p] == "experiments"], ids=_ids)
+def test_experiments_draw_nothing(path: Path) -> None:
     imported = _imports(path)
-    assert "ipywidgets" not in imported
-    assert not any(i.startswith("dpviz.widgets") for i in imported)
+    assert not _uses(imported, *PRESENTATION)
+    assert not _uses(imported, "dpviz.plots", "dpviz.widgets")
 
 
-def test_import_dpviz_core_loads_only_numpy_and_scipy():
+@pytest.mark.parametrize("path", [p for p in ALL_FILES if LAYER[p] == "plots"], ids=_ids)
+def test_plots_import_no_widgets(path: Path) -> None:
+    imported = _imports(path)
+    assert not _uses(imported, "ipywidgets", "anywidget", "dpviz.widgets")
+
+
+@pytest.mark.parametrize("path", CORE_FILES, ids=_ids)
+def test_core_modules_are_small(path: Path) -> None:
+    n = len(path.read_text().splitlines())
+    assert n <= MAX_CORE_LINES, f"{_ids(path)} has {n} lines: split it by concept (~400 at most)"
+
+
+# --------------------------------------------------------------------------- private names across packages
+def _is_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def private_crossings(source: str, importer_package: str) -> list[str]:
+    """Private dpviz names that ``source`` (a module of ``importer_package``) takes from another package.
+
+    Catches ``from dpviz.a.b import _x`` and ``alias._x`` where ``alias`` is a dpviz module, unless the
+    module imported from lives in ``importer_package`` itself.
+    """
+    tree = ast.parse(source)
+    found: list[str] = []
+    aliases: dict[str, str] = {}  # local name -> dpviz module it stands for
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("dpviz"):
+            mod = node.module or ""
+            for a in node.names:
+                full = f"{mod}.{a.name}"
+                if _is_module(full):
+                    aliases[a.asname or a.name] = full
+                elif a.name.startswith("_") and not a.name.startswith("__"):
+                    if mod.rsplit(".", 1)[0] != importer_package and mod != importer_package:
+                        found.append(f"line {node.lineno}: from {mod} import {a.name}")
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("dpviz") and a.asname:
+                    aliases[a.asname] = a.name
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+                and node.attr.startswith("_") and not node.attr.startswith("__")):
+            target = aliases[node.value.id]
+            spec = importlib.util.find_spec(target)
+            package = target if spec and spec.submodule_search_locations is not None else target.rsplit(".", 1)[0]
+            if package != importer_package:
+                found.append(f"line {node.lineno}: {node.value.id}.{node.attr} ({target})")
+    return found
+
+
+@pytest.mark.parametrize("path", ALL_FILES, ids=_ids)
+def test_no_private_name_crosses_a_package(path: Path) -> None:
+    crossings = private_crossings(path.read_text(), package_of(path))
+    assert not crossings, f"{_ids(path)} uses private names of another package: {crossings}"
+
+
+@pytest.mark.parametrize("snippet,package,caught", [
+    ("from dpviz.hierarchy.tree import _plan\n", "dpviz.experiments", True),
+    ("from dpviz.hierarchy import _plan\n", "dpviz.experiments", True),
+    ("from dpviz import hierarchy as H\nH._cover(1)\n", "dpviz.experiments", True),
+    ("import dpviz.plots.bands as B\nB._same(1, 1)\n", "dpviz.widgets", True),
+    ("from dpviz.hierarchy.tree import _plan\n", "dpviz.hierarchy", False),
+    ("from dpviz.hierarchy import build_tree, node_counts\n", "dpviz.experiments", False),
+    ("from dpviz.plots.bands import __doc__\n", "dpviz.widgets", False),
+])
+def test_the_private_import_check_catches_a_crossing(snippet: str, package: str, caught: bool) -> None:
+    """The check above is not vacuous: it flags a planted crossing and lets same-package use pass."""
+    assert bool(private_crossings(snippet, package)) is caught
+
+
+# --------------------------------------------------------------------------- one calibration
+def _divides_by_epsilon(node: ast.AST) -> bool:
+    def base(n: ast.AST) -> str:
+        while isinstance(n, (ast.Attribute, ast.Subscript, ast.Call)) or (
+                isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow)):
+            n = n.value if isinstance(n, (ast.Attribute, ast.Subscript)) else n.func if isinstance(n, ast.Call) \
+                else n.left
+        return n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else ""
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and base(node.right).startswith("eps")
+
+
+@pytest.mark.parametrize("path", [p for p in CORE_FILES if "mechanisms" not in p.relative_to(PKG).parts], ids=_ids)
+def test_noise_is_calibrated_only_in_mechanisms(path: Path) -> None:
+    """A ``something / epsilon`` outside dpviz.mechanisms is a re-derived noise scale: call the calibration."""
+    hits = [n.lineno for n in ast.walk(ast.parse(path.read_text())) if _divides_by_epsilon(n)]
+    assert not hits, f"{_ids(path)} divides by epsilon on lines {hits}: use dpviz.mechanisms' calibration"
+
+
+def test_the_calibration_check_catches_a_division() -> None:
+    assert _divides_by_epsilon(ast.parse("gen.laplace(0, 1.0 / eps)").body[0].value.args[1])  # type: ignore[attr-defined]
+    assert _divides_by_epsilon(ast.parse("2 * s / epsilon ** 2").body[0].value)  # type: ignore[attr-defined]
+    assert not _divides_by_epsilon(ast.parse("eps / k").body[0].value)  # type: ignore[attr-defined]
+
+
+# --------------------------------------------------------------------------- import cost and API
+def test_import_dpviz_core_loads_only_numpy_and_scipy() -> None:
+    core = sorted({module_name(p) for p in CORE_FILES})
     code = (
-        "import sys, dpviz, dpviz.mechanisms, dpviz.accountant, dpviz.datasets, dpviz.composition, "
-        "dpviz.sensitivity, dpviz.experiments\n"
+        f"import sys, importlib\nfor m in {core!r}: importlib.import_module(m)\n"
+        "import dpviz.experiments\n"
         f"bad = [m for m in sys.modules if m.split('.')[0] in {PRESENTATION!r}]\n"
         "print(','.join(bad))"
     )
@@ -62,7 +205,7 @@ def test_import_dpviz_core_loads_only_numpy_and_scipy():
     assert out.stdout.strip() == ""
 
 
-def _public_functions():
+def _public_functions():  # type: ignore[no-untyped-def]
     for info in pkgutil.walk_packages(dpviz.__path__, "dpviz."):
         mod = importlib.import_module(info.name)
         for name, obj in vars(mod).items():
@@ -73,7 +216,48 @@ def _public_functions():
 
 
 @pytest.mark.parametrize("qualname,fn", list(_public_functions()), ids=lambda v: v if isinstance(v, str) else "")
-def test_public_functions_documented_and_typed(qualname, fn):
+def test_public_functions_documented_and_typed(qualname: str, fn: object) -> None:
     assert fn.__doc__ and len(fn.__doc__.strip()) > 20, f"{qualname} has no docstring"
-    sig = inspect.signature(fn)
+    sig = inspect.signature(fn)  # type: ignore[arg-type]
     assert sig.return_annotation is not inspect.Signature.empty, f"{qualname} has no return annotation"
+    for p in sig.parameters.values():
+        assert p.annotation is not inspect.Parameter.empty, f"{qualname}: parameter {p.name} has no type"
+
+
+# --------------------------------------------------------------------------- what the notebooks use
+def _notebook_sources() -> list[tuple[str, str]]:
+    out = []
+    for nb in sorted([*ROOT.glob("notebooks/*.ipynb"), *ROOT.glob("app/*.ipynb")]):
+        for i, cell in enumerate(json.loads(nb.read_text())["cells"]):
+            if cell["cell_type"] == "code":
+                src = "".join(cell["source"])
+                src = "\n".join(ln for ln in src.splitlines() if not ln.lstrip().startswith(("%", "!")))
+                out.append((f"{nb.name}[{i}]", src))
+    return out
+
+
+def test_every_name_the_notebooks_use_exists() -> None:
+    """Each ``from dpviz... import name`` and each ``alias.name`` on a dpviz module in the lectures and the app."""
+    missing = []
+    for where, src in _notebook_sources():
+        tree = ast.parse(src)
+        aliases: dict[str, object] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dpviz"):
+                mod = importlib.import_module(node.module or "")
+                for a in node.names:
+                    if not hasattr(mod, a.name):
+                        missing.append(f"{where}: {node.module}.{a.name}")
+                    elif inspect.ismodule(getattr(mod, a.name)):
+                        aliases[a.asname or a.name] = getattr(mod, a.name)
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name.startswith("dpviz"):
+                        aliases[a.asname or a.name.split(".")[0]] = importlib.import_module(
+                            a.name if a.asname else a.name.split(".")[0])
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+                if not hasattr(aliases[node.value.id], node.attr):
+                    missing.append(f"{where}: {node.value.id}.{node.attr}")
+    assert not missing, missing
+    assert len(_notebook_sources()) > 50
