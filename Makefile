@@ -7,7 +7,7 @@ PORT ?= 8888
 STAMP_LAB := $(VENV)/.installed-lab
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: lab app test lint typecheck doctest unit notebooks browser browser-deps bench clean
+.PHONY: lab app test lint typecheck doctest fuzz unit notebooks browser browser-deps bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +58,10 @@ typecheck: $(STAMP_TEST)
 
 doctest: $(STAMP_TEST)
 	$(BIN)/python -m pytest --doctest-modules dpviz -p no:cacheprovider
+
+# The bad-input fuzzer over the whole public API, with its full report (tests/badinput.py).
+fuzz: $(STAMP_TEST)
+	$(BIN)/python -m tests.badinput
 
 unit: $(STAMP_TEST)
 	$(BIN)/python -m pytest tests
