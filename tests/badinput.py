@@ -12,7 +12,8 @@ How it works
    replacing that one argument of the base call.
 4. **Outcomes**:
 
-   ``named``      ValueError/TypeError whose message names the parameter (the only good refusal);
+   ``named``      ValueError/TypeError (or dpviz's own error, e.g. BudgetExceededError) whose message names
+                  the parameter (the only good refusal);
    ``unnamed``    ValueError/TypeError that does not name it;
    ``crash``      any other exception (AttributeError, IndexError, ZeroDivisionError, numpy internals ...);
    ``silent``     the call returned although the value is invalid, or returned NaN/inf where the base
@@ -131,9 +132,12 @@ class _Recorded(Exception):
 def _find_base_call(t: Target) -> None:
     """Fill ``t.args``/``t.kwargs`` from the first call of ``t.fn`` in its docstring example."""
     owner_mod = importlib.import_module(t.fn.__module__)
-    examples = doctest.DocTestParser().get_examples(inspect.getdoc(t.fn) or "")
     is_method = t.qualname.count(".") > t.fn.__module__.count(".") + 1
     cls_name = t.fn.__qualname__.split(".")[0] if is_method else None
+    doc = inspect.getdoc(t.fn) or ""
+    if is_method:  # a method's own example first, then its class's
+        doc += "\n" + (inspect.getdoc(getattr(owner_mod, cls_name or "")) or "")
+    examples = doctest.DocTestParser().get_examples(doc)
     calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
 
     def recorder(*args: Any, **kwargs: Any) -> Any:
@@ -375,6 +379,9 @@ def run_case(c: Case, base_finite: bool | None) -> tuple[str, str]:
             return "named", msg
         return "unnamed", f"{type(exc).__name__}: {msg}"
     except Exception as exc:  # noqa: BLE001 - classifying every other exception is the point
+        if type(exc).__module__.startswith("dpviz"):  # dpviz's own refusal (e.g. BudgetExceededError)
+            named = re.search(rf"\b{re.escape(c.param)}\b", str(exc))
+            return ("named", str(exc)) if named else ("unnamed", f"{type(exc).__name__}: {exc}")
         return "crash", f"{type(exc).__name__}: {exc}"
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
