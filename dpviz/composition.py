@@ -28,7 +28,6 @@ References
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize
@@ -55,7 +54,32 @@ __all__ = [
 
 # --------------------------------------------------------------------------- theorems
 def basic_composition(epsilon: float, k: int, delta: float = 0.0) -> tuple[float, float]:
-    """Total cost of k (epsilon, delta)-DP mechanisms by sequential composition: ``(k eps, k delta)``."""
+    """Total cost of k (epsilon, delta)-DP mechanisms by basic sequential composition: ``(k eps, k delta)`` [DMNS06]_.
+
+    Parameters
+    ----------
+    epsilon : float
+        Epsilon of each mechanism, finite and > 0.
+    k : int
+        Number of mechanisms run on the same data, >= 1.
+    delta : float, default 0
+        Delta of each mechanism, in [0, 1).
+
+    Returns
+    -------
+    tuple of float
+        The total ``(epsilon, delta)``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an invalid ``epsilon``, ``k`` or ``delta``.
+
+    Examples
+    --------
+    >>> basic_composition(0.25, 4)
+    (1.0, 0.0)
+    """
     eps = check_epsilon(epsilon)
     k = check_int("k", k, minimum=1)
     dlt = check_delta(delta, allow_zero=True)
@@ -63,8 +87,32 @@ def basic_composition(epsilon: float, k: int, delta: float = 0.0) -> tuple[float
 
 
 def advanced_composition(epsilon: float, k: int, delta_prime: float, delta: float = 0.0) -> tuple[float, float]:
-    """Advanced composition [DRV10]_: k-fold adaptive composition of (eps, delta)-DP mechanisms is
-    ``(sqrt(2k ln(1/delta')) eps + k eps (e^eps - 1), k delta + delta')``-DP.
+    """Total cost of k (eps, delta)-DP mechanisms by advanced composition [DRV10]_.
+
+    The k-fold adaptive composition is
+    ``(sqrt(2k ln(1/delta')) eps + k eps (e^eps - 1), k delta + delta')``-DP for
+    any ``delta' > 0`` (Dwork & Roth, Thm 3.20).
+
+    Parameters
+    ----------
+    epsilon : float
+        Epsilon of each mechanism, finite and > 0.
+    k : int
+        Number of mechanisms, >= 1.
+    delta_prime : float
+        The extra failure probability delta' spent by the theorem, in (0, 1).
+    delta : float, default 0
+        Delta of each mechanism, in [0, 1).
+
+    Returns
+    -------
+    tuple of float
+        The total ``(epsilon', k delta + delta')``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an invalid parameter.
 
     Examples
     --------
@@ -86,6 +134,30 @@ def advanced_epsilon_per_query(total_epsilon: float, k: int, delta_prime: float)
     Solves ``sqrt(2k ln(1/delta')) e + k e (exp(e) - 1) = total_epsilon`` for ``e`` (the left side
     increases in ``e``).  Compare with ``total_epsilon / k`` from basic composition: advanced
     composition pays off when its answer is larger.
+
+    Parameters
+    ----------
+    total_epsilon : float
+        The total epsilon budget, finite and > 0.
+    k : int
+        Number of queries, >= 1.
+    delta_prime : float
+        The extra delta' spent by advanced composition, in (0, 1).
+
+    Returns
+    -------
+    float
+        The per-query epsilon (found by root finding).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an invalid parameter.
+
+    Examples
+    --------
+    >>> round(advanced_epsilon_per_query(1.0, 100, 1e-6), 5)
+    0.01838
     """
     total = check_epsilon(total_epsilon, "total_epsilon")
     k = check_int("k", k, minimum=1)
@@ -107,19 +179,67 @@ BMI_QUERY_NAMES = ("males with BMI < 25", "males", "females with BMI < 25", "fem
 
 
 def bmi(table: np.ndarray) -> np.ndarray:
-    """BMI of each row, ``703 * weight_lb / height_in^2`` (a stability-1 row transformation)."""
+    """Compute the BMI of each row, ``703 * weight_lb / height_in^2`` (a stability-1 row transformation).
+
+    Parameters
+    ----------
+    table : numpy.ndarray
+        Structured array with fields ``height_in`` and ``weight_lb`` (like :data:`BMI_TABLE`).
+
+    Returns
+    -------
+    numpy.ndarray
+        One BMI per row.
+
+    Examples
+    --------
+    >>> bmi(BMI_TABLE).round(2)
+    array([26.96, 33.65, 23.63, 31.88, 28.16])
+    """
     return 703.0 * table["weight_lb"] / table["height_in"] ** 2
 
 
 def bmi_cells(table: np.ndarray = BMI_TABLE) -> np.ndarray:
-    """The four disjoint counts: males BMI < 25, males BMI >= 25, females BMI < 25, females BMI >= 25."""
+    """Count the four disjoint cells: males BMI < 25, males BMI >= 25, females BMI < 25, females BMI >= 25.
+
+    Parameters
+    ----------
+    table : numpy.ndarray, default BMI_TABLE
+        Structured array with fields ``sex``, ``height_in`` and ``weight_lb``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The four counts (float64); adding or removing one row changes one of them by one.
+
+    Examples
+    --------
+    >>> bmi_cells()
+    array([0., 3., 1., 1.])
+    """
     low = bmi(table) < 25
     male = table["sex"] == "M"
     return np.array([np.sum(male & low), np.sum(male & ~low), np.sum(~male & low), np.sum(~male & ~low)], float)
 
 
 def bmi_queries(table: np.ndarray = BMI_TABLE) -> np.ndarray:
-    """True answers to the four lecture queries, in the order of ``BMI_QUERY_NAMES``."""
+    """Answer the four lecture queries exactly, in the order of ``BMI_QUERY_NAMES``.
+
+    Parameters
+    ----------
+    table : numpy.ndarray, default BMI_TABLE
+        Structured array with fields ``sex``, ``height_in`` and ``weight_lb``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Males with BMI < 25, males, females with BMI < 25, females.
+
+    Examples
+    --------
+    >>> bmi_queries()
+    array([0., 3., 1., 2.])
+    """
     c = bmi_cells(table)
     return np.array([c[0], c[0] + c[1], c[2], c[2] + c[3]])
 
@@ -134,6 +254,38 @@ def bmi_sequential(table: np.ndarray, epsilon: float, *, share: float = 0.25,
     choice ``share = 1/4`` spends exactly epsilon.  With an ``accountant``, each
     query is charged before its noise is drawn, so an overspending plan stops at
     the query the accountant refuses (raising ``BudgetExceededError``).
+
+    Parameters
+    ----------
+    table : numpy.ndarray
+        Structured array with fields ``sex``, ``height_in`` and ``weight_lb``.
+    epsilon : float
+        Total budget, finite and > 0.
+    share : float, default 0.25
+        Fraction of ``epsilon`` spent per query, in (0, 1].
+    accountant : PrivacyAccountant, optional
+        Charged once per query, before any noise is drawn.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Source of randomness (see :func:`dpviz.rng.as_generator`).
+    size : int, optional
+        Number of independent runs stacked on a new first axis.
+
+    Returns
+    -------
+    numpy.ndarray
+        The four noisy answers, shape (4,) or (size, 4).
+
+    Raises
+    ------
+    BudgetExceededError
+        If the accountant refuses a query.
+    ValueError, TypeError
+        For an invalid ``epsilon``, ``share`` or ``size``.
+
+    Examples
+    --------
+    >>> bmi_sequential(BMI_TABLE, 1.0, rng=0).shape
+    (4,)
     """
     eps = check_epsilon(epsilon)
     share = check_probability("share", share)
@@ -153,6 +305,36 @@ def bmi_parallel(table: np.ndarray, epsilon: float, *, accountant: PrivacyAccoun
 
     Parallel composition makes the four measurements epsilon-DP together; the
     sums ``q1, q1 + q2, q3, q3 + q4`` are post-processing and cost nothing more.
+
+    Parameters
+    ----------
+    table : numpy.ndarray
+        Structured array with fields ``sex``, ``height_in`` and ``weight_lb``.
+    epsilon : float
+        Budget, finite and > 0.
+    accountant : PrivacyAccountant, optional
+        Charged once, by parallel composition over the four cells.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Source of randomness (see :func:`dpviz.rng.as_generator`).
+    size : int, optional
+        Number of independent runs stacked on a new first axis.
+
+    Returns
+    -------
+    numpy.ndarray
+        The four noisy answers, shape (4,) or (size, 4).
+
+    Raises
+    ------
+    BudgetExceededError
+        If the accountant refuses the charge.
+    ValueError, TypeError
+        For an invalid ``epsilon`` or ``size``.
+
+    Examples
+    --------
+    >>> bmi_parallel(BMI_TABLE, 1.0, rng=0, size=3).shape
+    (3, 4)
     """
     eps = check_epsilon(epsilon)
     cells = bmi_cells(table)
@@ -169,6 +351,33 @@ def bmi_expected_error(epsilon: float, algorithm: str, *, share: float = 0.25,
 
     Sequential: each query ``2/(share eps)^2`` (total ``128/eps^2`` at share 1/4).
     Parallel: ``(v, 2v, v, 2v)`` with ``v = 2/eps^2`` (total ``12/eps^2``).
+    Both come from :func:`dpviz.mechanisms.laplace_variance`.
+
+    Parameters
+    ----------
+    epsilon : float
+        Total budget, finite and > 0.
+    algorithm : {"sequential", "parallel"}
+        Which algorithm.
+    share : float, default 0.25
+        Algorithm 1's fraction of ``epsilon`` per query, in (0, 1].
+    per_query : bool, default False
+        Return the four per-query errors instead of their total.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The total expected squared error, or the four per-query errors.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an unknown ``algorithm`` or an invalid ``epsilon`` or ``share``.
+
+    Examples
+    --------
+    >>> bmi_expected_error(1.0, "sequential"), bmi_expected_error(1.0, "parallel")
+    (128.0, 12.0)
     """
     check_choice("algorithm", algorithm, ("sequential", "parallel"))
     eps = check_epsilon(epsilon)
