@@ -1,14 +1,10 @@
-"""A privacy budget accountant: sequential and parallel composition, in exact arithmetic.
+"""The privacy budget accountant: a ledger of charges under sequential and parallel composition.
 
 Sequential composition [DMNS06]_: running mechanisms that are (eps_i, delta_i)-DP
 on the same data is (sum eps_i, sum delta_i)-DP.  Parallel composition
 [McS09]_: mechanisms run on *disjoint* parts of the data cost only
-(max eps_i, max delta_i).
-
-Every amount is held as a :class:`fractions.Fraction`.  A float is read as the
-shortest decimal that prints as it (``0.1`` is exactly 1/10), so ten spends of
-0.1 fill a budget of 1.0 exactly and never drift past it.  A spend that would
-exceed the budget raises :class:`BudgetExceededError` and records nothing.
+(max eps_i, max delta_i).  A spend that would exceed the budget raises
+:class:`BudgetExceededError` and records nothing.
 
 References
 ----------
@@ -18,19 +14,14 @@ References
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from fractions import Fraction
-from typing import NamedTuple, TypeAlias
+from typing import NamedTuple
 
-__all__ = ["PrivacyAccountant", "BudgetExceededError", "LedgerRow", "Budget", "exact", "check_accountant"]
+from dpviz.accountant.amounts import Amount, _fmt, exact
 
-
-#: A privacy amount: a float (read as its shortest decimal), an int, a Fraction or a Decimal.
-Amount: TypeAlias = float | Fraction | Decimal
+__all__ = ["PrivacyAccountant", "BudgetExceededError", "LedgerRow", "Budget", "check_accountant"]
 
 
 class BudgetExceededError(RuntimeError):
@@ -108,52 +99,6 @@ class LedgerRow:
     total_delta: Fraction
 
 
-def exact(name: str, value: Amount) -> Fraction:
-    """Convert a privacy amount to an exact ``Fraction``, reading floats as their shortest decimal.
-
-    Parameters
-    ----------
-    name : str
-        The amount's name, used in error messages.
-    value : float, int, fractions.Fraction or decimal.Decimal
-        The amount, finite and >= 0.  A float is read as the shortest decimal
-        that prints as it, so ``0.1`` is exactly 1/10.
-
-    Returns
-    -------
-    fractions.Fraction
-        The exact amount.
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is not a real number (bools are refused).
-    ValueError
-        If ``value`` is negative, NaN or infinite.
-
-    Examples
-    --------
-    >>> exact("epsilon", 0.1)
-    Fraction(1, 10)
-    """
-    if isinstance(value, bool) or not isinstance(value, (numbers.Real, Decimal)):
-        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
-    if isinstance(value, float) or not isinstance(value, (numbers.Rational, Decimal)):
-        f = float(value)
-        if math.isnan(f) or math.isinf(f):
-            raise ValueError(f"{name} must be finite, got {f}")
-        value = Fraction(repr(f))
-    elif isinstance(value, Decimal):
-        if not value.is_finite():
-            raise ValueError(f"{name} must be finite, got {value}")
-        value = Fraction(value)
-    else:
-        value = Fraction(value)
-    if value < 0:
-        raise ValueError(f"{name} must be >= 0, got {float(value)}")
-    return value
-
-
 class PrivacyAccountant:
     """Track spends of an (epsilon, delta) budget under sequential and parallel composition.
 
@@ -174,7 +119,7 @@ class PrivacyAccountant:
     >>> acc.spend_parallel([0.5, 0.5], label="disjoint halves")
     Traceback (most recent call last):
     ...
-    dpviz.accountant.BudgetExceededError: spend 'disjoint halves' of epsilon=0.5, delta=0 exceeds ... recorded
+    dpviz.accountant.privacy_accountant.BudgetExceededError: spend 'disjoint halves' of epsilon=0.5, ... recorded
     """
 
     def __init__(self, epsilon: Amount, delta: Amount = 0.0) -> None:
@@ -379,11 +324,6 @@ class PrivacyAccountant:
 
     def __str__(self) -> str:
         return self.table()
-
-
-def _fmt(x: Fraction) -> str:
-    """An exact amount in at most 6 significant digits, for messages."""
-    return f"{float(x):.6g}"
 
 
 def _html(text: str) -> str:
