@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import itertools
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -31,7 +31,28 @@ CPS_COLUMNS = ("income", "age", "marital", "race", "sex")
 
 @dataclass(frozen=True)
 class DatasetInfo:
-    """What a shipped dataset is, where it came from and under which terms."""
+    """What a shipped dataset is, where it came from and under which terms.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name, as listed by :func:`names`.
+    kind : str
+        ``"histogram"`` (a 1-D array of counts) or ``"records"`` (one row per person).
+    description : str
+        What the data measure.
+    source : str
+        Where the file was copied from (repository and commit).
+    license : str
+        The terms under which it may be used.
+    filename : str
+        Path of the file under ``dpviz/data``.
+
+    Examples
+    --------
+    >>> describe("adult").kind
+    'histogram'
+    """
 
     name: str
     kind: str  # "histogram" or "records"
@@ -45,6 +66,7 @@ class DatasetInfo:
 
 
 def _hist(name: str, filename: str, description: str) -> DatasetInfo:
+    """Catalogue entry of a DPBench 1-D histogram."""
     return DatasetInfo(name, "histogram", description, _DPBENCH_SOURCE, _DPBENCH_LICENSE, f"dpbench_1d/{filename}")
 
 
@@ -96,11 +118,23 @@ _ALIASES = {
 
 
 def names() -> list[str]:
-    """Names of the shipped datasets (the DPBench 1-D histograms, then ``"CPS"``)."""
+    """List the names of the shipped datasets (the DPBench 1-D histograms, then ``"CPS"``).
+
+    Returns
+    -------
+    list of str
+        The names :func:`load` accepts.
+
+    Examples
+    --------
+    >>> names()[0], names()[-1]
+    ('ADULT', 'CPS')
+    """
     return list(_CATALOGUE)
 
 
 def _resolve(name: str) -> DatasetInfo:
+    """The catalogue entry of ``name`` (case-insensitive, aliases allowed)."""
     if not isinstance(name, str):
         raise TypeError(f"name must be a str, got {type(name).__name__}")
     key = name.strip().upper().replace("_", "-")
@@ -111,12 +145,36 @@ def _resolve(name: str) -> DatasetInfo:
 
 
 def describe(name: str) -> DatasetInfo:
-    """Description, source and licence of a shipped dataset (name is case-insensitive)."""
+    """Describe a shipped dataset: what it is, its source and its licence.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`names` (case-insensitive; aliases as in :func:`load`).
+
+    Returns
+    -------
+    DatasetInfo
+        The dataset's catalogue entry (``print`` it for a readable summary).
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a str.
+    ValueError
+        For an unknown name (the message lists the available ones).
+
+    Examples
+    --------
+    >>> describe("cps").kind
+    'records'
+    """
     return _resolve(name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _read(filename: str) -> np.ndarray:
+    """The read-only array stored in ``dpviz/data/<filename>`` (read once, then cached)."""
     ref = resources.files("dpviz") / "data" / filename
     with resources.as_file(ref) as path:
         if filename.endswith(".npy"):
@@ -148,6 +206,8 @@ def load(name: str, column: str = "income") -> np.ndarray:
 
     Raises
     ------
+    TypeError
+        If ``name`` is not a str.
     ValueError
         For an unknown name (the message lists the available ones) or column.
 
@@ -169,5 +229,16 @@ def load(name: str, column: str = "income") -> np.ndarray:
 
 
 def provenance() -> str:
-    """The text of the shipped ``PROVENANCE.md`` (sources, commits, checksums, licences)."""
+    """Return the text of the shipped ``PROVENANCE.md`` (sources, commits, checksums, licences).
+
+    Returns
+    -------
+    str
+        The Markdown text.
+
+    Examples
+    --------
+    >>> provenance().startswith("#")
+    True
+    """
     return (resources.files("dpviz") / "data" / "PROVENANCE.md").read_text(encoding="utf-8")

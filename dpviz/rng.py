@@ -9,11 +9,12 @@ as is, so successive calls continue its stream).
 from __future__ import annotations
 
 import numbers
-from typing import Union
+from typing import TypeAlias
 
 import numpy as np
 
-RngLike = Union[None, int, np.integer, np.random.SeedSequence, np.random.Generator]
+#: What every ``rng`` argument of dpviz accepts (see :func:`as_generator`).
+RngLike: TypeAlias = None | int | np.integer | np.random.SeedSequence | np.random.Generator
 
 __all__ = ["RngLike", "as_generator"]
 
@@ -26,6 +27,12 @@ def as_generator(rng: RngLike = None) -> np.random.Generator:
     rng : None, int, SeedSequence or Generator
         ``None`` seeds from the OS; an int >= 0 or a SeedSequence seeds a new
         PCG64 generator; a Generator is returned unchanged.
+
+    Returns
+    -------
+    numpy.random.Generator
+        The generator to draw from (``rng`` itself if it already is one, so its
+        stream continues).
 
     Raises
     ------

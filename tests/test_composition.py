@@ -34,7 +34,8 @@ def test_simulated_total_error_matches_theory():
         total = sq.sum(axis=1)
         se = total.std(ddof=1) / math.sqrt(k)
         assert abs(total.mean() - per_q.sum()) < Z * se
-        np.testing.assert_allclose(sq.mean(axis=0), per_q, rtol=Z * math.sqrt(5 / k))  # Var(X^2) <= 5 v^2 for Laplace and sums of two
+        # Var(X^2) <= 5 v^2 for Laplace and sums of two
+        np.testing.assert_allclose(sq.mean(axis=0), per_q, rtol=Z * math.sqrt(5 / k))
 
 
 def test_accountant_charges():

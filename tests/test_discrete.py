@@ -8,8 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from dpviz.discrete import (
-    _zcdp_delta,
+from dpviz.mechanisms import (
     discrete_gaussian,
     discrete_gaussian_delta,
     discrete_gaussian_mechanism,
@@ -18,8 +17,11 @@ from dpviz.discrete import (
     discrete_laplace,
     discrete_laplace_mechanism,
     discrete_laplace_pmf,
+    gaussian,
+    gaussian_delta,
+    laplace,
 )
-from dpviz.mechanisms import gaussian, gaussian_delta, laplace
+from dpviz.mechanisms.discrete_gaussian_noise import _zcdp_delta
 
 #: Goodness-of-fit tests reject at this p-value; with fixed seeds a correct sampler fails with probability 1e-6.
 ALPHA = 1e-6

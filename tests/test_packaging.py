@@ -1,8 +1,9 @@
 """Packaging promises: Binder declares every runtime dependency and installs dpviz; the README's commands."""
 
 import re
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from dpviz import sensitivity
+from dpviz.mechanisms import sensitivity
 
 
 def test_l1_l2_dense_and_sparse_agree():

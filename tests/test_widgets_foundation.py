@@ -19,7 +19,7 @@ def test_laplace_explorer_epsilon_changes_result_and_figure():
     fig, traces = e.figure, list(e.figure.data)
     e.controls["epsilon"].value = 0.1
     # redrawn in place: the same FigureWidget and the same trace objects, with new data
-    assert e.figure is fig and all(a is b for a, b in zip(traces, e.figure.data))
+    assert e.figure is fig and all(a is b for a, b in zip(traces, e.figure.data, strict=True))
     assert e.result.epsilon == pytest.approx(0.1)
     assert e.result.theory_variance == pytest.approx(200.0)
     assert "epsilon = 0.1" in e.figure.layout.title.text
@@ -50,7 +50,7 @@ def test_bad_value_shows_message_and_keeps_last_good_figure():
     e.controls["target"].value = -3.0
     assert "halfwidth" in e.message_text and "> 0" in e.message_text
     assert e.result is good
-    for a, b in zip(good_fig, _ys(e.figure)):
+    for a, b in zip(good_fig, _ys(e.figure), strict=True):
         np.testing.assert_array_equal(a, b)
     e.controls["target"].value = 4.0  # recovers
     assert e.message.value == "" and e.result is not good

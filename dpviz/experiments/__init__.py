@@ -8,10 +8,11 @@ experiments live in submodules (``dpviz.experiments.laplace``,
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_array, check_int
@@ -25,12 +26,22 @@ class TrialSummary:
 
     Attributes
     ----------
-    truth : (m,) true answers
-    mean, bias, variance, mse : (m,) sample mean, mean - truth, sample variance (ddof=1),
-        mean squared error ``mean((release - truth)^2)``
-    lower, upper : (m,) central percentile band of the releases (default 5 % and 95 %)
-    band : the two percentiles of the band
-    trials : number of releases k
+    truth : numpy.ndarray
+        The m true answers.
+    mean : numpy.ndarray
+        Sample mean of each answer over the k releases.
+    bias : numpy.ndarray
+        ``mean - truth``.
+    variance : numpy.ndarray
+        Unbiased sample variance (ddof=1) of each answer.
+    mse : numpy.ndarray
+        Mean squared error ``mean((release - truth)^2)`` of each answer.
+    lower, upper : numpy.ndarray
+        Central percentile band of the releases (default 5 % and 95 %).
+    band : tuple of float
+        The two percentiles of the band.
+    trials : int
+        Number of releases k.
     """
 
     truth: np.ndarray
@@ -49,8 +60,26 @@ class TrialSummary:
         return float(self.mse.sum())
 
 
-def check_band(band) -> tuple[float, float]:
-    """Validate a central percentile band ``(lo, hi)`` with ``0 <= lo < hi <= 100``."""
+def check_band(band: Iterable[float]) -> tuple[float, float]:
+    """Validate a central percentile band ``(lo, hi)`` with ``0 <= lo < hi <= 100``.
+
+    Parameters
+    ----------
+    band : pair of float
+        Lower and upper percentile, e.g. ``(5, 95)``.
+
+    Returns
+    -------
+    tuple of float
+        ``(lo, hi)`` as floats.
+
+    Raises
+    ------
+    TypeError
+        If ``band`` is not a pair of numbers.
+    ValueError
+        Unless ``0 <= lo < hi <= 100``.
+    """
     try:
         lo, hi = (float(b) for b in band)
     except (TypeError, ValueError):
@@ -60,12 +89,33 @@ def check_band(band) -> tuple[float, float]:
     return lo, hi
 
 
-def summarize(samples, truth, band=(5.0, 95.0)) -> TrialSummary:
+def summarize(samples: ArrayLike, truth: ArrayLike, band: Iterable[float] = (5.0, 95.0)) -> TrialSummary:
     """Summarise releases ``samples`` of shape (k, m) (or (k,)) against ``truth`` of shape (m,) (or scalar).
 
     Bias is ``mean - truth``, variance the unbiased sample variance (needs k >= 2),
     MSE ``mean((samples - truth)^2)`` (= bias^2 + (k-1)/k variance), band the
     ``band`` percentiles per query.
+
+    Parameters
+    ----------
+    samples : array_like
+        k releases of m answers, shape (k, m), or (k,) for one answer.
+    truth : array_like
+        The true answers, shape (m,), or a scalar shared by every query.
+    band : pair of float, default (5, 95)
+        Percentiles of the central band.
+
+    Returns
+    -------
+    TrialSummary
+        Per-query mean, bias, variance, MSE and band.
+
+    Raises
+    ------
+    ValueError
+        If the shapes disagree, k < 2, or the band is invalid.
+    TypeError
+        If the inputs are not arrays of numbers.
     """
     samples = check_array("samples", samples, ndim=(1, 2))
     truth = check_array("truth", truth, ndim=(0, 1))
@@ -90,9 +140,34 @@ def summarize(samples, truth, band=(5.0, 95.0)) -> TrialSummary:
     )
 
 
-def run_trials(mechanism: Callable[..., np.ndarray], truth, trials: int, *, rng: RngLike = None,
-               band=(5.0, 95.0)) -> TrialSummary:
-    """Call ``mechanism(rng=generator, size=trials)`` once (vectorised) and summarise against ``truth``."""
+def run_trials(mechanism: Callable[..., np.ndarray], truth: ArrayLike, trials: int, *, rng: RngLike = None,
+               band: Iterable[float] = (5.0, 95.0)) -> TrialSummary:
+    """Call ``mechanism(rng=generator, size=trials)`` once (vectorised) and summarise against ``truth``.
+
+    Parameters
+    ----------
+    mechanism : callable
+        Takes keyword arguments ``rng`` (a Generator) and ``size`` and returns
+        ``size`` stacked releases.
+    truth : array_like
+        The true answers.
+    trials : int
+        Number of releases, >= 2.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Source of randomness (see :func:`dpviz.rng.as_generator`).
+    band : pair of float, default (5, 95)
+        Percentiles of the central band.
+
+    Returns
+    -------
+    TrialSummary
+        The summary of the releases against ``truth``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an invalid ``trials`` or band, or releases whose shape does not match ``truth``.
+    """
     trials = check_int("trials", trials, minimum=2)
     samples = mechanism(rng=as_generator(rng), size=trials)
     return summarize(samples, truth, band)

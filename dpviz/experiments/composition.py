@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dpviz.accountant import BudgetExceededError, PrivacyAccountant
 from dpviz.composition import (
@@ -29,6 +30,25 @@ class CompositionExperiment:
     ``sequential`` is ``None`` when the accountant refused Algorithm 1's plan;
     ``refusal`` then holds the accountant's message and ``sequential_ledger``
     the charges it accepted before refusing.
+
+    Attributes
+    ----------
+    epsilon : float
+        The budget of each algorithm.
+    share : float
+        Algorithm 1's fraction of the budget per query.
+    truth : numpy.ndarray
+        The four true answers.
+    sequential : TrialSummary or None
+        Simulated Algorithm 1 answers, or None if the accountant refused it.
+    parallel : TrialSummary
+        Simulated Algorithm 2 answers.
+    theory_sequential, theory_parallel : numpy.ndarray
+        Expected squared error of each query under each algorithm.
+    sequential_ledger, parallel_ledger : PrivacyAccountant
+        The accountant each algorithm was charged to.
+    refusal : str or None
+        The accountant's message if it refused Algorithm 1.
     """
 
     epsilon: float
@@ -36,14 +56,14 @@ class CompositionExperiment:
     truth: np.ndarray
     sequential: TrialSummary | None
     parallel: TrialSummary
-    theory_sequential: np.ndarray  # per-query expected squared error
+    theory_sequential: np.ndarray
     theory_parallel: np.ndarray
     sequential_ledger: PrivacyAccountant
     parallel_ledger: PrivacyAccountant
     refusal: str | None
 
 
-def composition_experiment(epsilon: float, trials: int, *, share: float = 0.25, table=BMI_TABLE,
+def composition_experiment(epsilon: float, trials: int, *, share: float = 0.25, table: np.ndarray = BMI_TABLE,
                            rng: RngLike = None) -> CompositionExperiment:
     """Run both BMI algorithms ``trials`` times, each against its own accountant with budget ``epsilon``.
 
@@ -51,6 +71,29 @@ def composition_experiment(epsilon: float, trials: int, *, share: float = 0.25, 
     share = 1/4, total 128/eps^2); a share above 1/4 overspends and the
     accountant refuses the query that does not fit.  Algorithm 2 spends epsilon
     once by parallel composition (total 12/eps^2).
+
+    Parameters
+    ----------
+    epsilon : float
+        Budget of each algorithm, finite and > 0.
+    trials : int
+        Number of simulated runs of each algorithm, >= 2.
+    share : float, default 0.25
+        Algorithm 1's fraction of ``epsilon`` per query, in (0, 1].
+    table : numpy.ndarray, default BMI_TABLE
+        The (sex, height, weight) table.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Source of randomness (see :func:`dpviz.rng.as_generator`).
+
+    Returns
+    -------
+    CompositionExperiment
+        Both simulations beside their theoretical errors, with the two ledgers.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an invalid ``epsilon``, ``trials`` or ``share``.
     """
     eps = check_epsilon(epsilon)
     share = check_probability("share", share)
@@ -66,18 +109,40 @@ def composition_experiment(epsilon: float, trials: int, *, share: float = 0.25, 
     par = summarize(bmi_parallel(table, eps, accountant=par_acc, rng=g, size=trials), truth)
     return CompositionExperiment(
         epsilon=eps, share=share, truth=truth, sequential=seq, parallel=par,
-        theory_sequential=bmi_expected_error(eps, "sequential", share=share, per_query=True),
-        theory_parallel=bmi_expected_error(eps, "parallel", per_query=True),
+        theory_sequential=np.asarray(bmi_expected_error(eps, "sequential", share=share, per_query=True)),
+        theory_parallel=np.asarray(bmi_expected_error(eps, "parallel", per_query=True)),
         sequential_ledger=seq_acc, parallel_ledger=par_acc, refusal=refusal,
     )
 
 
-def composition_comparison(total_epsilon: float, ks, delta_prime: float) -> dict[str, np.ndarray]:
+def composition_comparison(total_epsilon: float, ks: ArrayLike, delta_prime: float) -> dict[str, np.ndarray]:
     """Per-query epsilon under basic (``total/k``) and advanced composition for each k in ``ks``.
 
     Advanced composition (Dwork, Rothblum, Vadhan 2010) spends an extra
     ``delta_prime`` and pays off where its per-query epsilon is larger, i.e.
     the noise per query (scale 1/eps_query) is smaller.
+
+    Parameters
+    ----------
+    total_epsilon : float
+        Total budget, finite and > 0.
+    ks : array_like of int
+        Numbers of queries (1-D, each >= 1).
+    delta_prime : float
+        The extra delta' of advanced composition, in (0, 1).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``{"k", "basic", "advanced", "gain"}``: the per-query epsilon under
+        each theorem and their ratio advanced / basic.
+
+    Raises
+    ------
+    TypeError
+        If ``ks`` is not a 1-D sequence of integers.
+    ValueError
+        If a k is < 1, or for an invalid ``total_epsilon`` or ``delta_prime``.
     """
     total = check_epsilon(total_epsilon, "total_epsilon")
     ks = np.atleast_1d(np.asarray(ks))

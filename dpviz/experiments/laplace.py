@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from dpviz.datasets import load
 from dpviz.experiments import TrialSummary, check_band, summarize
-from dpviz.mechanisms import laplace, laplace_quantile, laplace_variance
+from dpviz.mechanisms import (
+    epsilon_for_laplace_halfwidth,
+    laplace,
+    laplace_quantile,
+    laplace_scale,
+    laplace_variance,
+)
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_array, check_epsilon, check_int, check_nonnegative
 
@@ -17,15 +26,36 @@ __all__ = ["LaplaceExperiment", "laplace_experiment", "laplace_error_curve", "la
 
 @dataclass(frozen=True)
 class LaplaceExperiment:
-    """One noisy release, a Monte Carlo summary and the theoretical band of the Laplace mechanism."""
+    """One noisy release, a Monte Carlo summary and the theoretical band of the Laplace mechanism.
+
+    Attributes
+    ----------
+    epsilon : float
+        The privacy parameter used.
+    sensitivity : float
+        The L1 sensitivity used.
+    release : numpy.ndarray
+        One noisy release of the m answers (the first one drawn).
+    summary : TrialSummary
+        Statistics of all simulated releases against the truth.
+    theory_lower, theory_upper : numpy.ndarray
+        Truth plus the Laplace quantile at each band percentile: the theoretical band.
+    theory_variance : float
+        ``2 (sensitivity / epsilon)^2``, the variance of each noisy answer.
+    """
 
     epsilon: float
     sensitivity: float
-    release: np.ndarray          # (m,) one noisy release
-    summary: TrialSummary        # over `trials` releases
-    theory_lower: np.ndarray     # (m,) truth + Laplace quantile at band[0]
-    theory_upper: np.ndarray     # (m,) truth + Laplace quantile at band[1]
-    theory_variance: float       # 2 (sensitivity / epsilon)^2
+    release: np.ndarray
+    summary: TrialSummary
+    theory_lower: np.ndarray
+    theory_upper: np.ndarray
+    theory_variance: float
+
+    @property
+    def noise_scale(self) -> float:
+        """The scale ``b = sensitivity / epsilon`` of the noise, from :func:`dpviz.mechanisms.laplace_scale`."""
+        return laplace_scale(self.sensitivity, self.epsilon)
 
     @property
     def simulated_variance(self) -> float:
@@ -38,8 +68,8 @@ class LaplaceExperiment:
         return float(np.mean(self.summary.upper - self.summary.mean))
 
 
-def laplace_experiment(truth, sensitivity: float, epsilon: float, trials: int, *, rng: RngLike = None,
-                       band=(5.0, 95.0)) -> LaplaceExperiment:
+def laplace_experiment(truth: ArrayLike, sensitivity: float, epsilon: float, trials: int, *,
+                       rng: RngLike = None, band: Iterable[float] = (5.0, 95.0)) -> LaplaceExperiment:
     """Run ``trials`` Laplace releases of ``truth`` and put the theoretical band beside the simulated one.
 
     The theoretical band of query i is ``truth_i + F^{-1}(p)`` for the two band
@@ -47,6 +77,31 @@ def laplace_experiment(truth, sensitivity: float, epsilon: float, trials: int, *
     ``sensitivity / epsilon`` (Dwork et al. TCC 2006); the theoretical variance
     is ``2 (sensitivity/epsilon)^2``.  The first release drawn is returned as
     "one noisy release".
+
+    Parameters
+    ----------
+    truth : array_like
+        The m true answers (1-D).
+    sensitivity : float
+        L1 sensitivity of the answers, >= 0.
+    epsilon : float
+        Privacy parameter, finite and > 0.
+    trials : int
+        Number of simulated releases, >= 2.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Source of randomness (see :func:`dpviz.rng.as_generator`).
+    band : pair of float, default (5, 95)
+        Percentiles of the central band.
+
+    Returns
+    -------
+    LaplaceExperiment
+        The release, the simulated summary and the theoretical band and variance.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an invalid parameter or band.
     """
     truth = check_array("truth", truth, ndim=1)
     epsilon = check_epsilon(epsilon)
@@ -62,12 +117,36 @@ def laplace_experiment(truth, sensitivity: float, epsilon: float, trials: int, *
     )
 
 
-def laplace_error_curve(epsilons, sensitivity: float, trials: int, *, rng: RngLike = None) -> dict[str, np.ndarray]:
+def laplace_error_curve(epsilons: ArrayLike, sensitivity: float, trials: int, *,
+                        rng: RngLike = None) -> dict[str, np.ndarray]:
     """Empirical vs theoretical mean squared error of one Laplace answer over a grid of epsilons.
 
-    Returns ``{"epsilon", "empirical_mse", "theory_mse", "stderr"}``; ``stderr`` is the
-    standard error of the empirical MSE, ``sqrt((E[Z^4] - v^2)/k) = sqrt(5) v / sqrt(k)``
-    for Laplace noise (E[Z^4] = 24 b^4 = 6 v^2).
+    The same unit-scale draws are rescaled by :func:`dpviz.mechanisms.laplace_scale`
+    at each epsilon, so the curve is smooth; the theory is
+    :func:`dpviz.mechanisms.laplace_variance`.
+
+    Parameters
+    ----------
+    epsilons : array_like
+        The privacy parameters (1-D), each finite and > 0.
+    sensitivity : float
+        L1 sensitivity, >= 0.
+    trials : int
+        Number of simulated answers per epsilon, >= 2.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Source of randomness (see :func:`dpviz.rng.as_generator`).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``{"epsilon", "empirical_mse", "theory_mse", "stderr"}``; ``stderr`` is the
+        standard error of the empirical MSE, ``sqrt((E[Z^4] - v^2)/k) = sqrt(5) v / sqrt(k)``
+        for Laplace noise (E[Z^4] = 24 b^4 = 6 v^2).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an invalid epsilon, sensitivity or number of trials.
     """
     eps = check_array("epsilons", epsilons, ndim=1)
     for e in eps:
@@ -75,22 +154,36 @@ def laplace_error_curve(epsilons, sensitivity: float, trials: int, *, rng: RngLi
     trials = check_int("trials", trials, minimum=2)
     g = as_generator(rng)
     noise = laplace(np.zeros(eps.size), 1.0, 1.0, rng=g, size=trials)  # unit-scale draws, rescaled per epsilon
-    scale = check_nonnegative("sensitivity", sensitivity) / eps
+    scale = np.array([laplace_scale(sensitivity, e) for e in eps])
     emp = np.mean((noise * scale) ** 2, axis=0)
-    theory = 2.0 * scale**2
+    theory = np.array([laplace_variance(sensitivity, e) for e in eps])
     return {"epsilon": eps, "empirical_mse": emp, "theory_mse": theory,
             "stderr": np.sqrt(5.0) * theory / np.sqrt(trials)}
 
 
-#: Example histogram for the Laplace explorer: people aged 85-90 in the CPS extract, by the extract's
-#: marital-status code 1..7 (counted by :func:`cps_oldest_by_marital`).
 def cps_oldest_by_marital(min_age: int = 85) -> tuple[np.ndarray, list[str]]:
-    """Counts of CPS people aged >= ``min_age`` per marital-status code 1..7 (a histogram: sensitivity 1).
+    """Count CPS people aged >= ``min_age`` per marital-status code 1..7 (a histogram: sensitivity 1).
 
-    Returns the counts (float) and labels ``"marital=1"`` .. ``"marital=7"``.
+    The Laplace explorer's default histogram: with ``min_age=85``, people aged
+    85-90 in the CPS extract by the extract's marital-status code.
+
+    Parameters
+    ----------
+    min_age : int, default 85
+        Youngest age counted, >= 0.
+
+    Returns
+    -------
+    counts : numpy.ndarray
+        The seven counts (float64).
+    labels : list of str
+        ``"marital=1"`` .. ``"marital=7"``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If ``min_age`` is not an integer >= 0.
     """
-    from dpviz.datasets import load
-
     min_age = check_int("min_age", min_age, minimum=0)
     records = load("CPS", column="all")
     age, marital = records[:, 1], records[:, 2]
@@ -98,8 +191,8 @@ def cps_oldest_by_marital(min_age: int = 85) -> tuple[np.ndarray, list[str]]:
     return counts, [f"marital={c}" for c in range(1, 8)]
 
 
-def laplace_explorer_run(truth, sensitivity: float, trials: int, *, epsilon: float | None = None,
-                         target_halfwidth: float | None = None, band=(5.0, 95.0),
+def laplace_explorer_run(truth: ArrayLike, sensitivity: float, trials: int, *, epsilon: float | None = None,
+                         target_halfwidth: float | None = None, band: Iterable[float] = (5.0, 95.0),
                          rng: RngLike = None) -> LaplaceExperiment:
     """What the Laplace explorer shows, in either mode.
 
@@ -108,14 +201,44 @@ def laplace_explorer_run(truth, sensitivity: float, trials: int, *, epsilon: flo
     ``+-w``: ``epsilon = S ln(1/alpha) / w`` with ``alpha = 1 - (hi - lo)/100``
     (:func:`dpviz.mechanisms.epsilon_for_laplace_halfwidth`; the band must be
     symmetric).
-    """
-    from dpviz.mechanisms import epsilon_for_laplace_halfwidth
 
-    if (epsilon is None) == (target_halfwidth is None):
-        raise ValueError("give exactly one of epsilon (privacy first) or target_halfwidth (accuracy first)")
+    Parameters
+    ----------
+    truth : array_like
+        The m true answers (1-D).
+    sensitivity : float
+        L1 sensitivity (> 0 in accuracy-first mode, >= 0 otherwise).
+    trials : int
+        Number of simulated releases, >= 2.
+    epsilon : float, optional
+        Privacy parameter (privacy-first mode).
+    target_halfwidth : float, optional
+        Half-width the central band of the noise must have (accuracy-first mode), > 0.
+    band : pair of float, default (5, 95)
+        Percentiles of the central band (symmetric in accuracy-first mode).
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Source of randomness (see :func:`dpviz.rng.as_generator`).
+
+    Returns
+    -------
+    LaplaceExperiment
+        As :func:`laplace_experiment`, at the given or solved epsilon.
+
+    Raises
+    ------
+    ValueError
+        Unless exactly one of ``epsilon`` and ``target_halfwidth`` is given, if the
+        band is not symmetric in accuracy-first mode, or for an invalid parameter.
+    """
+    one_mode = "give exactly one of epsilon (privacy first) or target_halfwidth (accuracy first)"
+    if target_halfwidth is None:  # privacy first
+        if epsilon is None:
+            raise ValueError(one_mode)
+        return laplace_experiment(truth, sensitivity, epsilon, trials, rng=rng, band=check_band(band))
+    if epsilon is not None:
+        raise ValueError(one_mode)
     lo, hi = check_band(band)
-    if target_halfwidth is not None:
-        if abs(lo - (100 - hi)) > 1e-12:
-            raise ValueError(f"band must be symmetric for accuracy-first mode, got ({lo}, {hi})")
-        epsilon = epsilon_for_laplace_halfwidth(target_halfwidth, sensitivity, alpha=1 - (hi - lo) / 100)
-    return laplace_experiment(truth, sensitivity, epsilon, trials, rng=rng, band=(lo, hi))
+    if abs(lo - (100 - hi)) > 1e-12:
+        raise ValueError(f"band must be symmetric for accuracy-first mode, got ({lo}, {hi})")
+    solved = epsilon_for_laplace_halfwidth(target_halfwidth, sensitivity, alpha=1 - (hi - lo) / 100)
+    return laplace_experiment(truth, sensitivity, solved, trials, rng=rng, band=(lo, hi))

@@ -6,10 +6,11 @@ figure or axes; they never sample and never call ``show()``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 
 from dpviz.plots.palette import band_fill
 
@@ -19,9 +20,30 @@ if TYPE_CHECKING:
 __all__ = ["plotly_band", "plotly_line", "mpl_band", "sync_figure", "new_axes"]
 
 
-def plotly_band(x, lower, upper, *, name: str, color: str, legendgroup: str | None = None,
-                hover: str = "%{y:.7~g}") -> list[go.Scatter]:
-    """Two traces drawing a filled band between ``lower`` and ``upper`` (the upper edge carries the legend)."""
+def plotly_band(x: ArrayLike, lower: ArrayLike, upper: ArrayLike, *, name: str, color: str,
+                legendgroup: str | None = None, hover: str = "%{y:.7~g}") -> list[go.Scatter]:
+    """Two traces drawing a filled band between ``lower`` and ``upper`` (the upper edge carries the legend).
+
+    Parameters
+    ----------
+    x : array_like
+        Positions along the x axis.
+    lower, upper : array_like
+        The band's edges at each ``x``.
+    name : str
+        Legend and hover name of the band.
+    color : str
+        Hex colour of the edges; the fill is a translucent version of it.
+    legendgroup : str, optional
+        Plotly legend group (default ``name``), so both traces toggle together.
+    hover : str, default "%{y:.7~g}"
+        Plotly hover format of the values.
+
+    Returns
+    -------
+    list of plotly.graph_objects.Scatter
+        The lower edge, then the upper edge filled down to it.
+    """
     x = np.asarray(x)
     group = legendgroup or name
     return [
@@ -33,9 +55,32 @@ def plotly_band(x, lower, upper, *, name: str, color: str, legendgroup: str | No
     ]
 
 
-def plotly_line(x, y, *, name: str, color: str, dash: str | None = None, mode: str = "lines",
-                hover: str = "%{y:.7~g}", **kwargs) -> go.Scatter:
-    """A named line (or marker) trace with exact values in its hover text."""
+def plotly_line(x: ArrayLike, y: ArrayLike, *, name: str, color: str, dash: str | None = None,
+                mode: str = "lines", hover: str = "%{y:.7~g}", **kwargs: Any) -> go.Scatter:
+    """A named line (or marker) trace with exact values in its hover text.
+
+    Parameters
+    ----------
+    x, y : array_like
+        The points.
+    name : str
+        Legend and hover name.
+    color : str
+        Colour of the line and markers.
+    dash : str, optional
+        Plotly dash style (e.g. ``"dot"``); solid if None.
+    mode : str, default "lines"
+        Plotly drawing mode (``"lines"``, ``"markers"``, ``"lines+markers"``).
+    hover : str, default "%{y:.7~g}"
+        Plotly hover format of the values.
+    **kwargs
+        Further ``plotly.graph_objects.Scatter`` properties.
+
+    Returns
+    -------
+    plotly.graph_objects.Scatter
+        The trace.
+    """
     return go.Scatter(x=np.asarray(x), y=np.asarray(y), mode=mode, name=name,
                       line=dict(color=color, dash=dash), marker=dict(color=color),
                       hovertemplate=f"{name}: {hover}<extra></extra>", **kwargs)
@@ -45,14 +90,15 @@ def plotly_line(x, y, *, name: str, color: str, dash: str | None = None, mode: s
 _LAYOUT_KEYS = ("title", "xaxis", "yaxis", "xaxis2", "yaxis2", "xaxis3", "yaxis3", "annotations", "shapes")
 
 
-def _same(a, b) -> bool:
+def _same(a: Any, b: Any) -> bool:
     """Whether two plotly property values (scalars, arrays, lists or nested dicts) are equal."""
     if isinstance(a, dict) or isinstance(b, dict):
         return isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and all(
             _same(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple, np.ndarray)) or isinstance(b, (list, tuple, np.ndarray)):
         if isinstance(a, (list, tuple)) and any(isinstance(v, dict) for v in a):
-            return isinstance(b, (list, tuple)) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+            return isinstance(b, (list, tuple)) and len(a) == len(b) and all(
+                _same(x, y) for x, y in zip(a, b, strict=True))
         try:
             aa, bb = np.asarray(a), np.asarray(b)
             return aa.shape == bb.shape and aa.dtype.kind == bb.dtype.kind and bool(np.all(aa == bb))
@@ -64,19 +110,26 @@ def _same(a, b) -> bool:
         return False
 
 
-def sync_figure(target, source: go.Figure) -> None:
+def sync_figure(target: go.FigureWidget, source: go.Figure) -> None:
     """Copy ``source``'s traces and changing layout parts into ``target`` (a FigureWidget) in one batch.
 
     When the number and types of traces match, each trace is updated in place
     (only its own properties), so the browser receives one small diff; the
     layout's static parts (template, size, legend) are copied only the first
     time, which keeps a redraw to a few milliseconds.
+
+    Parameters
+    ----------
+    target : plotly.graph_objects.FigureWidget
+        The figure shown in the notebook, updated in place.
+    source : plotly.graph_objects.Figure
+        The freshly drawn figure to copy from.
     """
     same = len(target.data) == len(source.data) and all(
-        a.type == b.type for a, b in zip(target.data, source.data))
+        a.type == b.type for a, b in zip(target.data, source.data, strict=True))
     with target.batch_update():
         if same:
-            for t, s in zip(target.data, source.data):
+            for t, s in zip(target.data, source.data, strict=True):
                 new, old = s.to_plotly_json(), t.to_plotly_json()
                 changed = {k: v for k, v in new.items() if k != "uid" and not _same(old.get(k), v)}
                 if changed:  # only what changed is validated and sent (most style properties never change)
@@ -92,8 +145,21 @@ def sync_figure(target, source: go.Figure) -> None:
             target.layout = source.layout
 
 
-def new_axes(ax=None, figsize=(7.0, 3.6)) -> Axes:
-    """Return ``ax`` or a fresh matplotlib Axes (imported lazily)."""
+def new_axes(ax: Axes | None = None, figsize: tuple[float, float] = (7.0, 3.6)) -> Axes:
+    """Return ``ax`` or a fresh matplotlib Axes (matplotlib is imported lazily).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; if None a new figure with one Axes is made.
+    figsize : tuple of float, default (7.0, 3.6)
+        Size in inches of the new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax`` itself, or the new Axes.
+    """
     if ax is not None:
         return ax
     import matplotlib.pyplot as plt
@@ -102,8 +168,30 @@ def new_axes(ax=None, figsize=(7.0, 3.6)) -> Axes:
     return ax
 
 
-def mpl_band(ax, x, lower, upper, *, color: str, label: str, alpha: float = 0.2) -> Axes:
-    """Fill the band between ``lower`` and ``upper`` on matplotlib axes."""
+def mpl_band(ax: Axes, x: ArrayLike, lower: ArrayLike, upper: ArrayLike, *, color: str, label: str,
+             alpha: float = 0.2) -> Axes:
+    """Fill the band between ``lower`` and ``upper`` on matplotlib axes.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Axes to draw on.
+    x : array_like
+        Positions along the x axis.
+    lower, upper : array_like
+        The band's edges at each ``x``.
+    color : str
+        Fill colour.
+    label : str
+        Legend label.
+    alpha : float, default 0.2
+        Opacity of the fill.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax``, with the band drawn.
+    """
     ax.fill_between(np.asarray(x), np.asarray(lower), np.asarray(upper), color=color, alpha=alpha, label=label,
                     linewidth=0)
     return ax

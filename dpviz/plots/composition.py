@@ -21,7 +21,18 @@ _SEQ, _PAR = PALETTE["vermillion"], PALETTE["blue"]
 
 
 def composition_title(exp: CompositionExperiment) -> str:
-    """Title with the budget and both totals (simulated / theory)."""
+    """Title with the budget and both totals (simulated / theory).
+
+    Parameters
+    ----------
+    exp : CompositionExperiment
+        The experiment shown.
+
+    Returns
+    -------
+    str
+        The budget, the share, the number of trials and both algorithms' total errors.
+    """
     par = f"Alg 2 total {exp.parallel.total_mse:.4g} (theory {exp.theory_parallel.sum():.4g})"
     if exp.sequential is None:
         seq = "Alg 1 refused by the accountant"
@@ -32,7 +43,18 @@ def composition_title(exp: CompositionExperiment) -> str:
 
 
 def composition_figure(exp: CompositionExperiment) -> go.Figure:
-    """Grouped bars: simulated squared error per query for each algorithm, with the theoretical value as a marker."""
+    """Grouped bars: simulated squared error per query for each algorithm, with the theoretical value as a marker.
+
+    Parameters
+    ----------
+    exp : CompositionExperiment
+        The experiment to draw.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The bar chart (log scale).
+    """
     names = list(BMI_QUERY_NAMES)
     seq_mse = exp.sequential.mse if exp.sequential is not None else np.full(4, np.nan)
     traces = [
@@ -54,8 +76,21 @@ def composition_figure(exp: CompositionExperiment) -> go.Figure:
     return go.Figure(data=traces, layout=layout)
 
 
-def composition_axes(exp: CompositionExperiment, ax=None) -> Axes:
-    """Static version of :func:`composition_figure`."""
+def composition_axes(exp: CompositionExperiment, ax: Axes | None = None) -> Axes:
+    """Static (matplotlib) version of :func:`composition_figure`.
+
+    Parameters
+    ----------
+    exp : CompositionExperiment
+        The experiment to draw.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax)
     x = np.arange(4)
     w = 0.38
@@ -72,8 +107,21 @@ def composition_axes(exp: CompositionExperiment, ax=None) -> Axes:
     return ax
 
 
-def advanced_composition_axes(comparison: dict, ax=None) -> Axes:
-    """Per-query epsilon allowed by basic vs advanced composition as the number of queries k grows."""
+def advanced_composition_axes(comparison: dict[str, np.ndarray], ax: Axes | None = None) -> Axes:
+    """Per-query epsilon allowed by basic vs advanced composition as the number of queries k grows.
+
+    Parameters
+    ----------
+    comparison : dict of str to numpy.ndarray
+        The result of :func:`dpviz.experiments.composition.composition_comparison`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax)
     ax.plot(comparison["k"], comparison["basic"], "o-", color=_SEQ, label="basic: total / k")
     ax.plot(comparison["k"], comparison["advanced"], "s-", color=_PAR, label="advanced composition")

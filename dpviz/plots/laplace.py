@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,18 +19,41 @@ __all__ = ["laplace_title", "laplace_figure", "laplace_axes", "error_curve_axes"
 
 
 def laplace_title(exp: LaplaceExperiment) -> str:
-    """Figure title stating the parameters."""
+    """Figure title stating the parameters.
+
+    Parameters
+    ----------
+    exp : LaplaceExperiment
+        The experiment shown.
+
+    Returns
+    -------
+    str
+        Epsilon, sensitivity, noise scale and number of trials.
+    """
     return (f"Laplace mechanism, epsilon = {exp.epsilon:.3g}, sensitivity = {exp.sensitivity:g}, "
-            f"scale b = {exp.sensitivity / exp.epsilon:.3g}, {exp.summary.trials} trials")
+            f"scale b = {exp.noise_scale:.3g}, {exp.summary.trials} trials")
 
 
-def laplace_figure(exp: LaplaceExperiment, labels=None) -> go.Figure:
+def laplace_figure(exp: LaplaceExperiment, labels: Sequence[str] | None = None) -> go.Figure:
     """Two panels: the answers (truth, one noisy release, simulated mean), and their errors with both bands.
 
     The top panel shows the answers at their own scale; the bottom panel shows
     the error ``noisy - true`` of each query, where the simulated 5-95 % band
     (left bar) and the theoretical band of the Laplace distribution (right bar)
     can be compared at the noise's scale.
+
+    Parameters
+    ----------
+    exp : LaplaceExperiment
+        The experiment to draw.
+    labels : sequence of str, optional
+        Name of each query (default ``q1, q2, ...``).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The two-panel figure.
     """
     s = exp.summary
     m = s.truth.size
@@ -75,11 +99,25 @@ def laplace_figure(exp: LaplaceExperiment, labels=None) -> go.Figure:
     return fig
 
 
-def laplace_axes(exp: LaplaceExperiment, labels=None, ax=None) -> Axes:
+def laplace_axes(exp: LaplaceExperiment, labels: Sequence[str] | None = None, ax: Axes | None = None) -> Axes:
     """Static (matplotlib) version of the error panel of :func:`laplace_figure`.
 
     For each query: the error ``noisy - true`` of one release, the simulated
     mean error with its band, and the theoretical band of the Laplace noise.
+
+    Parameters
+    ----------
+    exp : LaplaceExperiment
+        The experiment to draw.
+    labels : sequence of str, optional
+        Name of each query (default ``q1, q2, ...``).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
     """
     ax = new_axes(ax)
     s = exp.summary
@@ -99,8 +137,21 @@ def laplace_axes(exp: LaplaceExperiment, labels=None, ax=None) -> Axes:
     return ax
 
 
-def error_curve_axes(curve: dict, ax=None) -> Axes:
-    """Empirical MSE (with +-2 standard errors) and the theoretical 2 (S/eps)^2 against epsilon, log-log."""
+def error_curve_axes(curve: dict[str, np.ndarray], ax: Axes | None = None) -> Axes:
+    """Empirical MSE (with +-2 standard errors) and the theoretical 2 (S/eps)^2 against epsilon, log-log.
+
+    Parameters
+    ----------
+    curve : dict of str to numpy.ndarray
+        The result of :func:`dpviz.experiments.laplace.laplace_error_curve`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax)
     eps = curve["epsilon"]
     ax.errorbar(eps, curve["empirical_mse"], yerr=2 * curve["stderr"], fmt="o", color=SIMULATED,

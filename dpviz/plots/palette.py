@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["PALETTE", "TRUTH", "SIMULATED", "THEORY", "ALT", "TEMPLATE", "color", "band_fill"]
 
 #: Okabe-Ito colours, safe for the common forms of colour blindness.
@@ -25,18 +27,43 @@ _SERIES = ["blue", "vermillion", "green", "orange", "purple", "sky", "yellow", "
 
 
 def color(i: int) -> str:
-    """The i-th series colour (cycles through the palette)."""
+    """The i-th series colour (cycles through the palette).
+
+    Parameters
+    ----------
+    i : int
+        Index of the series.
+
+    Returns
+    -------
+    str
+        A hex colour.
+    """
     return PALETTE[_SERIES[i % len(_SERIES)]]
 
 
 def band_fill(hex_color: str, alpha: float = 0.2) -> str:
-    """An ``rgba(...)`` string for a translucent band in the given colour."""
+    """An ``rgba(...)`` string for a translucent band in the given colour.
+
+    Parameters
+    ----------
+    hex_color : str
+        A colour as ``"#RRGGBB"``.
+    alpha : float, default 0.2
+        Opacity.
+
+    Returns
+    -------
+    str
+        ``"rgba(r,g,b,alpha)"``.
+    """
     h = hex_color.lstrip("#")
     r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha})"
 
 
-def _axis_style() -> dict:
+def _axis_style() -> dict[str, Any]:
+    """Axis properties shared by both axes of :data:`TEMPLATE`."""
     return dict(gridcolor="#E5E8EE", linecolor="#AAB2BD", zerolinecolor="#C8CED6", ticks="outside",
                 tickcolor="#AAB2BD", automargin=True)
 

@@ -27,6 +27,7 @@ __all__ = list(_EXPLORERS)
 
 
 def __getattr__(name: str) -> Any:
+    """Import an explorer class on first access (``dpviz.widgets.LaplaceExplorer``)."""
     if name in _EXPLORERS:
         module = importlib.import_module(f"{__name__}.{_EXPLORERS[name]}")
         value = getattr(module, name)

@@ -28,32 +28,88 @@ import traitlets
 
 from dpviz.plots.bands import sync_figure
 
-__all__ = ["Explorer", "log_slider", "int_slider", "seed_box"]
+__all__ = ["Explorer", "log_slider", "int_slider", "seed_box", "control_range"]
 
 _USER_ERRORS = (ValueError, TypeError, ArithmeticError)
 
 
 def log_slider(value: float, lo_exp: float, hi_exp: float, label: str, step: float = 0.01) -> widgets.FloatLogSlider:
-    """A base-10 log slider from ``10**lo_exp`` to ``10**hi_exp`` with a descriptive label."""
+    """A base-10 log slider from ``10**lo_exp`` to ``10**hi_exp`` with a descriptive label.
+
+    Parameters
+    ----------
+    value : float
+        Starting value.
+    lo_exp, hi_exp : float
+        Base-10 exponents of the smallest and largest value.
+    label : str
+        Description shown beside the slider.
+    step : float, default 0.01
+        Step of the exponent.
+
+    Returns
+    -------
+    ipywidgets.FloatLogSlider
+        The slider (it updates on release, not while dragging).
+    """
     return widgets.FloatLogSlider(value=value, base=10, min=lo_exp, max=hi_exp, step=step, description=label,
                                   continuous_update=False, readout_format=".3g",
                                   style={"description_width": "initial"}, layout=widgets.Layout(width="420px"))
 
 
 def int_slider(value: int, lo: int, hi: int, label: str, step: int = 1) -> widgets.IntSlider:
-    """An integer slider with a descriptive label."""
+    """An integer slider with a descriptive label.
+
+    Parameters
+    ----------
+    value : int
+        Starting value.
+    lo, hi : int
+        Smallest and largest value.
+    label : str
+        Description shown beside the slider.
+    step : int, default 1
+        Step between values.
+
+    Returns
+    -------
+    ipywidgets.IntSlider
+        The slider (it updates on release, not while dragging).
+    """
     return widgets.IntSlider(value=value, min=lo, max=hi, step=step, description=label, continuous_update=False,
                              style={"description_width": "initial"}, layout=widgets.Layout(width="420px"))
 
 
 def seed_box(value: int = 0) -> widgets.BoundedIntText:
-    """The random seed control (every explorer is reproducible from its seed)."""
+    """The random seed control (every explorer is reproducible from its seed).
+
+    Parameters
+    ----------
+    value : int, default 0
+        Starting seed, in ``[0, 2**31 - 1]``.
+
+    Returns
+    -------
+    ipywidgets.BoundedIntText
+        The seed box.
+    """
     return widgets.BoundedIntText(value=value, min=0, max=2**31 - 1, description="seed",
                                   style={"description_width": "initial"}, layout=widgets.Layout(width="160px"))
 
 
 def control_range(widget: widgets.Widget) -> tuple[float, float] | None:
-    """``(low, high)`` of the values a bounded control can show (a log slider's in value units), else None."""
+    """``(low, high)`` of the values a bounded control can show (a log slider's in value units), else None.
+
+    Parameters
+    ----------
+    widget : ipywidgets.Widget
+        A control.
+
+    Returns
+    -------
+    tuple of float or None
+        The bounds, or None for an unbounded control (text box, toggle buttons).
+    """
     if isinstance(widget, widgets.FloatLogSlider):
         return widget.base ** widget.min, widget.base ** widget.max
     lo, hi = getattr(widget, "min", None), getattr(widget, "max", None)
@@ -73,7 +129,7 @@ def _set_initial(name: str, widget: widgets.Widget, value: Any) -> None:
         for v in parts:
             if isinstance(v, bool) or not isinstance(v, numbers.Real):
                 raise TypeError(f"{name} must be a number, got {v!r} ({type(v).__name__})")
-            if not (lo * (1 - 1e-12) - 1e-300 <= v <= hi * (1 + 1e-12) + 1e-300):
+            if not (lo * (1 - 1e-12) - 1e-300 <= float(v) <= hi * (1 + 1e-12) + 1e-300):
                 raise ValueError(f"{name} = {v!r} is outside this explorer's range [{lo:g}, {hi:g}]")
     try:
         widget.value = value
@@ -134,12 +190,18 @@ class Explorer:
 
     # ---------------------------------------------------------------- to override
     def _build_controls(self) -> dict[str, widgets.Widget]:  # pragma: no cover - abstract
+        """The value controls by name."""
         raise NotImplementedError
 
-    def _compute(self, **values: Any) -> Any:  # pragma: no cover - abstract
+    def _compute(self, *args: Any, **values: Any) -> Any:  # pragma: no cover - abstract
+        """The result for the control ``values`` (by name), from one call into ``dpviz.experiments``.
+
+        ``*args`` keeps any keyword signature of a subclass a valid override for the type checker.
+        """
         raise NotImplementedError
 
     def _figure(self, result: Any) -> go.Figure:  # pragma: no cover - abstract
+        """The figure of ``result``, from one call into ``dpviz.plots``."""
         raise NotImplementedError
 
     def _after_draw(self, result: Any) -> None:
@@ -162,11 +224,13 @@ class Explorer:
 
         return html.unescape(re.sub(r"<[^>]+>", "", self.message.value))
 
-    def _on_change(self, change: dict) -> None:
+    def _on_change(self, change: dict[str, Any]) -> None:
+        """Observer of every control's value: update unless the change was made quietly."""
         if not self._updating:
             self.update()
 
     def _show(self, text: str, kind: str = "error") -> None:
+        """Show ``text`` in ``message`` as an error or an info note."""
         colour = {"error": "#D55E00", "info": "#0072B2"}[kind]
         self.message.value = (f'<span class="dpviz-{kind}" style="color:{colour}" role="status">'
                               f'{html.escape(text)}</span>')
@@ -183,9 +247,14 @@ class Explorer:
         return None
 
     def update(self) -> bool:
-        """Recompute from the current control values and redraw; return whether it succeeded.
+        """Recompute from the current control values and redraw.
 
         On failure the message shows the error and ``result``/``figure`` keep their last good state.
+
+        Returns
+        -------
+        bool
+            Whether the update succeeded.
         """
         start = time.perf_counter()
         computed = self._attempt(self._figure)
@@ -204,7 +273,15 @@ class Explorer:
         return True
 
     def set_quietly(self, name: str, value: Any) -> None:
-        """Set a control without triggering an update (to display a value the core solved for)."""
+        """Set a control without triggering an update (to display a value the core solved for).
+
+        Parameters
+        ----------
+        name : str
+            The control's name.
+        value : object
+            Its new value.
+        """
         self._updating = True
         try:
             self.controls[name].value = value
@@ -212,6 +289,7 @@ class Explorer:
             self._updating = False
 
     def _layout(self) -> widgets.Widget:
+        """The explorer's box: title, controls three per row, message, figure, side panels."""
         ctrl = list(self.controls.values()) + list(self.buttons.values())
         rows = [widgets.HBox(ctrl[i:i + 3]) for i in range(0, len(ctrl), 3)]
         header = widgets.HTML(f"<b>{html.escape(self.title)}</b>")
@@ -222,11 +300,13 @@ class Explorer:
         vals = ", ".join(f"{k}={_short(v)}" for k, v in self.values.items())
         return f"{type(self).__name__}({vals})"
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        """Jupyter's display: the widget, with ``repr`` as its plain-text form."""
         bundle = self.widget._repr_mimebundle_(**kwargs)
         bundle["text/plain"] = repr(self)
         return bundle
 
 
 def _short(v: Any) -> str:
+    """A control value for ``repr``: floats to 4 significant digits."""
     return f"{v:.4g}" if isinstance(v, float) else repr(v)

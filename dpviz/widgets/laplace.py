@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import ipywidgets as widgets
 import numpy as np
+import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 
-from dpviz.experiments.laplace import cps_oldest_by_marital, laplace_explorer_run
+from dpviz.experiments.laplace import LaplaceExperiment, cps_oldest_by_marital, laplace_explorer_run
 from dpviz.plots.laplace import laplace_figure
 from dpviz.widgets.base import Explorer, control_range, int_slider, log_slider, seed_box
 
@@ -24,16 +27,18 @@ class LaplaceExplorer(Explorer):
 
     Parameters
     ----------
-    truth, labels : optional
-        The true answers and their names; default: people aged 85+ in the CPS
-        extract by marital-status code (:func:`dpviz.experiments.laplace.cps_oldest_by_marital`).
+    truth : array_like, optional
+        The true answers; default: people aged 85+ in the CPS extract by
+        marital-status code (:func:`dpviz.experiments.laplace.cps_oldest_by_marital`).
+    labels : sequence of str, optional
+        The name of each answer (default: the CPS labels, or ``q1, q2, ...``).
     **values
         Initial control values, e.g. ``epsilon=0.1``.
     """
 
     title = "Laplace mechanism explorer: noisy answers, simulated band and theoretical band"
 
-    def __init__(self, truth=None, labels=None, **values: Any) -> None:
+    def __init__(self, truth: ArrayLike | None = None, labels: Sequence[str] | None = None, **values: Any) -> None:
         if truth is None:
             truth, default_labels = cps_oldest_by_marital()
             labels = default_labels if labels is None else labels
@@ -51,7 +56,8 @@ class LaplaceExplorer(Explorer):
         return {
             "epsilon": log_slider(1.0, -2, 1, "ε (privacy loss; ← more privacy)"),
             "sensitivity": widgets.BoundedFloatText(value=1.0, min=0.0, max=1e6, step=0.5,
-                                                    description="sensitivity Δ₁", style={"description_width": "initial"},
+                                                    description="sensitivity Δ₁",
+                                                    style={"description_width": "initial"},
                                                     layout=widgets.Layout(width="200px")),
             "trials": int_slider(2000, 100, 20000, "trials k (simulated releases)", step=100),
             "mode": widgets.ToggleButtons(options=[("privacy first: set ε", "privacy"),
@@ -62,25 +68,29 @@ class LaplaceExplorer(Explorer):
             "seed": seed_box(0),
         }
 
-    def _compute(self, epsilon, sensitivity, trials, mode, target, seed):
+    def _compute(self, epsilon: float, sensitivity: float, trials: int, mode: str, target: float,
+                 seed: int) -> LaplaceExperiment:
         if mode == "accuracy":
             return laplace_explorer_run(self.truth, sensitivity, trials, target_halfwidth=target, rng=seed)
         return laplace_explorer_run(self.truth, sensitivity, trials, epsilon=epsilon, rng=seed)
 
-    def _figure(self, result):
+    def _figure(self, result: LaplaceExperiment) -> go.Figure:
         return laplace_figure(result, self.labels)
 
     def _side_panels(self) -> list[widgets.Widget]:
         return [self.solved]
 
-    def _after_draw(self, result) -> None:
+    def _after_draw(self, result: LaplaceExperiment) -> None:
         self.solved.value = (
             f"ε = {result.epsilon:.4g}; noise variance: simulated {result.simulated_variance:.4g} "
             f"(mean over queries) vs theory 2(Δ₁/ε)² = {result.theory_variance:.4g}; "
             f"simulated 90 % half-width {result.simulated_upper_halfwidth:.4g}"
         )
         if self.controls["mode"].value == "accuracy":
-            lo, hi = control_range(self.controls["epsilon"])
+            bounds = control_range(self.controls["epsilon"])
+            if bounds is None:  # pragma: no cover - the epsilon control is a bounded log slider
+                return
+            lo, hi = bounds
             if lo <= result.epsilon <= hi:
                 self.set_quietly("epsilon", result.epsilon)
             else:

@@ -1,14 +1,10 @@
-"""A privacy budget accountant: sequential and parallel composition, in exact arithmetic.
+"""The privacy budget accountant: a ledger of charges under sequential and parallel composition.
 
 Sequential composition [DMNS06]_: running mechanisms that are (eps_i, delta_i)-DP
 on the same data is (sum eps_i, sum delta_i)-DP.  Parallel composition
 [McS09]_: mechanisms run on *disjoint* parts of the data cost only
-(max eps_i, max delta_i).
-
-Every amount is held as a :class:`fractions.Fraction`.  A float is read as the
-shortest decimal that prints as it (``0.1`` is exactly 1/10), so ten spends of
-0.1 fill a budget of 1.0 exactly and never drift past it.  A spend that would
-exceed the budget raises :class:`BudgetExceededError` and records nothing.
+(max eps_i, max delta_i).  A spend that would exceed the budget raises
+:class:`BudgetExceededError` and records nothing.
 
 References
 ----------
@@ -18,22 +14,53 @@ References
 
 from __future__ import annotations
 
-import math
-import numbers
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from fractions import Fraction
-from typing import Iterable, NamedTuple, Sequence
+from typing import NamedTuple
 
-__all__ = ["PrivacyAccountant", "BudgetExceededError", "LedgerRow", "Budget", "exact", "check_accountant"]
+from dpviz.accountant.amounts import Amount, _fmt, exact
+
+__all__ = ["PrivacyAccountant", "BudgetExceededError", "LedgerRow", "Budget", "check_accountant"]
 
 
 class BudgetExceededError(RuntimeError):
-    """Raised when a spend would take the accountant past its budget; nothing was recorded."""
+    """Raised when a spend would take the accountant past its budget; nothing was recorded.
+
+    Parameters
+    ----------
+    message : str
+        What was refused and what budget remains.
+
+    Examples
+    --------
+    >>> acc = PrivacyAccountant(1.0)
+    >>> try:
+    ...     acc.spend(2.0)
+    ... except BudgetExceededError:
+    ...     print("refused; spent", acc.spent.epsilon)
+    refused; spent 0.0
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
 
 
 class Budget(NamedTuple):
-    """An (epsilon, delta) pair as floats, for display."""
+    """An (epsilon, delta) pair as floats, for display.
+
+    Parameters
+    ----------
+    epsilon : float
+        The epsilon part.
+    delta : float
+        The delta part.
+
+    Examples
+    --------
+    >>> PrivacyAccountant(1.0, 1e-6).budget
+    Budget(epsilon=1.0, delta=1e-06)
+    """
 
     epsilon: float
     delta: float
@@ -41,7 +68,27 @@ class Budget(NamedTuple):
 
 @dataclass(frozen=True)
 class LedgerRow:
-    """One charge in the ledger: what was charged, how, and the running totals after it."""
+    """One charge in the ledger: what was charged, how, and the running totals after it.
+
+    Parameters
+    ----------
+    label : str
+        What the charge was for.
+    epsilon, delta : fractions.Fraction
+        The amount charged (for a parallel charge, the maximum over the parts).
+    composition : str
+        ``"sequential"`` or ``"parallel"``.
+    parts : int
+        Number of mechanisms in the charge (1 for a sequential spend).
+    total_epsilon, total_delta : fractions.Fraction
+        Running totals after this charge.
+
+    Examples
+    --------
+    >>> row = PrivacyAccountant(1.0).spend(0.25, label="count")
+    >>> row.label, float(row.total_epsilon)
+    ('count', 0.25)
+    """
 
     label: str
     epsilon: Fraction
@@ -50,29 +97,6 @@ class LedgerRow:
     parts: int
     total_epsilon: Fraction
     total_delta: Fraction
-
-
-def exact(name: str, value) -> Fraction:
-    """Convert a privacy amount to an exact ``Fraction``, reading floats as their shortest decimal.
-
-    Raises ``TypeError`` for non-numbers and ``ValueError`` for negative, NaN or infinite values.
-    """
-    if isinstance(value, bool) or not isinstance(value, (numbers.Real, Decimal)):
-        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
-    if isinstance(value, float) or not isinstance(value, (numbers.Rational, Decimal)):
-        f = float(value)
-        if math.isnan(f) or math.isinf(f):
-            raise ValueError(f"{name} must be finite, got {f}")
-        value = Fraction(repr(f))
-    elif isinstance(value, Decimal):
-        if not value.is_finite():
-            raise ValueError(f"{name} must be finite, got {value}")
-        value = Fraction(value)
-    else:
-        value = Fraction(value)
-    if value < 0:
-        raise ValueError(f"{name} must be >= 0, got {float(value)}")
-    return value
 
 
 class PrivacyAccountant:
@@ -95,10 +119,10 @@ class PrivacyAccountant:
     >>> acc.spend_parallel([0.5, 0.5], label="disjoint halves")
     Traceback (most recent call last):
     ...
-    dpviz.accountant.BudgetExceededError: spend 'disjoint halves' of epsilon=0.5, delta=0 exceeds the remaining budget epsilon=0, delta=0 (total budget epsilon=1, delta=0); nothing was recorded
+    dpviz.accountant.privacy_accountant.BudgetExceededError: spend 'disjoint halves' of epsilon=0.5, ... recorded
     """
 
-    def __init__(self, epsilon: float, delta: float = 0.0) -> None:
+    def __init__(self, epsilon: Amount, delta: Amount = 0.0) -> None:
         self._epsilon = exact("epsilon", epsilon)
         if self._epsilon == 0:
             raise ValueError("epsilon must be > 0, got 0.0")
@@ -131,17 +155,37 @@ class PrivacyAccountant:
         return list(self._rows)
 
     def _totals(self) -> tuple[Fraction, Fraction]:
+        """Running (epsilon, delta) totals of the ledger."""
         if not self._rows:
             return Fraction(0), Fraction(0)
         return self._rows[-1].total_epsilon, self._rows[-1].total_delta
 
     # ----------------------------------------------------------------- charging
-    def can_spend(self, epsilon: float, delta: float = 0.0) -> bool:
-        """Whether a sequential spend of (epsilon, delta) fits in the remaining budget."""
+    def can_spend(self, epsilon: Amount, delta: Amount = 0.0) -> bool:
+        """Whether a sequential spend of (epsilon, delta) fits in the remaining budget.
+
+        Parameters
+        ----------
+        epsilon : float, int, fractions.Fraction or decimal.Decimal
+            The epsilon of the planned spend, >= 0.
+        delta : float, int, fractions.Fraction or decimal.Decimal, default 0
+            The delta of the planned spend, >= 0.
+
+        Returns
+        -------
+        bool
+            True if :meth:`spend` would accept it.
+
+        Raises
+        ------
+        TypeError, ValueError
+            For an amount that :func:`exact` refuses.
+        """
         e, d = self._totals()
         return e + exact("epsilon", epsilon) <= self._epsilon and d + exact("delta", delta) <= self._delta
 
     def _charge(self, label: str, eps: Fraction, dlt: Fraction, composition: str, parts: int) -> LedgerRow:
+        """Record a charge if it fits; otherwise raise BudgetExceededError and record nothing."""
         if not isinstance(label, str):
             raise TypeError(f"label must be a str, got {type(label).__name__}")
         e, d = self._totals()
@@ -155,15 +199,29 @@ class PrivacyAccountant:
         self._rows.append(row)
         return row
 
-    def spend(self, epsilon: float, delta: float = 0.0, label: str = "") -> LedgerRow:
+    def spend(self, epsilon: Amount, delta: Amount = 0.0, label: str = "") -> LedgerRow:
         """Charge one (epsilon, delta)-DP mechanism by sequential composition.
+
+        Parameters
+        ----------
+        epsilon : float, int, fractions.Fraction or decimal.Decimal
+            The mechanism's epsilon, >= 0.
+        delta : float, int, fractions.Fraction or decimal.Decimal, default 0
+            The mechanism's delta, >= 0 (not both zero).
+        label : str, optional
+            What the charge is for (default ``"spend <n>"``).
+
+        Returns
+        -------
+        LedgerRow
+            The recorded charge with the running totals.
 
         Raises
         ------
         BudgetExceededError
             If the spend does not fit; the ledger is left unchanged.
         ValueError, TypeError
-            For a negative, NaN, infinite or non-numeric amount.
+            For a negative, NaN, infinite or non-numeric amount, or if both amounts are 0.
         """
         eps = exact("epsilon", epsilon)
         dlt = exact("delta", delta)
@@ -171,9 +229,23 @@ class PrivacyAccountant:
             raise ValueError("a spend must charge epsilon > 0 or delta > 0, got epsilon=0, delta=0")
         return self._charge(label or f"spend {len(self._rows) + 1}", eps, dlt, "sequential", 1)
 
-    def spend_parallel(self, epsilons: Sequence[float] | Iterable[float], deltas: Sequence[float] | None = None,
+    def spend_parallel(self, epsilons: Iterable[Amount], deltas: Sequence[Amount] | None = None,
                        label: str = "") -> LedgerRow:
         """Charge mechanisms run on disjoint partitions of the data: costs ``(max eps_i, max delta_i)`` [McS09]_.
+
+        Parameters
+        ----------
+        epsilons : iterable of float, int, fractions.Fraction or decimal.Decimal
+            The epsilon of each mechanism (at least one).
+        deltas : sequence of float, int, fractions.Fraction or decimal.Decimal, optional
+            The delta of each mechanism, one per epsilon (default all 0).
+        label : str, optional
+            What the charge is for (default ``"spend <n>"``).
+
+        Returns
+        -------
+        LedgerRow
+            The recorded charge (``composition="parallel"``) with the running totals.
 
         Raises
         ------
@@ -182,13 +254,13 @@ class PrivacyAccountant:
         ValueError
             If the lists are empty or of different lengths, or an amount is invalid.
         """
-        eps_list = [exact("epsilons[%d]" % i, e) for i, e in enumerate(epsilons)]
+        eps_list = [exact(f"epsilons[{i}]", e) for i, e in enumerate(epsilons)]
         if not eps_list:
             raise ValueError("epsilons must list at least one mechanism")
         if deltas is None:
             dlt_list = [Fraction(0)] * len(eps_list)
         else:
-            dlt_list = [exact("deltas[%d]" % i, d) for i, d in enumerate(deltas)]
+            dlt_list = [exact(f"deltas[{i}]", d) for i, d in enumerate(deltas)]
             if len(dlt_list) != len(eps_list):
                 raise ValueError(f"deltas must have one entry per epsilon ({len(eps_list)}), got {len(dlt_list)}")
         eps, dlt = max(eps_list), max(dlt_list)
@@ -198,8 +270,15 @@ class PrivacyAccountant:
 
     # ----------------------------------------------------------------- display
     def table(self) -> str:
-        """The ledger as a fixed-width text table (no pandas needed)."""
-        head = f"{'#':>3}  {'label':<28} {'composition':<16} {'epsilon':>9} {'delta':>9} {'total eps':>10} {'total delta':>11}"
+        """Format the ledger as a fixed-width text table (no pandas needed).
+
+        Returns
+        -------
+        str
+            One line per charge, then the remaining budget.
+        """
+        head = (f"{'#':>3}  {'label':<28} {'composition':<16} {'epsilon':>9} {'delta':>9} {'total eps':>10} "
+                f"{'total delta':>11}")
         lines = [head, "-" * len(head)]
         for i, r in enumerate(self._rows, 1):
             comp = r.composition if r.parts == 1 else f"{r.composition} x{r.parts}"
@@ -212,7 +291,14 @@ class PrivacyAccountant:
                      f"epsilon={float(self._epsilon):.4g}, delta={float(self._delta):.3g}")
         return "\n".join(lines)
 
-    def _repr_html_(self) -> str:
+    def to_html(self) -> str:
+        """Format the ledger as an HTML table (what Jupyter shows), for side panels of the explorers.
+
+        Returns
+        -------
+        str
+            An HTML ``<table>`` of the charges followed by the remaining budget.
+        """
         rows = "".join(
             f"<tr><td>{i}</td><td>{_html(r.label)}</td><td>{r.composition}"
             f"{'' if r.parts == 1 else f' &times;{r.parts}'}</td><td>{float(r.epsilon):.4g}</td>"
@@ -227,6 +313,10 @@ class PrivacyAccountant:
             f"remaining &delta; = {rem.delta:.3g} of {float(self._delta):.3g}</p>"
         )
 
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display: :meth:`to_html`."""
+        return self.to_html()
+
     def __repr__(self) -> str:
         s = self.spent
         return (f"PrivacyAccountant(epsilon={float(self._epsilon):g}, delta={float(self._delta):g}; "
@@ -236,16 +326,34 @@ class PrivacyAccountant:
         return self.table()
 
 
-def _fmt(x: Fraction) -> str:
-    return f"{float(x):.6g}"
-
-
 def _html(text: str) -> str:
+    """``text`` with ``&``, ``<`` and ``>`` escaped for HTML."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def check_accountant(accountant: PrivacyAccountant | None) -> PrivacyAccountant | None:
-    """Return ``accountant`` if it is a :class:`PrivacyAccountant` or None; raise TypeError naming it otherwise."""
+    """Return ``accountant`` if it is a :class:`PrivacyAccountant` or None; raise TypeError naming it otherwise.
+
+    Parameters
+    ----------
+    accountant : PrivacyAccountant or None
+        The accountant passed to a mechanism (None: nothing is charged).
+
+    Returns
+    -------
+    PrivacyAccountant or None
+        ``accountant`` unchanged.
+
+    Raises
+    ------
+    TypeError
+        If ``accountant`` is anything else.
+
+    Examples
+    --------
+    >>> check_accountant(None) is None
+    True
+    """
     if accountant is not None and not isinstance(accountant, PrivacyAccountant):
         raise TypeError(f"accountant must be a PrivacyAccountant or None, got {type(accountant).__name__}")
     return accountant

@@ -1,0 +1,142 @@
+"""Composition theorems: the total privacy cost of running several mechanisms.
+
+* basic sequential composition: k mechanisms, each (eps, delta)-DP, are
+  (k eps, k delta)-DP [DMNS06]_;
+* advanced composition [DRV10]_ (Dwork & Roth Thm 3.20): for any delta' > 0
+  they are (eps', k delta + delta')-DP with
+  ``eps' = sqrt(2 k ln(1/delta')) eps + k eps (e^eps - 1)``.
+
+Parallel composition (disjoint parts cost the maximum) is charged by
+:meth:`dpviz.accountant.PrivacyAccountant.spend_parallel`.
+
+References
+----------
+.. [DMNS06] Dwork, McSherry, Nissim, Smith. TCC 2006.
+.. [DRV10] C. Dwork, G. Rothblum, S. Vadhan. "Boosting and Differential Privacy." FOCS 2010.
+"""
+
+from __future__ import annotations
+
+import math
+
+from scipy import optimize
+
+from dpviz.validation import check_delta, check_epsilon, check_int
+
+__all__ = ["basic_composition", "advanced_composition", "advanced_epsilon_per_query"]
+
+
+def basic_composition(epsilon: float, k: int, delta: float = 0.0) -> tuple[float, float]:
+    """Total cost of k (epsilon, delta)-DP mechanisms by basic sequential composition: ``(k eps, k delta)`` [DMNS06]_.
+
+    Parameters
+    ----------
+    epsilon : float
+        Epsilon of each mechanism, finite and > 0.
+    k : int
+        Number of mechanisms run on the same data, >= 1.
+    delta : float, default 0
+        Delta of each mechanism, in [0, 1).
+
+    Returns
+    -------
+    tuple of float
+        The total ``(epsilon, delta)``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an invalid ``epsilon``, ``k`` or ``delta``.
+
+    Examples
+    --------
+    >>> basic_composition(0.25, 4)
+    (1.0, 0.0)
+    """
+    eps = check_epsilon(epsilon)
+    k = check_int("k", k, minimum=1)
+    dlt = check_delta(delta, allow_zero=True)
+    return k * eps, k * dlt
+
+
+def advanced_composition(epsilon: float, k: int, delta_prime: float, delta: float = 0.0) -> tuple[float, float]:
+    """Total cost of k (eps, delta)-DP mechanisms by advanced composition [DRV10]_.
+
+    The k-fold adaptive composition is
+    ``(sqrt(2k ln(1/delta')) eps + k eps (e^eps - 1), k delta + delta')``-DP for
+    any ``delta' > 0`` (Dwork & Roth, Thm 3.20).
+
+    Parameters
+    ----------
+    epsilon : float
+        Epsilon of each mechanism, finite and > 0.
+    k : int
+        Number of mechanisms, >= 1.
+    delta_prime : float
+        The extra failure probability delta' spent by the theorem, in (0, 1).
+    delta : float, default 0
+        Delta of each mechanism, in [0, 1).
+
+    Returns
+    -------
+    tuple of float
+        The total ``(epsilon', k delta + delta')``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an invalid parameter.
+
+    Examples
+    --------
+    >>> e, d = advanced_composition(0.01, 10_000, 1e-6)
+    >>> round(e, 3), d
+    (6.262, 1e-06)
+    """
+    eps = check_epsilon(epsilon)
+    k = check_int("k", k, minimum=1)
+    dp = check_delta(delta_prime, "delta_prime")
+    dlt = check_delta(delta, allow_zero=True)
+    total = math.sqrt(2 * k * math.log(1 / dp)) * eps + k * eps * math.expm1(eps)
+    return total, k * dlt + dp
+
+
+def advanced_epsilon_per_query(total_epsilon: float, k: int, delta_prime: float) -> float:
+    """Largest per-query epsilon whose k-fold advanced composition stays within ``total_epsilon``.
+
+    Solves ``sqrt(2k ln(1/delta')) e + k e (exp(e) - 1) = total_epsilon`` for ``e`` (the left side
+    increases in ``e``).  Compare with ``total_epsilon / k`` from basic composition: advanced
+    composition pays off when its answer is larger.
+
+    Parameters
+    ----------
+    total_epsilon : float
+        The total epsilon budget, finite and > 0.
+    k : int
+        Number of queries, >= 1.
+    delta_prime : float
+        The extra delta' spent by advanced composition, in (0, 1).
+
+    Returns
+    -------
+    float
+        The per-query epsilon (found by root finding).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an invalid parameter.
+
+    Examples
+    --------
+    >>> round(advanced_epsilon_per_query(1.0, 100, 1e-6), 5)
+    0.01838
+    """
+    total = check_epsilon(total_epsilon, "total_epsilon")
+    k = check_int("k", k, minimum=1)
+    dp = check_delta(delta_prime, "delta_prime")
+    f = lambda e: math.sqrt(2 * k * math.log(1 / dp)) * e + k * e * math.expm1(e) - total  # noqa: E731
+    hi = total
+    while f(hi) < 0:
+        hi *= 2
+    return optimize.brentq(f, 0.0, hi, xtol=1e-15, rtol=1e-13)

@@ -1,0 +1,118 @@
+"""Noise mechanisms: THE one place in dpviz where noise is calibrated.
+
+Every Laplace or Gaussian noise scale, variance or quantile used anywhere in
+dpviz comes from a function of this package (``laplace_scale``,
+``laplace_variance``, ``laplace_quantile``, ``gaussian_sigma``, ...); other
+modules call them instead of re-deriving ``sensitivity / epsilon``.  A
+mechanism is a pure function of (true answers, parameters, ``rng``) that
+returns noisy answers; ``size=k`` draws k independent releases stacked on a
+new first axis, so Monte Carlo experiments are one vectorised call.  Each
+sampler has its closed-form error beside it.
+
+Files
+-----
+``laplace_noise.py``
+    The Laplace mechanism: ``laplace_scale`` (b = sensitivity / epsilon), the
+    samplers ``laplace`` and ``standard_laplace``, and its closed forms
+    ``laplace_variance``, ``laplace_quantile``, ``laplace_halfwidth``,
+    ``epsilon_for_laplace_halfwidth``.
+``gaussian_noise.py``
+    The Gaussian mechanism: ``gaussian_delta`` (exact delta), ``gaussian_sigma``
+    (analytic or classic calibration), the sampler ``gaussian``,
+    ``gaussian_variance`` and ``gaussian_halfwidth``.
+``accuracy.py``
+    ``expected_squared_error`` of a whole release (Laplace or Gaussian).
+``sensitivity.py``
+    ``l1`` and ``l2``: sensitivity of a linear query matrix (largest column norm).
+``discrete_laplace_noise.py``
+    Exact integer noise, discrete Laplace: ``discrete_laplace``,
+    ``discrete_laplace_pmf``, ``discrete_laplace_mechanism``.
+``discrete_gaussian_noise.py``
+    Exact integer noise, discrete Gaussian: ``discrete_gaussian``,
+    ``discrete_gaussian_pmf``, ``discrete_gaussian_delta``,
+    ``discrete_gaussian_sigma``, ``discrete_gaussian_mechanism``.
+``exact_coins.py``
+    Private: exact rational coins from raw random bits, and the one-draw exact
+    samplers built on them.
+``release.py``
+    Private: the sampler choices and the checks of answers and output shapes
+    every release shares.
+
+The file names end in ``_noise`` so that no submodule is named like a function
+it holds (``dpviz.mechanisms.laplace`` is the function, not a module).
+
+References
+----------
+.. [DMNS06] C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating Noise to
+   Sensitivity in Private Data Analysis." TCC 2006.
+.. [DR14] C. Dwork, A. Roth. "The Algorithmic Foundations of Differential
+   Privacy." Foundations and Trends in TCS 9(3-4), 2014.
+.. [BW18] B. Balle, Y.-X. Wang. "Improving the Gaussian Mechanism for
+   Differential Privacy: Analytical Calibration and Optimal Denoising." ICML 2018.
+.. [CKS20] C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for
+   Differential Privacy." NeurIPS 2020.
+.. [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
+   Linear Counting Queries Under Differential Privacy." PODS 2010.
+"""
+
+from __future__ import annotations
+
+from dpviz.mechanisms.accuracy import expected_squared_error
+from dpviz.mechanisms.discrete_gaussian_noise import (
+    discrete_gaussian,
+    discrete_gaussian_delta,
+    discrete_gaussian_mechanism,
+    discrete_gaussian_pmf,
+    discrete_gaussian_sigma,
+)
+from dpviz.mechanisms.discrete_laplace_noise import (
+    discrete_laplace,
+    discrete_laplace_mechanism,
+    discrete_laplace_pmf,
+)
+from dpviz.mechanisms.gaussian_noise import (
+    gaussian,
+    gaussian_delta,
+    gaussian_halfwidth,
+    gaussian_sigma,
+    gaussian_variance,
+)
+from dpviz.mechanisms.laplace_noise import (
+    epsilon_for_laplace_halfwidth,
+    laplace,
+    laplace_halfwidth,
+    laplace_quantile,
+    laplace_scale,
+    laplace_variance,
+    standard_laplace,
+)
+from dpviz.mechanisms.sensitivity import l1, l2
+
+__all__ = [
+    # the Laplace and Gaussian mechanisms (today's dpviz.mechanisms)
+    "laplace",
+    "laplace_scale",
+    "standard_laplace",
+    "laplace_variance",
+    "laplace_halfwidth",
+    "laplace_quantile",
+    "epsilon_for_laplace_halfwidth",
+    "gaussian",
+    "gaussian_sigma",
+    "gaussian_variance",
+    "gaussian_halfwidth",
+    "gaussian_delta",
+    "expected_squared_error",
+    # exact integer noise (formerly dpviz.discrete)
+    "discrete_laplace",
+    "discrete_gaussian",
+    "discrete_laplace_pmf",
+    "discrete_gaussian_pmf",
+    "discrete_gaussian_delta",
+    "discrete_gaussian_sigma",
+    "discrete_laplace_mechanism",
+    "discrete_gaussian_mechanism",
+    # sensitivity of linear queries (formerly dpviz.sensitivity)
+    "l1",
+    "l2",
+]

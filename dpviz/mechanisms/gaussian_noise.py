@@ -1,0 +1,273 @@
+"""The Gaussian mechanism: its exact delta, its calibration, its sampler and its closed-form error.
+
+The noise standard deviation is computed in one function, :func:`gaussian_sigma`
+(analytic by default, the classic bound on request); the variance and the
+half-width start from it.
+
+References
+----------
+.. [BW18] B. Balle, Y.-X. Wang. "Improving the Gaussian Mechanism for
+   Differential Privacy: Analytical Calibration and Optimal Denoising."
+   ICML 2018, Theorem 8.
+.. [DR14] C. Dwork, A. Roth. "The Algorithmic Foundations of Differential
+   Privacy." Foundations and Trends in TCS 9(3-4), 2014, Thm A.1.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import optimize, special, stats
+
+from dpviz.mechanisms.discrete_gaussian_noise import discrete_gaussian_mechanism
+from dpviz.mechanisms.release import SAMPLERS, Sampler, _answers_and_shape, _discrete_method
+from dpviz.rng import RngLike, as_generator
+from dpviz.validation import (
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_nonnegative,
+    check_open_unit,
+    check_positive,
+)
+
+__all__ = ["gaussian", "gaussian_sigma", "gaussian_variance", "gaussian_halfwidth", "gaussian_delta"]
+
+#: How sigma is calibrated: the exact analytic root of [BW18]_ or the classic bound of [DR14]_.
+Calibration = Literal["analytic", "classic"]
+
+
+def gaussian_delta(sigma: float, l2_sensitivity: float, epsilon: float) -> float:
+    """Exact delta of the Gaussian mechanism at ``epsilon`` ([BW18]_, Theorem 8).
+
+    ``delta(eps) = Phi(D/(2s) - eps s/D) - e^eps Phi(-D/(2s) - eps s/D)`` with
+    ``D`` the L2 sensitivity and ``s`` the noise standard deviation.
+
+    Parameters
+    ----------
+    sigma : float
+        Standard deviation of the noise, > 0.
+    l2_sensitivity : float
+        L2 sensitivity of the query vector, > 0.
+    epsilon : float
+        Privacy parameter at which delta is read, finite and >= 0.
+
+    Returns
+    -------
+    float
+        The smallest delta for which the release is (epsilon, delta)-DP.
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` or ``l2_sensitivity`` is not > 0 or ``epsilon`` < 0 (or any is NaN/inf).
+
+    Examples
+    --------
+    >>> round(gaussian_delta(2.0, 1.0, 1.0), 6)
+    0.00683
+    """
+    s = check_positive("sigma", sigma)
+    d = check_positive("l2_sensitivity", l2_sensitivity)
+    eps = check_nonnegative("epsilon", epsilon)
+    a = d / (2.0 * s)
+    c = eps * s / d
+    # e^eps * Phi(-a - c), computed in log space so large epsilon does not overflow
+    log_term = eps + special.log_ndtr(-a - c)
+    return float(special.ndtr(a - c) - math.exp(log_term))
+
+
+def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
+                   calibration: Calibration = "analytic") -> float:
+    """Standard deviation of Gaussian noise that makes the release (epsilon, delta)-DP.
+
+    ``calibration="analytic"`` (default) returns the smallest sigma with
+    :func:`gaussian_delta` ``<= delta``, found by root finding; it is valid for
+    every epsilon > 0 ([BW18]_, Theorem 8).  ``calibration="classic"`` returns
+    ``sigma = sqrt(2 ln(1.25/delta)) * l2_sensitivity / epsilon``, which [DR14]_
+    (Thm A.1) proves only for epsilon < 1.
+
+    Parameters
+    ----------
+    l2_sensitivity : float
+        L2 sensitivity of the query vector, > 0.
+    epsilon : float
+        Privacy parameter, finite and > 0 (< 1 for the classic calibration).
+    delta : float
+        Privacy parameter, in (0, 1).
+    calibration : {"analytic", "classic"}
+        Which calibration to use.
+
+    Returns
+    -------
+    float
+        The noise standard deviation sigma (the analytic root is rounded up).
+
+    Raises
+    ------
+    ValueError
+        For an invalid parameter, an unknown ``calibration``, or ``epsilon >= 1``
+        with ``calibration="classic"``.
+
+    Examples
+    --------
+    >>> round(gaussian_sigma(1.0, 0.5, 1e-5), 3)
+    7.032
+    >>> round(gaussian_sigma(1.0, 0.5, 1e-5, "classic"), 3)
+    9.69
+    """
+    d = check_positive("l2_sensitivity", l2_sensitivity)
+    eps = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    check_choice("calibration", calibration, ("analytic", "classic"))
+    if calibration == "classic":
+        if eps >= 1:
+            raise ValueError(
+                f"epsilon must be < 1 for the classic Gaussian calibration, got {eps}; "
+                "use calibration='analytic', which holds for every epsilon"
+            )
+        return math.sqrt(2.0 * math.log(1.25 / delta)) * d / eps
+
+    def excess(log_s: float) -> float:  # delta(sigma) - delta, decreasing in sigma
+        return gaussian_delta(math.exp(log_s), d, eps) - delta
+
+    lo, hi = math.log(d) - 10.0, math.log(d) + 10.0
+    while excess(lo) < 0:
+        lo -= 10.0
+    while excess(hi) > 0:
+        hi += 10.0
+    log_s = optimize.brentq(excess, lo, hi, xtol=1e-13, rtol=1e-12)
+    return math.exp(log_s) * (1 + 1e-12)  # round up so delta(sigma) <= delta
+
+
+def gaussian(answers: ArrayLike, l2_sensitivity: float, epsilon: float, delta: float, *, rng: RngLike = None,
+             size: int | None = None, calibration: Calibration = "analytic",
+             sampler: Sampler = "float") -> np.ndarray:
+    """Release ``answers + N(0, sigma^2)`` per entry with sigma from :func:`gaussian_sigma`.
+
+    The Gaussian mechanism is (epsilon, delta)-DP for query vectors of L2
+    sensitivity at most ``l2_sensitivity`` (neighbours: add or remove one
+    record).  By default sigma is the exact analytic calibration of Balle & Wang
+    ([BW18]_); ``calibration="classic"`` uses
+    ``sqrt(2 ln(1.25/delta)) * l2_sensitivity / epsilon`` ([DR14]_ Thm A.1, epsilon < 1 only).
+
+    Parameters
+    ----------
+    answers : array_like
+        True answers (any shape, finite).
+    l2_sensitivity : float
+        L2 sensitivity, > 0.
+    epsilon : float
+        Privacy parameter, finite and > 0.
+    delta : float
+        Privacy parameter, in (0, 1).
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Source of randomness (see :func:`dpviz.rng.as_generator`).
+    size : int, optional
+        Number of independent releases stacked on a new first axis.
+    calibration : {"analytic", "classic"}
+        How sigma is computed (see :func:`gaussian_sigma`).
+    sampler : {"float", "discrete", "exact"}
+        "float" (default): floating-point normal noise.  "discrete" / "exact":
+        integer answers (granularity 1) plus discrete Gaussian noise
+        ``N_Z(0, sigma^2)`` with sigma from the exact discrete calibration
+        (:func:`dpviz.mechanisms.discrete_gaussian_sigma`; ``calibration`` must be
+        "analytic"); "discrete" is vectorised, "exact" uses rational arithmetic.
+
+    Returns
+    -------
+    numpy.ndarray
+        Noisy answers (float64), of shape ``answers.shape`` or ``(size, *answers.shape)``.
+
+    Raises
+    ------
+    ValueError
+        For an invalid parameter, an unknown ``sampler`` or ``calibration``, or
+        ``calibration="classic"`` with a discrete sampler.
+
+    Examples
+    --------
+    >>> out = gaussian([0.0], 1.0, 1.0, 1e-5, rng=0, size=4)
+    >>> out.shape
+    (4, 1)
+    """
+    if check_choice("sampler", sampler, SAMPLERS) != "float":
+        if calibration != "analytic":
+            raise ValueError(f"calibration must be 'analytic' with sampler={sampler!r}, got {calibration!r}")
+        return discrete_gaussian_mechanism(answers, l2_sensitivity, epsilon, delta, rng=rng, size=size,
+                                           method=_discrete_method(sampler))
+    sigma = gaussian_sigma(l2_sensitivity, epsilon, delta, calibration)
+    checked, shape = _answers_and_shape(answers, size)
+    return checked + as_generator(rng).normal(0.0, sigma, size=shape)
+
+
+def gaussian_variance(l2_sensitivity: float, epsilon: float, delta: float,
+                      calibration: Calibration = "analytic") -> float:
+    """Variance of one Gaussian-mechanism answer, ``sigma^2``: also its mean squared error (no bias).
+
+    Parameters
+    ----------
+    l2_sensitivity : float
+        L2 sensitivity, > 0.
+    epsilon : float
+        Privacy parameter, finite and > 0.
+    delta : float
+        Privacy parameter, in (0, 1).
+    calibration : {"analytic", "classic"}
+        How sigma is computed (see :func:`gaussian_sigma`).
+
+    Returns
+    -------
+    float
+        ``sigma^2``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`gaussian_sigma`.
+
+    Examples
+    --------
+    >>> round(gaussian_variance(1.0, 0.5, 1e-5), 2)
+    49.45
+    """
+    return gaussian_sigma(l2_sensitivity, epsilon, delta, calibration) ** 2
+
+
+def gaussian_halfwidth(l2_sensitivity: float, epsilon: float, delta: float, alpha: float = 0.05,
+                       calibration: Calibration = "analytic") -> float:
+    """Half-width ``sigma * z_{1 - alpha/2}`` of the central ``1 - alpha`` interval of the Gaussian noise.
+
+    Parameters
+    ----------
+    l2_sensitivity : float
+        L2 sensitivity, > 0.
+    epsilon : float
+        Privacy parameter, finite and > 0.
+    delta : float
+        Privacy parameter, in (0, 1).
+    alpha : float, default 0.05
+        Probability that the noise falls outside the interval, in (0, 1).
+    calibration : {"analytic", "classic"}
+        How sigma is computed (see :func:`gaussian_sigma`).
+
+    Returns
+    -------
+    float
+        The half-width of the interval.
+
+    Raises
+    ------
+    ValueError
+        If ``alpha`` is outside (0, 1), or as :func:`gaussian_sigma`.
+
+    Examples
+    --------
+    >>> round(gaussian_halfwidth(1.0, 0.5, 1e-5), 2)
+    13.78
+    """
+    alpha = check_open_unit("alpha", alpha)
+    return gaussian_sigma(l2_sensitivity, epsilon, delta, calibration) * float(stats.norm.ppf(1 - alpha / 2))

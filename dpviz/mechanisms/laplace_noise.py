@@ -1,0 +1,314 @@
+"""The Laplace mechanism: its calibration, its samplers and its closed-form error, side by side.
+
+The noise scale ``b = sensitivity / epsilon`` is computed in one function,
+:func:`laplace_scale`; every other Laplace quantity of dpviz (variance,
+quantile, half-width, the fast sampler) starts from it.
+
+References
+----------
+.. [DMNS06] C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating Noise to
+   Sensitivity in Private Data Analysis." TCC 2006.
+.. [DR14] C. Dwork, A. Roth. "The Algorithmic Foundations of Differential
+   Privacy." Foundations and Trends in TCS 9(3-4), 2014, Thm 3.6 and Thm 3.8.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import stats
+
+from dpviz.mechanisms.release import SAMPLERS, Sampler, _answers_and_shape, _discrete_method
+from dpviz.rng import RngLike, as_generator
+from dpviz.validation import (
+    check_array,
+    check_choice,
+    check_epsilon,
+    check_nonnegative,
+    check_open_unit,
+    check_positive,
+)
+
+__all__ = [
+    "laplace",
+    "laplace_scale",
+    "standard_laplace",
+    "laplace_variance",
+    "laplace_halfwidth",
+    "laplace_quantile",
+    "epsilon_for_laplace_halfwidth",
+]
+
+
+def laplace_scale(sensitivity: float, epsilon: float) -> float:
+    """Scale ``b = sensitivity / epsilon`` of the Laplace mechanism [DMNS06]_.
+
+    Parameters
+    ----------
+    sensitivity : float
+        L1 sensitivity of the query, finite and >= 0 (0 gives no noise).
+    epsilon : float
+        Privacy parameter, finite and > 0.
+
+    Returns
+    -------
+    float
+        The scale ``b`` of the Laplace noise ``Lap(b)``, with density
+        ``exp(-|z| / b) / (2 b)``.
+
+    Raises
+    ------
+    ValueError
+        If ``sensitivity`` < 0 or ``epsilon`` <= 0 (or either is NaN/inf), or if the
+        scale overflows (e.g. ``epsilon = 1e-320``: the noise would be infinite).
+    TypeError
+        If either argument is not a real number.
+
+    Examples
+    --------
+    >>> laplace_scale(2.0, 0.5)
+    4.0
+    """
+    b = check_nonnegative("sensitivity", sensitivity) / check_epsilon(epsilon)
+    if not math.isfinite(b):
+        raise ValueError(f"sensitivity / epsilon = {sensitivity} / {epsilon} overflows to {b}: "
+                         "epsilon is too small for floating-point noise")
+    return b
+
+
+def standard_laplace(shape: int | tuple[int, ...], *, rng: RngLike = None) -> np.ndarray:
+    """Draw standard Laplace noise (scale 1) as ``S * E``: ``E ~ Exp(1)`` times an independent fair sign ``S``.
+
+    Same distribution as ``Generator.laplace(0, 1)``: the absolute value of a
+    standard Laplace variable is Exp(1) and its sign is fair and independent of
+    it.  About 3x faster than ``Generator.laplace`` (numpy's ziggurat
+    exponential sampler plus one random bit per draw), which matters for the
+    Monte Carlo runs of trees with millions of nodes.  Multiply by
+    :func:`laplace_scale` to calibrate.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        Shape of the returned array.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Randomness (see :func:`dpviz.rng.as_generator`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 array of the given shape.
+
+    Raises
+    ------
+    ValueError
+        If a dimension of ``shape`` is negative.
+
+    Examples
+    --------
+    >>> z = standard_laplace((2, 3), rng=0)
+    >>> z.shape
+    (2, 3)
+    """
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if any(int(d) < 0 for d in shape):
+        raise ValueError(f"shape must have non-negative dimensions, got {shape}")
+    gen = as_generator(rng)
+    e = gen.standard_exponential(size=shape)
+    bits = gen.integers(0, 256, size=(e.size + 7) // 8, dtype=np.uint8)
+    sign = np.unpackbits(bits, count=e.size).reshape(shape) - 0.5  # +-0.5, fair and independent of e
+    return np.copysign(e, sign, out=e)
+
+
+def laplace(answers: ArrayLike, sensitivity: float, epsilon: float, *, rng: RngLike = None,
+            size: int | None = None, sampler: Sampler = "float") -> np.ndarray:
+    """Release ``answers + Lap(sensitivity / epsilon)`` independently per entry.
+
+    The Laplace mechanism [DMNS06]_ is epsilon-DP for any query vector whose L1
+    sensitivity is at most ``sensitivity`` (neighbouring datasets differ by
+    adding or removing one record).  The noise has density
+    ``exp(-|z| / b) / (2b)`` with ``b = sensitivity / epsilon``, mean 0 and
+    variance ``2 b^2`` (see :func:`laplace_variance`).
+
+    Parameters
+    ----------
+    answers : array_like
+        True query answers (any shape, finite).
+    sensitivity : float
+        L1 sensitivity of the whole answer vector, >= 0.
+    epsilon : float
+        Privacy parameter, finite and > 0.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Source of randomness (see :func:`dpviz.rng.as_generator`).
+    size : int, optional
+        Number of independent releases; if given, the result has shape
+        ``(size, *answers.shape)``.
+    sampler : {"float", "discrete", "exact"}
+        "float" (default): textbook floating-point Laplace noise, open to
+        Mironov's attack on its low-order bits.  "discrete" / "exact": integer
+        answers (granularity 1: rescale other grids first) plus discrete Laplace
+        noise ``DLap(sensitivity/epsilon)``, which is exactly epsilon-DP; "discrete"
+        is the vectorised sampler, "exact" the rational-arithmetic one of
+        Canonne-Kamath-Steinke (see :func:`dpviz.mechanisms.discrete_laplace_mechanism`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Noisy answers (float64), of shape ``answers.shape`` or ``(size, *answers.shape)``.
+
+    Raises
+    ------
+    ValueError
+        For ``epsilon`` <= 0, ``sensitivity`` < 0, ``size`` < 1, non-finite
+        ``answers``, an unknown ``sampler``, or non-integer answers with a discrete sampler.
+    TypeError
+        For arguments of the wrong type.
+
+    Examples
+    --------
+    >>> out = laplace([10.0, 20.0], sensitivity=1, epsilon=1.0, rng=0, size=3)
+    >>> out.shape
+    (3, 2)
+    """
+    if check_choice("sampler", sampler, SAMPLERS) != "float":
+        from dpviz.mechanisms.discrete_laplace_noise import discrete_laplace_mechanism  # it imports laplace_scale
+
+        return discrete_laplace_mechanism(answers, sensitivity, epsilon, rng=rng, size=size,
+                                          method=_discrete_method(sampler))
+    b = laplace_scale(sensitivity, epsilon)
+    checked, shape = _answers_and_shape(answers, size)
+    if b > 0:
+        return checked + as_generator(rng).laplace(0.0, b, size=shape)
+    return np.broadcast_to(checked, shape).copy()
+
+
+def laplace_variance(sensitivity: float, epsilon: float) -> float:
+    """Variance of one Laplace answer, ``2 (sensitivity/epsilon)^2``: also its mean squared error (no bias).
+
+    Parameters
+    ----------
+    sensitivity : float
+        L1 sensitivity, finite and >= 0.
+    epsilon : float
+        Privacy parameter, finite and > 0.
+
+    Returns
+    -------
+    float
+        ``2 b^2`` with ``b`` = :func:`laplace_scale` ``(sensitivity, epsilon)``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`laplace_scale`.
+
+    Examples
+    --------
+    >>> laplace_variance(1.0, 0.5)
+    8.0
+    """
+    b = laplace_scale(sensitivity, epsilon)
+    return 2.0 * b * b
+
+
+def laplace_quantile(q: ArrayLike, sensitivity: float, epsilon: float) -> np.ndarray:
+    """Quantile function of Laplace noise of scale ``b``: ``-b sign(q - 1/2) ln(1 - 2|q - 1/2|)``.
+
+    Used to draw the theoretical band (e.g. 5 % and 95 % quantiles) beside a simulated one.
+
+    Parameters
+    ----------
+    q : array_like
+        Probabilities, each strictly between 0 and 1.
+    sensitivity : float
+        L1 sensitivity, finite and >= 0.
+    epsilon : float
+        Privacy parameter, finite and > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        The noise value below which a fraction ``q`` of the noise falls, same shape as ``q``.
+
+    Raises
+    ------
+    ValueError
+        If a ``q`` lies outside (0, 1), or as :func:`laplace_scale`.
+
+    Examples
+    --------
+    >>> laplace_quantile([0.05, 0.5, 0.95], 1.0, 1.0).round(4)
+    array([-2.3026,  0.    ,  2.3026])
+    """
+    b = laplace_scale(sensitivity, epsilon)
+    probs = check_array("q", q)
+    if np.any((probs <= 0) | (probs >= 1)):
+        raise ValueError("q must lie in (0, 1)")
+    return stats.laplace.ppf(probs, scale=b)
+
+
+def laplace_halfwidth(sensitivity: float, epsilon: float, alpha: float = 0.05) -> float:
+    """Half-width ``t`` with ``P(|Lap(b)| > t) = alpha``: ``t = b ln(1/alpha)`` ([DR14]_, Thm 3.8).
+
+    Parameters
+    ----------
+    sensitivity : float
+        L1 sensitivity, finite and >= 0.
+    epsilon : float
+        Privacy parameter, finite and > 0.
+    alpha : float, default 0.05
+        Probability that the noise falls outside ``+-t``, in (0, 1).
+
+    Returns
+    -------
+    float
+        The half-width ``t``.
+
+    Raises
+    ------
+    ValueError
+        If ``alpha`` is outside (0, 1), or as :func:`laplace_scale`.
+
+    Examples
+    --------
+    >>> round(laplace_halfwidth(1.0, 1.0, alpha=0.1), 4)
+    2.3026
+    """
+    alpha = check_open_unit("alpha", alpha)
+    return laplace_scale(sensitivity, epsilon) * math.log(1.0 / alpha)
+
+
+def epsilon_for_laplace_halfwidth(halfwidth: float, sensitivity: float, alpha: float = 0.05) -> float:
+    """Accuracy first: the smallest epsilon keeping Laplace noise within ``+-halfwidth`` with probability ``1 - alpha``.
+
+    Inverts :func:`laplace_halfwidth`: ``epsilon = sensitivity * ln(1/alpha) / halfwidth``.
+
+    Parameters
+    ----------
+    halfwidth : float
+        The target half-width, > 0.
+    sensitivity : float
+        L1 sensitivity, > 0.
+    alpha : float, default 0.05
+        Allowed probability of an error larger than ``halfwidth``, in (0, 1).
+
+    Returns
+    -------
+    float
+        The privacy parameter epsilon that meets the target exactly.
+
+    Raises
+    ------
+    ValueError
+        If ``halfwidth`` or ``sensitivity`` is not > 0, or ``alpha`` is outside (0, 1).
+
+    Examples
+    --------
+    >>> round(epsilon_for_laplace_halfwidth(5.0, 1.0, alpha=0.1), 4)
+    0.4605
+    """
+    halfwidth = check_positive("halfwidth", halfwidth)
+    sensitivity = check_positive("sensitivity", sensitivity)
+    alpha = check_open_unit("alpha", alpha)
+    return sensitivity * math.log(1.0 / alpha) / halfwidth

@@ -1,0 +1,54 @@
+"""Argument checks shared by every dpviz module.
+
+All user-facing validation lives here so that each message has the same shape:
+it names the parameter, shows the value received and states the allowed range
+or the fix.  ``TypeError`` is raised for a value of the wrong type and
+``ValueError`` for a value of the right type outside its range.  Nothing is
+ever clipped silently.
+
+Files
+-----
+``scalars.py``
+    One real number: ``check_positive``, ``check_nonnegative``,
+    ``check_probability``, ``check_open_unit``; a flag (``check_bool``); one of
+    a set of values (``check_choice``).
+``integers.py``
+    ``check_int`` (bounded), ``check_trials`` (a number of releases or None),
+    ``check_widths`` (range widths in ``[1, n]``).
+``privacy_parameters.py``
+    ``check_epsilon`` and ``check_delta``.
+``arrays.py``
+    ``check_array`` (dimension, finiteness), ``check_counts`` (a histogram),
+    ``check_matrix`` (a query matrix, dense or sparse).
+"""
+
+from __future__ import annotations
+
+from dpviz.validation.arrays import check_array, check_counts, check_matrix
+from dpviz.validation.integers import check_int, check_trials, check_widths
+from dpviz.validation.privacy_parameters import check_delta, check_epsilon
+from dpviz.validation.scalars import (
+    check_bool,
+    check_choice,
+    check_nonnegative,
+    check_open_unit,
+    check_positive,
+    check_probability,
+)
+
+__all__ = [
+    "check_positive",
+    "check_nonnegative",
+    "check_probability",
+    "check_open_unit",
+    "check_int",
+    "check_choice",
+    "check_array",
+    "check_counts",
+    "check_matrix",
+    "check_epsilon",
+    "check_delta",
+    "check_trials",
+    "check_bool",
+    "check_widths",
+]
