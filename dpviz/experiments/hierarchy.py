@@ -156,7 +156,7 @@ def _errors_by_width(answer, truth_prefix: np.ndarray, widths: np.ndarray, k: in
 def _leaf_answers(leaves: np.ndarray):
     P = np.zeros((leaves.shape[0], leaves.shape[1] + 1))
     np.cumsum(leaves, axis=1, out=P[:, 1:])
-    return lambda i, j: H._gather(P, j) - H._gather(P, i)
+    return lambda i, j: H.prefix_range_sums(P, i, j)
 
 
 def range_error_by_width(x, branching: int, epsilon: float, widths=None, *, trials: int = 200,
@@ -215,8 +215,8 @@ def range_error_by_width(x, branching: int, epsilon: float, widths=None, *, tria
             ans = _leaf_answers(H.flat_release(x, epsilon, rng=gen, size=trials))
             analytic[m] = H.range_mse_by_width(n, None, epsilon, widths, constrained=False)
         elif m == "tree":
-            prefixes = H._level_prefix(release)
-            ans = lambda i, j: H._cover_sums(release.tree, prefixes, i, j)  # noqa: E731
+            prefixes = H.level_prefix_sums(release)
+            ans = lambda i, j: H.cover_sums(release.tree, prefixes, i, j)  # noqa: E731
             analytic[m] = H.range_mse_by_width(n, tree.branching, epsilon, widths, constrained=False,
                                                allocation=allocation, measure_root=measure_root)
         elif m == "tree_ci":
@@ -288,7 +288,7 @@ class HierarchyRun:
 def _cover_nodes(release: H.TreeRelease, consistent: np.ndarray, start: int, stop: int) -> CoverNodes:
     tree = release.tree
     levels, s_, e_, idx = [], [], [], []
-    cov = H._cover(tree, np.array([start]), np.array([stop]))
+    cov = H.minimal_cover(tree, [start], [stop])
     for lev, (lo, a, c, hi) in enumerate(cov):
         ks = list(range(int(lo[0]), int(a[0]))) + list(range(int(c[0]), int(hi[0])))
         for k in ks:
@@ -496,7 +496,7 @@ def dimension_simulation(n: int, d: int, branching: int | None, epsilon: float, 
     for axis in range(d):
         C = np.cumsum(C, axis=axis)
     S[(slice(1, None),) * d] = C
-    truth = H._box_sums(S[None], [lo[..., a] for a in range(d)], [hi[..., a] for a in range(d)])
+    truth = H.box_sums(S[None], [lo[..., a] for a in range(d)], [hi[..., a] for a in range(d)])
     per_trial = np.mean((ans - truth) ** 2, axis=1)
     exact = H.average_range_mse_nd(n, d, branching, epsilon, measure_root=measure_root)
     return DimensionSimulation(n, d, branching, float(epsilon), bool(measure_root), trials, exact,
