@@ -199,7 +199,7 @@ def _box_sums(P: np.ndarray, lo: list[np.ndarray], hi: list[np.ndarray]) -> np.n
     for corner in range(2**d):
         idx = [hi[a] if (corner >> a) & 1 else lo[a] for a in range(d)]
         sign = -1.0 if (d - bin(corner).count("1")) % 2 else 1.0
-        total = total + sign * P[(rows, *idx)]
+        total = total + sign * P[tuple([rows, *idx])]
     return np.asarray(total)
 
 

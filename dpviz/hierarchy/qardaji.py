@@ -62,7 +62,7 @@ def qardaji_level_usage(N: int, branching: int) -> np.ndarray:
     Examples
     --------
     >>> qardaji_level_usage(8, 2).tolist()
-    [8.0, 6.0, 2.0]
+    [32.0, 24.0, 8.0]
     """
     h = _exact_height(N, branching)
     b = branching
@@ -125,9 +125,9 @@ def qardaji_average_mse(N: float, branching: int, epsilon: float, *, exact: bool
     eps = check_epsilon(epsilon)
     Vu = 2.0 * _inv_eps2(eps)
     if exact:
-        h = _exact_height(int(N), b)
+        levels = _exact_height(int(N), b)
         M = qardaji_level_usage(int(N), b)
-        return float(M.sum() * h**2 * Vu / (N * (N + 1) / 2))
+        return float(M.sum() * levels**2 * Vu / (N * (N + 1) / 2))
     N = float(N)
     if not N > 1:
         raise ValueError(f"N must be > 1, got {N}")

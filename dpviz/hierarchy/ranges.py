@@ -176,9 +176,9 @@ def minimal_cover(tree: Tree, starts: ArrayLike, stops: ArrayLike) -> Cover:
     Examples
     --------
     >>> from dpviz.hierarchy import build_tree
-    >>> cover = minimal_cover(build_tree(4, 2), [1], [4])  # leaf 1 and the node of leaves 2-3
-    >>> [[int(v[0]) for v in level] for level in cover]
-    [[1, 2, 4, 4], [1, 1, 1, 2], [0, 0, 0, 0]]
+    >>> cover = minimal_cover(build_tree(4, 2), [1], [4])  # [1, 4) = leaf 1 + the node of leaves 2-3
+    >>> [[int(v[0]) for v in level] for level in cover]  # (lo, a, c, hi) per level
+    [[1, 2, 4, 4], [1, 2, 2, 2], [1, 1, 1, 1]]
     """
     i, j = _check_ranges(tree.n, starts, stops)
     return _cover(tree, i, j)
