@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpviz import hierarchy as H
+from dpviz.accountant import BudgetExceededError, PrivacyAccountant
 from dpviz.hierarchy.inference import _ci_plan
 from dpviz.hierarchy.ranges import _cover_counts
-from dpviz.accountant import BudgetExceededError, PrivacyAccountant
 from dpviz.sensitivity import l1
 
 CASES = [  # (n, b, allocation, measure_root) - several not powers of b
@@ -235,7 +235,7 @@ def test_minimal_cover_answers_and_counts(n, b, measure_root):
     exact = H.TreeRelease(rel.tree, "uniform", 1.0, rel.level_epsilons, rel.node_variance, rel.truth,
                           np.where(np.isfinite(rel.noisy), rel.truth, np.nan))
     i, j = np.triu_indices(n + 1, 1)
-    assert np.allclose(H.tree_range_answers(exact, i, j), [x[a:c].sum() for a, c in zip(i, j)])
+    assert np.allclose(H.tree_range_answers(exact, i, j), [x[a:c].sum() for a, c in zip(i, j, strict=True)])
     # the cover uses at most 2(b-1) nodes per level and is minimal: brute force on the node sets
     counts = _cover_counts(rel.tree, i, j)
     assert counts.max() <= 2 * (b - 1)
@@ -305,7 +305,7 @@ def test_simulated_mse_matches_analytic(constrained):
     x = np.random.default_rng(5).integers(0, 100, size=n).astype(float)
     rel = H.measure(x, b, eps, allocation="geometric", rng=11, size=k)
     i, j = np.triu_indices(n + 1, 1)
-    truth = np.array([x[a:c].sum() for a, c in zip(i, j)])
+    truth = np.array([x[a:c].sum() for a, c in zip(i, j, strict=True)])
     if constrained:
         est = H.range_answers(rel.leaves(constrained=True), i, j)
     else:
@@ -361,7 +361,9 @@ def test_nd_reduces_to_1d_and_brute_force_2d():
 
 def test_dimensionality_finding():
     # Qardaji et al. Sec. 5: in 1-D a hierarchy wins clearly at n = 4096; in 3-D flat wins unless n is huge
-    best = lambda n, d: min(H.average_range_mse_nd(n, d, b, 1.0, measure_root=False) for b in range(2, 17))
+    def best(n: int, d: int) -> float:
+        return min(H.average_range_mse_nd(n, d, b, 1.0, measure_root=False) for b in range(2, 17))
+
     assert best(4096, 1) < 0.3 * H.average_range_mse_nd(4096, 1, None, 1.0)
     assert best(256, 3) > H.average_range_mse_nd(256, 3, None, 1.0)
     assert best(64, 3) > H.average_range_mse_nd(64, 3, None, 1.0)
@@ -466,7 +468,7 @@ def test_box_answers_nd_exact_without_noise(d, n, b, measure_root):
     x = rng.integers(0, 5, (n,) * d).astype(float)
     lo = rng.integers(0, n, (40, d))
     hi = lo + 1 + rng.integers(0, n - lo)
-    truth = np.array([x[tuple(slice(s, e) for s, e in zip(lo[t], hi[t]))].sum() for t in range(40)])
+    truth = np.array([x[tuple(slice(s, e) for s, e in zip(lo[t], hi[t], strict=True))].sum() for t in range(40)])
     for br in (None, b):
         rel = H.measure_nd(x, br, 1e12, measure_root=measure_root, rng=0, size=2)
         assert np.allclose(H.box_answers_nd(rel, lo, hi), truth, atol=1e-6)
