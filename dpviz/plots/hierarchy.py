@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 
 from dpviz.experiments.hierarchy import METHOD_LABELS, BranchingStudy, HierarchyRun, WidthCurves
 from dpviz.plots.bands import mpl_band, new_axes
@@ -29,24 +31,37 @@ __all__ = [
     "level_variance_axes",
 ]
 
+#: Colour of each method key of :data:`dpviz.experiments.hierarchy.METHODS`.
 METHOD_COLORS = {"flat": PALETTE["orange"], "tree": PALETTE["blue"], "tree_ci": PALETTE["green"],
                  "wavelet": PALETTE["purple"]}
 
 
 def _label(method: str, b: int) -> str:
+    """Legend label of a method with the branching factor filled in (``H_b`` -> ``H_16``)."""
     return METHOD_LABELS[method].replace("H_b", f"H_{b}")
 
 
 def curves_title(c: WidthCurves) -> str:
-    """Title stating every parameter of an error-vs-width figure."""
+    """Title stating every parameter of an error-vs-width figure.
+
+    Parameters
+    ----------
+    c : WidthCurves
+        The curves the figure shows.
+
+    Returns
+    -------
+    str
+        One line: n, b, epsilon, allocation, root, trials and range sampling.
+    """
     root = "root measured" if c.measure_root else "root not measured"
     sampled = "all ranges" if c.ranges_per_trial is None else f"{c.ranges_per_trial} random ranges/width"
     return (f"MSE vs range width: n = {c.n}, b = {c.branching}, epsilon = {c.epsilon:.3g}, "
             f"{c.allocation} budget, {root}; {c.trials} trials, {sampled}")
 
 
-def _band_polygon(x, lower, upper, *, name: str, color: str, legendgroup: str, xaxis: str = "x",
-                  yaxis: str = "y") -> dict:
+def _band_polygon(x: ArrayLike, lower: ArrayLike, upper: ArrayLike, *, name: str, color: str, legendgroup: str,
+                  xaxis: str = "x", yaxis: str = "y") -> dict[str, Any]:
     """One closed-polygon trace for a band (cheaper to redraw than two ``tonexty`` traces)."""
     x = np.asarray(x, dtype=float)
     return dict(type="scatter", x=np.concatenate([x, x[::-1]]),
@@ -55,8 +70,8 @@ def _band_polygon(x, lower, upper, *, name: str, color: str, legendgroup: str, x
                 legendgroup=legendgroup, hoverinfo="skip", xaxis=xaxis, yaxis=yaxis)
 
 
-def _line(x, y, *, name: str, color: str, mode: str = "lines", legendgroup: str | None = None, xaxis: str = "x",
-          yaxis: str = "y") -> dict:
+def _line(x: ArrayLike, y: ArrayLike, *, name: str, color: str, mode: str = "lines", legendgroup: str | None = None,
+          xaxis: str = "x", yaxis: str = "y") -> dict[str, Any]:
     """A scatter trace as a plain dict (validated once, when the figure is built)."""
     style = {"line": dict(color=color)} if mode == "lines" else {"marker": dict(color=color)}
     return dict(type="scatter", x=np.asarray(x), y=np.asarray(y), mode=mode, name=name, **style,
@@ -64,7 +79,8 @@ def _line(x, y, *, name: str, color: str, mode: str = "lines", legendgroup: str 
                 hovertemplate=f"{name}: %{{y:.7~g}}<extra></extra>")
 
 
-def _width_traces(c: WidthCurves, xaxis: str = "x", yaxis: str = "y", *, band_style: str = "fill") -> list[dict]:
+def _width_traces(c: WidthCurves, xaxis: str = "x", yaxis: str = "y", *,
+                  band_style: str = "fill") -> list[dict[str, Any]]:
     """Per method: the simulated band, the simulated mean and the exact curve.
 
     ``band_style="fill"`` draws the band as a shaded polygon (3 traces per method);
@@ -91,13 +107,37 @@ def _width_traces(c: WidthCurves, xaxis: str = "x", yaxis: str = "y", *, band_st
 
 
 def add_width_traces(fig: go.Figure, c: WidthCurves) -> go.Figure:
-    """Add, per method: the simulated band, the simulated mean (markers) and the exact curve (line)."""
+    """Add, per method: the simulated band, the simulated mean (markers) and the exact curve (line).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure to draw on (changed in place).
+    c : WidthCurves
+        Exact and simulated error by range width.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``fig``, for chaining.
+    """
     fig.add_traces(_width_traces(c))
     return fig
 
 
 def width_curves_figure(c: WidthCurves) -> go.Figure:
-    """Interactive MSE-vs-width figure (log-log) for every method in ``c``."""
+    """Interactive MSE-vs-width figure (log-log) for every method in ``c``.
+
+    Parameters
+    ----------
+    c : WidthCurves
+        Exact and simulated error by range width.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure, titled with every parameter (:func:`curves_title`).
+    """
     fig = go.Figure(_width_traces(c))
     fig.update_layout(title=curves_title(c), xaxis=dict(title="range width (bins)", type="log"),
                       yaxis=dict(title="mean squared error", type="log"), template=TEMPLATE, height=450)
@@ -109,6 +149,16 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
 
     Built as one figure with three stacked axes (no ``make_subplots``) and the small shared
     template, so a redraw stays cheap.
+
+    Parameters
+    ----------
+    run : HierarchyRun
+        What to draw (from :func:`dpviz.experiments.hierarchy.hierarchy_explorer_run`).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The three-panel figure.
     """
     c = run.curves
     b = c.branching
@@ -118,7 +168,7 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
     shown = run.ci_leaves if run.constrained else run.noisy_leaves
     key = "tree_ci" if run.constrained else "tree"
     which = f"H_{b} leaves after constrained inference" if run.constrained else f"H_{b} noisy leaves"
-    labels = [f"L{lv} [{s}, {e})" for lv, s, e in zip(cov.level, cov.node_start, cov.node_stop)]
+    labels = [f"L{lv} [{s}, {e})" for lv, s, e in zip(cov.level, cov.node_start, cov.node_stop, strict=True)]
     k = np.arange(len(labels))
     traces = [
         dict(type="scatter", x=x, y=shown, mode="lines", name=which, legendgroup=key,
@@ -132,7 +182,8 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
         dict(type="scatter", x=k - 0.15, y=cov.noisy, mode="markers", name="cover node: noisy (before)",
                    marker=dict(color=METHOD_COLORS["tree"], size=8), text=labels,
                    hovertemplate="%{text}: noisy %{y:.7~g}<extra></extra>", xaxis="x2", yaxis="y2"),
-        dict(type="scatter", x=k + 0.15, y=cov.consistent, mode="markers", name="cover node: after constrained inference",
+        dict(type="scatter", x=k + 0.15, y=cov.consistent, mode="markers",
+                   name="cover node: after constrained inference",
                    marker=dict(color=METHOD_COLORS["tree_ci"], size=8, symbol="square"), text=labels,
                    hovertemplate="%{text}: after CI %{y:.7~g}<extra></extra>", xaxis="x2", yaxis="y2"),
         *_width_traces(c, "x3", "y3", band_style="bars"),
@@ -140,7 +191,7 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
     a = run.answers
     root = "measured" if c.measure_root else "not measured"
 
-    def head(text, y):
+    def head(text: str, y: float) -> dict[str, Any]:
         return dict(text=text, x=0.5, y=y, xref="paper", yref="paper", showarrow=False, font=dict(size=12),
                     xanchor="center", yanchor="bottom")
 
@@ -170,11 +221,28 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
 
 
 # --------------------------------------------------------------------------- matplotlib (static) versions
-def width_curves_axes(c: WidthCurves, ax=None, *, bands: bool = True, colors: dict | None = None,
-                      title: str | None = None) -> Axes:
+def width_curves_axes(c: WidthCurves, ax: Axes | None = None, *, bands: bool = True,
+                      colors: Mapping[str, str] | None = None, title: str | None = None) -> Axes:
     """Static MSE-vs-width figure: exact lines, simulated means (markers) and bands, log-log.
 
-    ``colors`` overrides the colour per method key (to draw several WidthCurves on one axes).
+    Parameters
+    ----------
+    c : WidthCurves
+        Exact and simulated error by range width.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: new axes).
+    bands : bool, default True
+        Shade the simulated percentile band of each method.
+    colors : mapping of str to str, optional
+        Colour per method key, overriding :data:`METHOD_COLORS` (to draw several
+        WidthCurves on one axes).
+    title : str, optional
+        Axes title (default :func:`curves_title` plus the band).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
     """
     ax = new_axes(ax)
     lo, hi = c.band
@@ -182,7 +250,7 @@ def width_curves_axes(c: WidthCurves, ax=None, *, bands: bool = True, colors: di
         col_m = (colors or {}).get(m, METHOD_COLORS[m])
         name = _label(m, c.branching)
         if bands:
-            mpl_band(ax, c.widths, c.lower[m], c.upper[m], color=col_m, label=None, alpha=0.15)
+            mpl_band(ax, c.widths, c.lower[m], c.upper[m], color=col_m, label="_nolegend_", alpha=0.15)
         ax.plot(c.widths, c.analytic[m], "-", color=col_m, label=f"{name} (exact)")
         ax.plot(c.widths, c.simulated[m], "o", color=col_m, ms=3.5, label=f"{name} (simulated)")
     ax.set_xscale("log")
@@ -195,8 +263,21 @@ def width_curves_axes(c: WidthCurves, ax=None, *, bands: bool = True, colors: di
     return ax
 
 
-def release_axes(run: HierarchyRun, ax=None) -> Axes:
-    """Static view of the true histogram, a Flat release and the H_b leaves (raw or after inference)."""
+def release_axes(run: HierarchyRun, ax: Axes | None = None) -> Axes:
+    """Static view of the true histogram, a Flat release and the H_b leaves (raw or after inference).
+
+    Parameters
+    ----------
+    run : HierarchyRun
+        The explorer's computation.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: new axes).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax)
     b = run.curves.branching
     x = np.arange(run.truth.size)
@@ -213,15 +294,28 @@ def release_axes(run: HierarchyRun, ax=None) -> Axes:
     return ax
 
 
-def cover_axes(run: HierarchyRun, ax=None) -> Axes:
-    """Static view of the selected range's cover nodes: true, noisy and consistent counts."""
+def cover_axes(run: HierarchyRun, ax: Axes | None = None) -> Axes:
+    """Static view of the selected range's cover nodes: true, noisy and consistent counts.
+
+    Parameters
+    ----------
+    run : HierarchyRun
+        The explorer's computation.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: new axes).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax)
     cov = run.cover
     k = np.arange(cov.level.size)
     ax.plot(k, cov.truth, "D", color=TRUTH, label="true")
     ax.plot(k - 0.15, cov.noisy, "o", color=METHOD_COLORS["tree"], label="noisy (before)")
     ax.plot(k + 0.15, cov.consistent, "s", color=METHOD_COLORS["tree_ci"], label="after constrained inference")
-    ax.set_xticks(k, [f"L{lv}\n[{s},{e})" for lv, s, e in zip(cov.level, cov.node_start, cov.node_stop)],
+    ax.set_xticks(k, [f"L{lv}\n[{s},{e})" for lv, s, e in zip(cov.level, cov.node_start, cov.node_stop, strict=True)],
                   fontsize=6)
     ax.set_ylabel("node count")
     ax.set_yscale("log")
@@ -230,8 +324,21 @@ def cover_axes(run: HierarchyRun, ax=None) -> Axes:
     return ax
 
 
-def branching_axes(study: BranchingStudy, ax=None) -> Axes:
-    """Average range MSE vs branching factor: exact H_b, H_b + CI, Eq. (3), Flat, and simulations (+-2 s.e.)."""
+def branching_axes(study: BranchingStudy, ax: Axes | None = None) -> Axes:
+    """Average range MSE vs branching factor: exact H_b, H_b + CI, Eq. (3), Flat, and simulations (+-2 s.e.).
+
+    Parameters
+    ----------
+    study : BranchingStudy
+        From :func:`dpviz.experiments.hierarchy.branching_study`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: new axes).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax)
     b = study.branchings
     ax.plot(b, study.tree, "-", color=METHOD_COLORS["tree"], label="H_b exact")
@@ -254,8 +361,30 @@ def branching_axes(study: BranchingStudy, ax=None) -> Axes:
     return ax
 
 
-def allocation_axes(study: dict, branchings, n: int, epsilon: float, ax=None, *, measure_root: bool = True) -> Axes:
-    """Average range MSE vs b for each budget allocation (solid: H_b, dashed: H_b + CI)."""
+def allocation_axes(study: Mapping[str, Mapping[str, np.ndarray]], branchings: ArrayLike, n: int, epsilon: float,
+                    ax: Axes | None = None, *, measure_root: bool = True) -> Axes:
+    """Average range MSE vs b for each budget allocation (solid: H_b, dashed: H_b + CI).
+
+    Parameters
+    ----------
+    study : mapping
+        From :func:`dpviz.experiments.hierarchy.allocation_study`.
+    branchings : array_like of int
+        The branching factors the study was computed for.
+    n : int
+        Number of leaves (for the title).
+    epsilon : float
+        Privacy budget (for the title).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: new axes).
+    measure_root : bool, default True
+        Whether the root was measured (for the title).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax)
     for t, (name, curves) in enumerate(study.items()):
         ax.plot(branchings, curves["tree"], "-o", ms=3, color=color(t), label=f"{name}: H_b")
@@ -270,8 +399,21 @@ def allocation_axes(study: dict, branchings, n: int, epsilon: float, ax=None, *,
     return ax
 
 
-def dimension_axes(study: dict, ax=None) -> Axes:
-    """Best hierarchical / Flat average MSE vs number of cells, one line per dimension (< 1: hierarchy wins)."""
+def dimension_axes(study: Mapping[int, Mapping[str, np.ndarray]], ax: Axes | None = None) -> Axes:
+    """Best hierarchical / Flat average MSE vs number of cells, one line per dimension (< 1: hierarchy wins).
+
+    Parameters
+    ----------
+    study : mapping
+        From :func:`dpviz.experiments.hierarchy.dimension_study`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: new axes).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax)
     for t, (d, r) in enumerate(sorted(study.items())):
         ax.plot(r["cells"], r["best_tree"] / r["flat"], "-o", ms=3, color=color(t), label=f"d = {d}")
@@ -285,10 +427,25 @@ def dimension_axes(study: dict, ax=None) -> Axes:
     return ax
 
 
-def level_variance_axes(below, above, b: int, ax=None) -> Axes:
-    """Algorithm 1's per-level variances (units of V_O) from below and from above."""
+def level_variance_axes(below: ArrayLike, above: ArrayLike, b: int, ax: Axes | None = None) -> Axes:
+    """Algorithm 1's per-level variances (units of V_O) from below and from above.
+
+    Parameters
+    ----------
+    below, above : array_like
+        (h,) variances from :func:`dpviz.hierarchy.algorithm1_variances`, leaves first.
+    b : int
+        Branching factor (for the Proposition 4 bound and the title).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: new axes).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax)
-    lv = np.arange(1, len(below) + 1)
+    lv = np.arange(1, len(np.asarray(below)) + 1)
     ax.plot(lv, below, "-o", color=SIMULATED, label="from below (after weighted averaging)")
     ax.plot(lv, above, "-s", color=ALT, label="from above")
     ax.axhline((b - 1) / (b + 1), color=THEORY, ls=":", label="(b-1)/(b+1): Prop. 4 bound")
