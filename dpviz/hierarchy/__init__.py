@@ -59,6 +59,9 @@ Where things are
 ``accuracy.py``
     Exact 1-D error: :func:`flat_average_range_mse`, :func:`average_range_mse`,
     :func:`range_mse_by_width`, :func:`range_mse_by_query`.
+``width_sums.py``
+    The kernels behind them: variance sums over all ranges of each width
+    (cover counting for H_b, the least-squares covariance for H_b + CI).
 ``qardaji.py``
     Qardaji et al.'s closed forms: :func:`qardaji_level_usage`,
     :func:`qardaji_average_mse`, :func:`asymptotic_optimal_branching`,

@@ -8,8 +8,9 @@ References
 
 from __future__ import annotations
 
-from dpviz.hierarchy.accuracy import _contain_sums, _inv_eps2
+from dpviz.hierarchy.accuracy import _inv_eps2
 from dpviz.hierarchy.tree import build_tree
+from dpviz.hierarchy.width_sums import _contain_sums
 from dpviz.validation import check_epsilon, check_int
 
 __all__ = ["average_range_mse_nd"]
