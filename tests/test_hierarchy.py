@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 from dpviz import hierarchy as H
 from dpviz.accountant import BudgetExceededError, PrivacyAccountant
+from dpviz.hierarchy.inference import _ci_plan
+from dpviz.hierarchy.ranges import _cover_counts
 from dpviz.sensitivity import l1
 
 CASES = [  # (n, b, allocation, measure_root) - several not powers of b
@@ -206,7 +208,7 @@ def test_algorithm1_and_per_level_variances():
     assert np.allclose(below, [2**l / (2 ** (l + 1) - 1) for l in range(5)])  # b^(l-1)(b-1)/(b^l - 1)
     # the CI plan's from-below variances agree (complete tree, root not measured, V_O = 2 (h/eps)^2)
     tree = H.build_tree(32, 2, measure_root=False)
-    plan = H._ci_plan(tree, "uniform")
+    plan = _ci_plan(tree, "uniform")
     VO = 2 * 5**2
     assert np.allclose([plan.below[l][0] / VO for l in range(5)], below)
     # Proposition 3 bounds: V_below > (b-1)/b V_O, and <= b/(b+1) V_O above the leaves
@@ -233,9 +235,9 @@ def test_minimal_cover_answers_and_counts(n, b, measure_root):
     exact = H.TreeRelease(rel.tree, "uniform", 1.0, rel.level_epsilons, rel.node_variance, rel.truth,
                           np.where(np.isfinite(rel.noisy), rel.truth, np.nan))
     i, j = np.triu_indices(n + 1, 1)
-    assert np.allclose(H.tree_range_answers(exact, i, j), [x[a:c].sum() for a, c in zip(i, j)])
+    assert np.allclose(H.tree_range_answers(exact, i, j), [x[a:c].sum() for a, c in zip(i, j, strict=True)])
     # the cover uses at most 2(b-1) nodes per level and is minimal: brute force on the node sets
-    counts = H._cover_counts(rel.tree, i, j)
+    counts = _cover_counts(rel.tree, i, j)
     assert counts.max() <= 2 * (b - 1)
     # total usage over all ranges equals level_usage
     assert np.allclose(counts.sum(axis=1), H.level_usage(rel.tree)[: counts.shape[0]])
@@ -303,7 +305,7 @@ def test_simulated_mse_matches_analytic(constrained):
     x = np.random.default_rng(5).integers(0, 100, size=n).astype(float)
     rel = H.measure(x, b, eps, allocation="geometric", rng=11, size=k)
     i, j = np.triu_indices(n + 1, 1)
-    truth = np.array([x[a:c].sum() for a, c in zip(i, j)])
+    truth = np.array([x[a:c].sum() for a, c in zip(i, j, strict=True)])
     if constrained:
         est = H.range_answers(rel.leaves(constrained=True), i, j)
     else:
@@ -359,7 +361,9 @@ def test_nd_reduces_to_1d_and_brute_force_2d():
 
 def test_dimensionality_finding():
     # Qardaji et al. Sec. 5: in 1-D a hierarchy wins clearly at n = 4096; in 3-D flat wins unless n is huge
-    best = lambda n, d: min(H.average_range_mse_nd(n, d, b, 1.0, measure_root=False) for b in range(2, 17))
+    def best(n: int, d: int) -> float:
+        return min(H.average_range_mse_nd(n, d, b, 1.0, measure_root=False) for b in range(2, 17))
+
     assert best(4096, 1) < 0.3 * H.average_range_mse_nd(4096, 1, None, 1.0)
     assert best(256, 3) > H.average_range_mse_nd(256, 3, None, 1.0)
     assert best(64, 3) > H.average_range_mse_nd(64, 3, None, 1.0)
@@ -464,7 +468,7 @@ def test_box_answers_nd_exact_without_noise(d, n, b, measure_root):
     x = rng.integers(0, 5, (n,) * d).astype(float)
     lo = rng.integers(0, n, (40, d))
     hi = lo + 1 + rng.integers(0, n - lo)
-    truth = np.array([x[tuple(slice(s, e) for s, e in zip(lo[t], hi[t]))].sum() for t in range(40)])
+    truth = np.array([x[tuple(slice(s, e) for s, e in zip(lo[t], hi[t], strict=True))].sum() for t in range(40)])
     for br in (None, b):
         rel = H.measure_nd(x, br, 1e12, measure_root=measure_root, rng=0, size=2)
         assert np.allclose(H.box_answers_nd(rel, lo, hi), truth, atol=1e-6)
@@ -496,3 +500,68 @@ def test_boolean_flags_refuse_non_bools(flag):
         H.range_mse_by_width(8, 2, 1.0, constrained=flag)
     with pytest.raises(TypeError, match="measure_root"):
         H.build_tree(8, 2, measure_root=flag)
+
+
+# --------------------------------------------------------------------------- the package split and its public seams
+OLD_ALL = ["ALLOCATIONS", "Tree", "TreeRelease", "build_tree", "level_epsilons", "strategy_matrix", "node_counts",
+           "measure", "flat_release", "constrained_inference", "range_answers", "tree_range_answers", "level_usage",
+           "average_range_mse", "range_mse_by_width", "range_mse_by_query", "flat_average_range_mse",
+           "qardaji_average_mse", "qardaji_level_usage", "algorithm1_variances", "asymptotic_optimal_branching",
+           "optimal_branching", "branching_curve", "average_range_mse_nd", "GridRelease", "measure_nd",
+           "box_answers_nd"]
+
+
+def test_every_name_of_the_single_module_is_still_exported():
+    import importlib
+
+    mod = importlib.import_module("dpviz.hierarchy")
+    assert set(OLD_ALL) <= set(mod.__all__)
+    for name in mod.__all__:
+        assert getattr(mod, name) is not None
+        exec(f"from dpviz.hierarchy import {name}", {})
+
+
+def test_prefix_range_sums_and_cover_sums_match_the_direct_answers():
+    x = np.random.default_rng(1).integers(0, 9, size=37).astype(float)
+    rel = H.measure(x, 3, 1.0, measure_root=False, rng=2, size=4)
+    gen = np.random.default_rng(3)
+    i = gen.integers(0, 36, size=(4, 50))
+    j = i + 1 + gen.integers(0, 37 - i)
+    P = np.zeros((4, 38))
+    leaves = rel.leaves(constrained=True)
+    np.cumsum(leaves, axis=1, out=P[:, 1:])
+    assert np.array_equal(H.prefix_range_sums(P, i, j), H.range_answers(leaves, i, j))
+    assert np.array_equal(H.cover_sums(rel.tree, H.level_prefix_sums(rel), i, j), H.tree_range_answers(rel, i, j))
+    with pytest.raises(ValueError, match="one row per release"):
+        H.prefix_range_sums(P, i[:2], j[:2])
+    with pytest.raises(ValueError, match="one table per measured level"):
+        H.cover_sums(rel.tree, H.level_prefix_sums(rel)[:-1], i, j)
+    with pytest.raises(TypeError, match="integer"):
+        H.prefix_range_sums(P, [0.5], [2])
+
+
+def test_minimal_cover_holds_exactly_the_range():
+    tree = H.build_tree(37, 3, measure_root=True)
+    i, j = np.triu_indices(38, 1)
+    cover = H.minimal_cover(tree, i, j)
+    covered = np.zeros(i.size)
+    for l, (lo, a, c, hi) in enumerate(cover):
+        start, stop = tree.node_bounds(l)
+        size = np.concatenate([[0], np.cumsum(stop - start)])
+        covered += size[a] - size[lo] + size[hi] - size[c]
+    assert np.array_equal(covered, j - i)
+    with pytest.raises(ValueError, match="0 <= start < stop"):
+        H.minimal_cover(tree, [3], [3])
+
+
+def test_box_sums_from_a_summed_area_table():
+    x = np.random.default_rng(4).integers(0, 9, size=(5, 5)).astype(float)
+    S = np.zeros((1, 6, 6))
+    S[0, 1:, 1:] = x.cumsum(axis=0).cumsum(axis=1)
+    lo = [np.array([0, 1, 2]), np.array([0, 3, 1])]
+    hi = [np.array([5, 2, 4]), np.array([5, 4, 2])]
+    want = [x[a0:b0, a1:b1].sum() for a0, b0, a1, b1 in zip(lo[0], hi[0], lo[1], hi[1], strict=True)]
+    assert np.allclose(H.box_sums(S, lo, hi), [want])
+    with pytest.raises(ValueError, match="one bound array per axis"):
+        H.box_sums(S, lo[:1], hi[:1])
+

@@ -6,8 +6,9 @@ import math
 from typing import Any
 
 import ipywidgets as widgets
+import plotly.graph_objects as go
 
-from dpviz.experiments.hierarchy import dataset_histogram, hierarchy_explorer_run
+from dpviz.experiments.hierarchy import HierarchyRun, dataset_histogram, hierarchy_explorer_run
 from dpviz.hierarchy import ALLOCATIONS
 from dpviz.plots.hierarchy import explorer_figure
 from dpviz.widgets.base import Explorer, int_slider, log_slider, seed_box
@@ -65,17 +66,32 @@ class HierarchyExplorer(Explorer):
 
     @staticmethod
     def query_bins(n: int, fractions: tuple[float, float]) -> tuple[int, int]:
-        """The bins ``[floor(f0 n), max(start + 1, ceil(f1 n)))`` of a range given as fractions of the domain."""
+        """The bins ``[floor(f0 n), max(start + 1, ceil(f1 n)))`` of a range given as fractions of the domain.
+
+        Parameters
+        ----------
+        n : int
+            Domain size (number of bins), >= 1.
+        fractions : (float, float)
+            Start and end of the range as fractions of the domain, in ``[0, 1]``.
+
+        Returns
+        -------
+        start, stop : int
+            A non-empty range ``0 <= start < stop <= n``.
+        """
         start = min(n - 1, int(math.floor(fractions[0] * n)))
         stop = min(n, max(start + 1, int(math.ceil(fractions[1] * n))))
         return start, stop
 
-    def _compute(self, epsilon, branching, n, allocation, measure_root, constrained, trials, dataset, range,
-                 seed):
-        x = dataset_histogram(dataset, n)
-        return hierarchy_explorer_run(x, branching, epsilon, allocation=allocation, measure_root=measure_root,
-                                      constrained=constrained, trials=trials, query=self.query_bins(n, range),
-                                      ranges_per_trial=32, rng=seed)
+    def _compute(self, **values: Any) -> HierarchyRun:
+        v = values
+        n = v["n"]
+        x = dataset_histogram(v["dataset"], n)
+        return hierarchy_explorer_run(x, v["branching"], v["epsilon"], allocation=v["allocation"],
+                                      measure_root=v["measure_root"], constrained=v["constrained"],
+                                      trials=v["trials"], query=self.query_bins(n, v["range"]),
+                                      ranges_per_trial=32, rng=v["seed"])
 
-    def _figure(self, result) -> Any:
+    def _figure(self, result: HierarchyRun) -> go.Figure:
         return explorer_figure(result)

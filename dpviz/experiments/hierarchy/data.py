@@ -1,0 +1,138 @@
+"""The histograms and random ranges the hierarchy experiments run on."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpviz.rng import RngLike, as_generator
+from dpviz.validation import check_counts, check_int
+
+__all__ = ["coarsen", "synthetic_histogram", "dataset_histogram", "default_widths"]
+
+
+def coarsen(x: ArrayLike, n: int) -> np.ndarray:
+    """Aggregate a histogram into ``n`` bins of (nearly) equal width (sums of consecutive cells).
+
+    Bin k holds cells ``[floor(k m / n), floor((k+1) m / n))`` of the m input cells;
+    when n divides m every bin has m/n cells.  Counts are preserved (sum unchanged).
+
+    Parameters
+    ----------
+    x : array_like, shape (m,)
+        Non-negative counts.
+    n : int
+        Number of output bins, ``1 <= n <= m``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n,) float counts.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not numeric or ``n`` not an integer.
+    ValueError
+        If ``x`` is not a 1-D array of finite non-negative counts, or ``n`` is outside ``[1, m]``.
+
+    Examples
+    --------
+    >>> coarsen([1, 2, 3, 4, 5, 6], 3).tolist()
+    [3.0, 7.0, 11.0]
+    """
+    x = check_counts("x", x)
+    n = check_int("n", n, minimum=1, maximum=x.size)
+    edges = (np.arange(n) * x.size) // n
+    return np.add.reduceat(x, edges)
+
+
+def synthetic_histogram(n: int, *, total: float = 100_000.0, rng: RngLike = 0) -> np.ndarray:
+    """A smooth, bumpy synthetic histogram of ``n`` bins (three Gaussian bumps on a floor), integer counts.
+
+    Parameters
+    ----------
+    n : int
+        Number of bins, >= 1.
+    total : float, default 100000
+        Approximate total count (the counts are rounded).
+    rng : None, int, SeedSequence or Generator, default 0
+        Draws the bumps' centres, widths and weights (seeded by default, so the
+        lecture's data are fixed).
+
+    Returns
+    -------
+    numpy.ndarray
+        (n,) non-negative whole-number counts (float dtype).
+
+    Raises
+    ------
+    TypeError
+        If ``n`` is not an integer.
+    ValueError
+        If ``n < 1``.
+    """
+    n = check_int("n", n, minimum=1)
+    g = as_generator(rng)
+    t = (np.arange(n) + 0.5) / n
+    centres, widths, weights = g.uniform(0.1, 0.9, 3), g.uniform(0.02, 0.12, 3), g.uniform(0.5, 2.0, 3)
+    dens = 0.15 + sum(w * np.exp(-0.5 * ((t - c) / s) ** 2)
+                      for c, s, w in zip(centres, widths, weights, strict=True))
+    return np.round(dens / dens.sum() * total)
+
+
+def dataset_histogram(name: str, n: int) -> np.ndarray:
+    """``"synthetic"`` or a shipped 1-D histogram (``dpviz.datasets``) coarsened to ``n`` bins.
+
+    Parameters
+    ----------
+    name : str
+        ``"synthetic"`` (:func:`synthetic_histogram`) or a name known to :func:`dpviz.datasets.load`.
+    n : int
+        Number of bins, >= 1 (at most the dataset's own number of cells).
+
+    Returns
+    -------
+    numpy.ndarray
+        (n,) counts.
+    """
+    if name == "synthetic":
+        return synthetic_histogram(n)
+    from dpviz import datasets
+
+    return coarsen(datasets.load(name), n)
+
+
+def default_widths(n: int, count: int = 24) -> np.ndarray:
+    """About ``count`` distinct range widths from 1 to n, evenly spaced on a log scale.
+
+    Parameters
+    ----------
+    n : int
+        Domain size, >= 1.
+    count : int, default 24
+        Number of log-spaced widths before duplicates are removed, >= 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        Sorted distinct int64 widths in ``[1, n]``.
+
+    Raises
+    ------
+    TypeError
+        If ``n`` or ``count`` is not an integer.
+    ValueError
+        If ``n < 1`` or ``count < 1``.
+    """
+    n = check_int("n", n, minimum=1)
+    count = check_int("count", count, minimum=1)
+    return np.unique(np.round(np.geomspace(1, n, count)).astype(np.int64))
+
+
+def _random_ranges(gen: np.random.Generator, n: int, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Ranges drawn uniformly from all n(n+1)/2 ranges: two distinct cut points of 0..n, sorted."""
+    a = gen.integers(0, n + 1, size=shape)
+    b = gen.integers(0, n, size=shape)
+    b = b + (b >= a)  # uniform over the n values != a
+    return np.minimum(a, b), np.maximum(a, b)

@@ -1,0 +1,68 @@
+"""True node counts of a tree: sums of consecutive children, level by level."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpviz.hierarchy.tree import Tree, build_tree
+from dpviz.validation import check_array
+
+__all__ = ["node_counts"]
+
+
+def _child_sum(Z: np.ndarray, b: int, m_parent: int) -> np.ndarray:
+    """Sum groups of ``b`` consecutive columns of Z (k, m); the last group may be short."""
+    k, m = Z.shape
+    full = m // b
+    if full == m_parent:
+        return Z.reshape(k, m_parent, b).sum(axis=2)
+    out = np.empty((k, m_parent))
+    out[:, :full] = Z[:, : full * b].reshape(k, full, b).sum(axis=2)
+    out[:, full] = Z[:, full * b:].sum(axis=1)
+    return out
+
+
+def _node_counts_2d(x: np.ndarray, tree: Tree) -> np.ndarray:
+    """(k, n_nodes) true counts of every node for the (k, n) histograms ``x`` (leaves first)."""
+    k = x.shape[0]
+    out = np.empty((k, tree.n_nodes))
+    out[:, : tree.n] = x
+    level = x
+    for l in range(1, tree.height + 1):
+        level = _child_sum(level, tree.branching, tree.sizes[l])
+        out[:, tree.offsets[l]: tree.offsets[l + 1]] = level
+    return out
+
+
+def node_counts(x: ArrayLike, branching: int) -> np.ndarray:
+    """True counts of every node of the b-ary tree over the histogram ``x`` (leaves first).
+
+    Parameters
+    ----------
+    x : array_like, shape (n,) or (k, n)
+        One histogram, or k histograms over the same n bins.
+    branching : int
+        Branching factor b >= 2.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n_nodes,) or (k, n_nodes) counts in the flat node order of :class:`~dpviz.hierarchy.Tree`.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not numeric or ``branching`` is not an integer.
+    ValueError
+        If ``x`` is not 1-D or 2-D or not finite, or ``branching < 2``.
+
+    Examples
+    --------
+    >>> node_counts([1, 2, 3, 4, 5], 2).astype(int).tolist()
+    [1, 2, 3, 4, 5, 3, 7, 5, 10, 5, 15]
+    """
+    x = check_array("x", x, ndim=(1, 2))
+    tree = build_tree(x.shape[-1], branching)
+    out = _node_counts_2d(np.atleast_2d(x), tree)
+    return out[0] if x.ndim == 1 else out

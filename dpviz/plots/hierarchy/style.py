@@ -1,0 +1,36 @@
+"""Shared look of the hierarchy figures: a colour per method, legend labels and titles."""
+
+from __future__ import annotations
+
+from dpviz.experiments.hierarchy import METHOD_LABELS, WidthCurves
+from dpviz.plots.palette import PALETTE
+
+__all__ = ["METHOD_COLORS", "curves_title"]
+
+#: Colour of each method key of :data:`dpviz.experiments.hierarchy.METHODS`.
+METHOD_COLORS = {"flat": PALETTE["orange"], "tree": PALETTE["blue"], "tree_ci": PALETTE["green"],
+                 "wavelet": PALETTE["purple"]}
+
+
+def _label(method: str, b: int) -> str:
+    """Legend label of a method with the branching factor filled in (``H_b`` -> ``H_16``)."""
+    return METHOD_LABELS[method].replace("H_b", f"H_{b}")
+
+
+def curves_title(c: WidthCurves) -> str:
+    """Title stating every parameter of an error-vs-width figure.
+
+    Parameters
+    ----------
+    c : WidthCurves
+        The curves the figure shows.
+
+    Returns
+    -------
+    str
+        One line: n, b, epsilon, allocation, root, trials and range sampling.
+    """
+    root = "root measured" if c.measure_root else "root not measured"
+    sampled = "all ranges" if c.ranges_per_trial is None else f"{c.ranges_per_trial} random ranges/width"
+    return (f"MSE vs range width: n = {c.n}, b = {c.branching}, epsilon = {c.epsilon:.3g}, "
+            f"{c.allocation} budget, {root}; {c.trials} trials, {sampled}")
