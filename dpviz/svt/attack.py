@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import isotonic_regression
 
+from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.svt.codes import NOT_DP
 from dpviz.svt.oracles import DifferenceOracle, GPTTOracle, SVTOracle
@@ -113,7 +114,7 @@ def reconstruct_from_oracle(oracle: DifferenceOracle, epsilon_totals: float, *, 
     check_choice("estimator", estimator, ESTIMATORS)
     if query_scale is None:
         eps_q = oracle.epsilon_query if isinstance(oracle, GPTTOracle) else math.inf
-        query_scale = 0.0 if math.isinf(eps_q) else 1.0 / eps_q
+        query_scale = 0.0 if math.isinf(eps_q) else laplace_scale(1.0, eps_q)
     partition = ordered_partition(oracle, copies=copies, calibrate=calibrate, query_scale=query_scale, block=block)
     totals = np.asarray(oracle.noisy_group_totals(partition.labels, epsilon_totals), dtype=float)
     avg = totals / partition.group_sizes
@@ -202,5 +203,5 @@ def laplace_reconstruct(counts, epsilon: float, *, rng: RngLike = None) -> np.nd
     """
     counts = check_counts("counts", counts)
     epsilon = check_epsilon(epsilon)
-    noisy = counts + as_generator(rng).laplace(0.0, 1.0 / epsilon, size=counts.shape)
+    noisy = counts + as_generator(rng).laplace(0.0, laplace_scale(1.0, epsilon), size=counts.shape)
     return np.maximum(np.floor(noisy + 0.5), 0.0)

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
     check_array,
@@ -44,7 +45,7 @@ def gptt_noise_scales(epsilon_threshold: float, epsilon_query: float | None = No
     eps1 = check_epsilon(epsilon_threshold, "epsilon_threshold")
     eps2 = _query_epsilon(epsilon_query)
     delta = check_positive("sensitivity", sensitivity)
-    return delta / eps1, (0.0 if math.isinf(eps2) else delta / eps2)
+    return laplace_scale(delta, eps1), (0.0 if math.isinf(eps2) else laplace_scale(delta, eps2))
 
 
 def gptt(answers, threshold: float, epsilon_threshold: float, epsilon_query: float | None = None, *,

@@ -21,6 +21,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.svt.codes import HALTED, NOT_DP
 from dpviz.svt.gptt import _query_epsilon, gptt_noise_scales
@@ -83,7 +84,7 @@ class _HistogramOracle:
             raise ValueError(f"labels must be {self.domain_size} non-negative integer group labels")
         totals = np.bincount(labels, weights=self.__counts)
         self.laplace_epsilon += epsilon
-        return totals + self._rng.laplace(0.0, 1.0 / epsilon, size=totals.size)
+        return totals + self._rng.laplace(0.0, laplace_scale(1.0, epsilon), size=totals.size)
 
 
 class GPTTOracle(_HistogramOracle):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpviz.accountant import PrivacyAccountant, check_accountant
+from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.svt.codes import HALTED
 from dpviz.validation import (
@@ -57,7 +58,8 @@ def svt_noise_scales(epsilon: float, c: int = 1, *, sensitivity: float = 1.0, th
     delta = check_positive("sensitivity", sensitivity)
     share = check_open_unit("threshold_share", threshold_share)
     eps1, eps2 = share * epsilon, (1.0 - share) * epsilon
-    return delta / eps1, (1.0 if check_bool("monotonic", monotonic) else 2.0) * c * delta / eps2
+    factor = 1.0 if check_bool("monotonic", monotonic) else 2.0
+    return laplace_scale(delta, eps1), laplace_scale(factor * c * delta, eps2)
 
 
 def sparse_vector(answers, threshold: float, epsilon: float, c: int = 1, *, sensitivity: float = 1.0,
