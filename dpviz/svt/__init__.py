@@ -100,8 +100,8 @@ from dpviz.svt.sparse_vector import sparse_vector, svt_noise_scales
 __all__ = [
     "ABOVE", "BELOW", "HALTED", "NOT_DP",
     "svt_noise_scales", "sparse_vector", "sparse_vector_probability", "gptt", "gptt_noise_scales",
-    "event_probability", "COUNTEREXAMPLE_THRESHOLD", "counterexample_databases", "counterexample_answers", "counterexample_event",
-    "counterexample_probability", "counterexample_log_ratio_bound", "CounterexampleProbability",
+    "event_probability", "COUNTEREXAMPLE_THRESHOLD", "counterexample_databases", "counterexample_answers",
+    "counterexample_event", "counterexample_probability", "counterexample_log_ratio_bound", "CounterexampleProbability",
     "GPTTOracle", "SVTOracle", "DifferenceOracle", "OrderedPartition", "ordered_partition", "calibrate_shift",
     "Reconstruction", "ESTIMATORS", "ordered_estimate", "reconstruct_from_oracle", "reconstruct", "laplace_reconstruct",
     "ReconstructionAccuracy", "fraction_exact", "support_k",

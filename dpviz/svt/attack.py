@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from scipy.optimize import isotonic_regression
 
 from dpviz.mechanisms import laplace_scale
@@ -28,14 +29,10 @@ from dpviz.rng import RngLike, as_generator
 from dpviz.svt.codes import NOT_DP
 from dpviz.svt.oracles import DifferenceOracle, GPTTOracle, SVTOracle
 from dpviz.svt.partition import OrderedPartition, ordered_partition
-from dpviz.validation import (
-    check_array,
-    check_choice,
-    check_counts,
-    check_epsilon,
-    check_open_unit,
-    check_probability,
-)
+from dpviz.validation import check_array, check_choice, check_counts, check_epsilon, check_open_unit, check_probability
+
+__all__ = ["Reconstruction", "ESTIMATORS", "ordered_estimate", "reconstruct_from_oracle", "reconstruct",
+           "laplace_reconstruct"]
 
 #: Estimators of Algorithm 4: the paper's rounded averages, or the order-constrained fit (ours).
 ESTIMATORS = ("average", "ordered")
@@ -46,16 +43,47 @@ class Reconstruction:
     """The attacker's guess of every count, with the partition it came from.
 
     When produced through GPTT the attack exploits a mechanism that is **NOT
-    differentially private**; ``mechanism`` says which oracle was used.
+    differentially private**; ``mechanism`` says which oracle was used.  Built
+    by :func:`reconstruct_from_oracle` and :func:`reconstruct`.
+
+    Attributes
+    ----------
+    guess : numpy.ndarray, shape (d,)
+        Guessed counts (non-negative integers, as floats).
+    partition : OrderedPartition
+        The ordered partition of Algorithm 3 the guess is built on.
+    noisy_totals : numpy.ndarray, shape (G,)
+        The Laplace-noised total of every group.
+    epsilon_partition : float
+        Epsilon of the partition step (claimed, for GPTT; NaN for an unknown oracle).
+    epsilon_totals : float
+        Epsilon of the Laplace totals.
+    mechanism : str
+        Which oracle answered: "GPTT", "SVT", or the oracle's class name.
+    queries : int
+        Threshold answers the oracle gave (-1 if it does not count them).
+
+    References
+    ----------
+    See [CM15]_ (Alg. 4) in the module docstring.
+
+    Examples
+    --------
+    >>> x = np.repeat([0, 1, 2], 20)
+    >>> r = reconstruct(x, 4.0, calibrate=True, rng=0)
+    >>> r
+    Reconstruction(GPTT, NOT differentially private; 60 cells, 3 groups, epsilon_partition=2, epsilon_totals=2)
+    >>> r.partition.group_sizes.tolist(), int((r.guess == x).sum())
+    ([20, 20, 20], 60)
     """
 
-    guess: np.ndarray              # (d,) guessed counts (non-negative integers)
+    guess: np.ndarray
     partition: OrderedPartition
-    noisy_totals: np.ndarray       # (G,) Laplace-noised group totals
-    epsilon_partition: float       # claimed epsilon of the partition step
-    epsilon_totals: float          # epsilon of the Laplace totals
-    mechanism: str                 # "GPTT", "SVT" or "Laplace"
-    queries: int                   # queries answered by the oracle
+    noisy_totals: np.ndarray
+    epsilon_partition: float
+    epsilon_totals: float
+    mechanism: str
+    queries: int
 
     def __repr__(self) -> str:
         if self.mechanism == "GPTT":
@@ -68,7 +96,7 @@ class Reconstruction:
                 f"epsilon_partition={self.epsilon_partition:g}, epsilon_totals={self.epsilon_totals:g})")
 
 
-def ordered_estimate(averages, weights) -> np.ndarray:
+def ordered_estimate(averages: npt.ArrayLike, weights: npt.ArrayLike) -> np.ndarray:
     """Least-squares group counts under the partition's order: ``c_{i+1} >= c_i + 1`` and ``c_0 >= 0``.
 
     Minimises ``sum_i w_i (a_i - c_i)^2`` subject to ``c_{i+1} - c_i >= 1`` and
@@ -77,7 +105,35 @@ def ordered_estimate(averages, weights) -> np.ndarray:
     followed by ``max(u, 0)`` (a lower bound commutes with the isotonic fit).
     The constraints hold for the true group averages whenever the groups are
     intervals of counts in increasing order ([CM15]_ Lemma 5.10), since then the
-    largest count of group i is below the smallest of group i+1.
+    largest count of group i is below the smallest of group i+1.  This
+    estimator is ours, not the paper's.
+
+    Parameters
+    ----------
+    averages : array_like, shape (G,)
+        Noisy average count ``a_i`` of each group, in the partition's order.
+    weights : array_like, shape (G,)
+        Positive weight ``w_i`` of each group (its number of cells).
+
+    Returns
+    -------
+    numpy.ndarray, shape (G,)
+        The fitted group counts ``c_i`` (not rounded).
+
+    Raises
+    ------
+    ValueError, TypeError
+        If ``averages`` or ``weights`` is not a finite 1-D array, or the weights
+        are not positive and one per average.
+
+    References
+    ----------
+    See [CM15]_ (Lemma 5.10) in the module docstring.
+
+    Examples
+    --------
+    >>> ordered_estimate([0.4, 0.2, 2.5], [1.0, 1.0, 1.0])     # forces c_1 >= c_0 + 1
+    array([0. , 1. , 2.5])
     """
     a = check_array("averages", averages, ndim=1)
     w = check_array("weights", weights, ndim=1)
@@ -105,10 +161,49 @@ def reconstruct_from_oracle(oracle: DifferenceOracle, epsilon_totals: float, *, 
     using the order the partition reveals.  ``query_scale`` is GPTT's public
     query-noise scale (read from a :class:`GPTTOracle`'s parameters when None).
 
+    Parameters
+    ----------
+    oracle : DifferenceOracle
+        The only access to the data (e.g. :class:`GPTTOracle`, :class:`SVTOracle`).
+    epsilon_totals : float
+        Budget of the Laplace-noised group totals, finite and > 0.
+    copies : int, default 1
+        Repetitions of each difference query (majority vote).
+    calibrate : bool, default False
+        Locate the noisy threshold first (see :func:`dpviz.svt.calibrate_shift`).
+    estimator : {"average", "ordered"}, default "average"
+        The paper's rounded group averages, or :func:`ordered_estimate` (ours).
+    query_scale : float, optional
+        Public Laplace scale of the oracle's query noise; read from a
+        :class:`GPTTOracle` when None (0 for other oracles).
+    block : int, default 512
+        Rows asked per call to the oracle.
+
+    Returns
+    -------
+    Reconstruction
+        The guessed counts, the partition, the noisy totals and the budgets.
+
     Raises
     ------
     TypeError
         If ``oracle`` is not an oracle (e.g. an array of counts).
+    ValueError
+        If ``epsilon_totals`` is not finite and > 0, ``estimator`` is not one of
+        :data:`ESTIMATORS`, or ``copies``/``block`` is not an int >= 1.
+
+    References
+    ----------
+    See [CM15]_ (Alg. 3, Alg. 4) in the module docstring.
+
+    Examples
+    --------
+    >>> from dpviz.svt import GPTTOracle, SVTOracle
+    >>> x = np.repeat([0, 1, 2], 20)
+    >>> int((reconstruct_from_oracle(GPTTOracle(x, 0.5, rng=1), 0.5, calibrate=True).guess == x).sum())
+    60
+    >>> reconstruct_from_oracle(SVTOracle(x, 0.5, c=5, rng=1), 0.5).partition.n_groups   # SVT learns little
+    2
     """
     epsilon_totals = check_epsilon(epsilon_totals, "epsilon_totals")
     check_choice("estimator", estimator, ESTIMATORS)
@@ -134,12 +229,13 @@ def reconstruct_from_oracle(oracle: DifferenceOracle, epsilon_totals: float, *, 
 
 
 def _split(epsilon: float, split: float) -> tuple[float, float]:
+    """``(split * epsilon, (1 - split) * epsilon)``: GPTT's share and the totals' share."""
     epsilon = check_epsilon(epsilon)
     split = check_open_unit("split", split)
     return split * epsilon, (1.0 - split) * epsilon
 
 
-def reconstruct(counts, epsilon: float, *, split: float = 0.5, query_share: float = 0.0, copies: int = 1,
+def reconstruct(counts: npt.ArrayLike, epsilon: float, *, split: float = 0.5, query_share: float = 0.0, copies: int = 1,
                 calibrate: bool = False, estimator: str = "average", threshold: float = 0.5,
                 rng: RngLike = None) -> Reconstruction:
     """Reconstruct a histogram with GPTT (**NOT differentially private**): Algorithms 3 and 4 of [CM15]_.
@@ -169,13 +265,23 @@ def reconstruct(counts, epsilon: float, *, split: float = 0.5, query_share: floa
         The paper's rounded group averages, or :func:`ordered_estimate` (ours).
     threshold : float, default 0.5
         GPTT's threshold T (1/2 puts the no-noise threshold in the middle of (0, 1]).
-    rng
+    rng : None, int, SeedSequence or Generator
         Randomness of GPTT and of the Laplace totals.
 
     Returns
     -------
     Reconstruction
         ``guess`` (the guessed counts) and ``partition``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If ``counts`` are not non-negative integer counts, or ``epsilon``,
+        ``split``, ``query_share``, ``copies`` or ``estimator`` is invalid.
+
+    References
+    ----------
+    See [CM15]_ (Alg. 3, Alg. 4, Tables 2 and 3) in the module docstring.
 
     Examples
     --------
@@ -194,12 +300,42 @@ def reconstruct(counts, epsilon: float, *, split: float = 0.5, query_share: floa
     return reconstruct_from_oracle(oracle, eps_totals, copies=copies, calibrate=calibrate, estimator=estimator)
 
 
-def laplace_reconstruct(counts, epsilon: float, *, rng: RngLike = None) -> np.ndarray:
+def laplace_reconstruct(counts: npt.ArrayLike, epsilon: float, *, rng: RngLike = None) -> np.ndarray:
     """The honest baseline: release every count with ``Lap(1/epsilon)`` noise and round (epsilon-DP).
 
-    A histogram has L1 sensitivity 1 (a row changes one count by one), so this
-    is epsilon-DP [DMNS06]; ``guess = max(0, round(c(x) + Lap(1/epsilon)))`` is the same
-    post-processing as the attack's.
+    A histogram has L1 sensitivity 1 (adding or removing one record changes one
+    count by one), so this is epsilon-DP [DMNS06]_;
+    ``guess = max(0, round(c(x) + Lap(1/epsilon)))`` is the same post-processing
+    as the attack's.
+
+    Parameters
+    ----------
+    counts : array_like of non-negative numbers, shape (d,)
+        The private histogram.
+    epsilon : float
+        Privacy budget, finite and > 0.
+    rng : None, int, SeedSequence or Generator
+        Source of the Laplace noise.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d,)
+        The rounded, non-negative noisy counts.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If ``counts`` are not non-negative finite counts or ``epsilon`` is not
+        finite and > 0.
+
+    References
+    ----------
+    See [DMNS06]_ in the module docstring.
+
+    Examples
+    --------
+    >>> laplace_reconstruct([0, 3, 10], 10.0, rng=0)
+    array([ 0.,  3., 10.])
     """
     counts = check_counts("counts", counts)
     epsilon = check_epsilon(epsilon)

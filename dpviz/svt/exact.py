@@ -21,18 +21,19 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 from scipy import integrate
 
 from dpviz.svt.codes import ABOVE, BELOW, HALTED
 from dpviz.svt.gptt import gptt_noise_scales
 from dpviz.svt.noise import _laplace_cdf, _laplace_logcdf, _laplace_logsf
 from dpviz.svt.sparse_vector import svt_noise_scales
-from dpviz.validation import (
-    check_array,
-)
+from dpviz.validation import check_array
+
+__all__ = ["event_probability", "sparse_vector_probability"]
 
 
-def event_probability(answers, event, threshold: float, epsilon_threshold: float,
+def event_probability(answers: npt.ArrayLike, event: npt.ArrayLike, threshold: float, epsilon_threshold: float,
                       epsilon_query: float | None = None, *, sensitivity: float = 1.0,
                       log: bool = False) -> float:
     """Exact probability that GPTT outputs ``event`` on ``answers``, by integrating over the noisy threshold.
@@ -55,14 +56,32 @@ def event_probability(answers, event, threshold: float, epsilon_threshold: float
         True query answers.
     event : array_like of 0/1, shape (m,)
         The output vector (``ABOVE`` = 1, ``BELOW`` = 0).
-    threshold, epsilon_threshold, epsilon_query, sensitivity
-        As in :func:`gptt`.
+    threshold : float
+        GPTT's public threshold T.
+    epsilon_threshold : float
+        eps1 of the threshold noise, finite and > 0.
+    epsilon_query : float or None, default None
+        eps2 of the query noise; None or inf means no query noise.
+    sensitivity : float, default 1
+        Delta, the bound on each query's sensitivity (scales both noises).
     log : bool, default False
         Return the natural logarithm of the probability (``-inf`` for 0).
 
     Returns
     -------
     float
+        ``P(GPTT(answers) = event)``, or its natural logarithm if ``log``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If ``answers`` or ``event`` is not a finite 1-D array, their shapes differ,
+        ``event`` holds anything but 0 and 1, or a budget, the threshold or the
+        sensitivity is invalid (see :func:`gptt_noise_scales`).
+
+    References
+    ----------
+    See [CM15]_ (Section 4) in the module docstring.
 
     Examples
     --------
@@ -90,7 +109,7 @@ def event_probability(answers, event, threshold: float, epsilon_threshold: float
     vals_up, mult_up = np.unique(up, return_counts=True)
     vals_dn, mult_dn = np.unique(down, return_counts=True)
 
-    def logf(s):
+    def logf(s: npt.ArrayLike) -> np.ndarray:
         s = np.asarray(s, dtype=float)
         out = -np.abs(s - threshold) / b1 - math.log(2.0 * b1)
         if vals_up.size:
@@ -106,7 +125,7 @@ def event_probability(answers, event, threshold: float, epsilon_threshold: float
     peak = float(grid[np.argmax(lg)])
     m = float(lg.max())
     pts = np.unique(np.concatenate([kinks, [peak]]))
-    pieces = [(-math.inf, pts[0])] + list(zip(pts[:-1], pts[1:])) + [(pts[-1], math.inf)]
+    pieces = [(-math.inf, pts[0])] + list(zip(pts[:-1], pts[1:], strict=True)) + [(pts[-1], math.inf)]
     total = 0.0
     for a, b in pieces:
         val, _ = integrate.quad(lambda s: math.exp(float(logf(s)) - m), a, b, epsabs=0.0, epsrel=1e-10,
@@ -116,9 +135,9 @@ def event_probability(answers, event, threshold: float, epsilon_threshold: float
     return logp if log else math.exp(logp)
 
 
-def sparse_vector_probability(answers, output, threshold: float, epsilon: float, c: int = 1, *,
-                              sensitivity: float = 1.0, threshold_share: float = 0.5, monotonic: bool = False,
-                              log: bool = False) -> float:
+def sparse_vector_probability(answers: npt.ArrayLike, output: npt.ArrayLike, threshold: float, epsilon: float,
+                              c: int = 1, *, sensitivity: float = 1.0, threshold_share: float = 0.5,
+                              monotonic: bool = False, log: bool = False) -> float:
     """Exact probability that :func:`sparse_vector` returns ``output`` on ``answers``.
 
     Until it halts, SVT answers exactly like GPTT with SVT's noise scales
@@ -129,6 +148,43 @@ def sparse_vector_probability(answers, output, threshold: float, epsilon: float,
     c-th ``ABOVE`` on, and nowhere else; any other vector has probability 0.
     Used to check the epsilon-DP inequality ``P_D(a) <= e^epsilon P_D'(a)`` exactly
     ([LSL17]_ Thm 2).
+
+    Parameters
+    ----------
+    answers : array_like, shape (m,)
+        True answers of the query stream.
+    output : array_like of 1/0/-1, shape (m,)
+        The output vector (``ABOVE`` = 1, ``BELOW`` = 0, ``HALTED`` = -1).
+    threshold : float
+        SVT's public threshold T.
+    epsilon : float
+        Total privacy budget of one SVT run, finite and > 0.
+    c : int, default 1
+        Number of ``ABOVE`` answers after which SVT halts.
+    sensitivity : float, default 1
+        Delta, the bound on each query's sensitivity.
+    threshold_share : float, default 0.5
+        Fraction of epsilon spent on the threshold noise, in (0, 1).
+    monotonic : bool, default False
+        Whether the queries are monotone (halves the query noise).
+    log : bool, default False
+        Return the natural logarithm of the probability (``-inf`` for 0).
+
+    Returns
+    -------
+    float
+        ``P(sparse_vector(answers) = output)``, or its natural logarithm if ``log``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If ``answers`` or ``output`` is not a finite 1-D array, their shapes
+        differ, ``output`` holds anything but 1, 0 and -1, or a parameter is
+        invalid (see :func:`svt_noise_scales`).
+
+    References
+    ----------
+    See [LSL17]_ (Thm 2) in the module docstring.
 
     Examples
     --------

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
@@ -28,8 +29,10 @@ from dpviz.validation import (
     check_trials,
 )
 
+__all__ = ["gptt_noise_scales", "gptt"]
 
-def _query_epsilon(epsilon_query) -> float:
+
+def _query_epsilon(epsilon_query: float | None) -> float:
     """``None`` or ``inf`` -> inf (no query noise); otherwise a finite epsilon > 0."""
     if epsilon_query is None:
         return math.inf
@@ -40,7 +43,42 @@ def gptt_noise_scales(epsilon_threshold: float, epsilon_query: float | None = No
                       sensitivity: float = 1.0) -> tuple[float, float]:
     """Laplace scales ``(Delta/eps1, Delta/eps2)`` of GPTT; ``b_query = 0`` when there is no query noise.
 
-    GPTT is **NOT differentially private** ([CM15]_ Thm 4.7); prior work claimed ``eps1 + eps2``.
+    GPTT is **NOT differentially private** ([CM15]_ Thm 4.7): prior work claimed
+    these scales make it ``(eps1 + eps2)``-DP, and the claim is false.  Both
+    scales come from :func:`dpviz.mechanisms.laplace_scale`.
+
+    Parameters
+    ----------
+    epsilon_threshold : float
+        eps1, the budget of the threshold noise, finite and > 0.
+    epsilon_query : float or None, default None
+        eps2, the budget of the query noise; None or inf means no query noise.
+    sensitivity : float, default 1
+        Delta, the bound on the sensitivity of every query, > 0.
+
+    Returns
+    -------
+    b_threshold : float
+        Scale ``Delta / eps1`` of the threshold noise.
+    b_query : float
+        Scale ``Delta / eps2`` of the query noise, 0 without query noise.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If ``epsilon_threshold`` is not finite and > 0, ``epsilon_query`` is not
+        None or > 0, or ``sensitivity`` is not finite and > 0.
+
+    References
+    ----------
+    See [CM15]_ (Alg. 2, Thm 4.7) in the module docstring.
+
+    Examples
+    --------
+    >>> gptt_noise_scales(0.5, 2.0)
+    (2.0, 0.5)
+    >>> gptt_noise_scales(1.0)          # no query noise
+    (1.0, 0.0)
     """
     eps1 = check_epsilon(epsilon_threshold, "epsilon_threshold")
     eps2 = _query_epsilon(epsilon_query)
@@ -48,7 +86,7 @@ def gptt_noise_scales(epsilon_threshold: float, epsilon_query: float | None = No
     return laplace_scale(delta, eps1), (0.0 if math.isinf(eps2) else laplace_scale(delta, eps2))
 
 
-def gptt(answers, threshold: float, epsilon_threshold: float, epsilon_query: float | None = None, *,
+def gptt(answers: npt.ArrayLike, threshold: float, epsilon_threshold: float, epsilon_query: float | None = None, *,
          sensitivity: float = 1.0, rng: RngLike = None, size: int | None = None) -> np.ndarray:
     """Generalized private threshold testing -- **NOT differentially private** ([CM15]_ Thm 4.7).
 
@@ -74,13 +112,25 @@ def gptt(answers, threshold: float, epsilon_threshold: float, epsilon_query: flo
         eps2 of the query noise; None or inf means no query noise.
     sensitivity : float, default 1
         Delta, the bound on each query's sensitivity.
-    rng, size
-        Randomness and number of independent runs (new first axis).
+    rng : None, int, SeedSequence or Generator
+        Source of randomness (see :func:`dpviz.rng.as_generator`).
+    size : int, optional
+        Number of independent runs, stacked on a new first axis.
 
     Returns
     -------
     numpy.ndarray of int8, shape (m,) or (size, m)
         ``ABOVE`` (1) or ``BELOW`` (0) per query.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If ``answers`` is not a finite 1-D array, ``threshold`` not a finite
+        number, a budget or the sensitivity not > 0, or ``size`` not an int >= 1.
+
+    References
+    ----------
+    See [CM15]_ (Alg. 2, Thm 4.7) in the module docstring.
 
     Examples
     --------

@@ -12,18 +12,25 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 
 
-def _laplace_logcdf(x, b: float) -> np.ndarray:
+def _laplace_logcdf(x: npt.ArrayLike, b: float) -> np.ndarray:
     """log P(Lap(b) < x), stable in both tails."""
     x = np.asarray(x, dtype=float)
     return np.where(x < 0, math.log(0.5) + np.minimum(x, 0.0) / b, np.log1p(-0.5 * np.exp(-np.abs(x) / b)))
 
 
-def _laplace_logsf(x, b: float) -> np.ndarray:
+def _laplace_logsf(x: npt.ArrayLike, b: float) -> np.ndarray:
     """log P(Lap(b) >= x)."""
     return _laplace_logcdf(-np.asarray(x, dtype=float), b)
 
 
-def _laplace_cdf(x, b: float) -> np.ndarray:
+def _laplace_cdf(x: npt.ArrayLike, b: float) -> np.ndarray:
+    """P(Lap(b) < x)."""
     return np.exp(_laplace_logcdf(x, b))
+
+
+def _laplace_isf(p: float, b: float) -> float:
+    """The x with ``P(Lap(b) >= x) = p``, for p in (0, 1)."""
+    return -b * math.log(2 * p) if p <= 0.5 else b * math.log(2 * (1 - p))

@@ -14,17 +14,16 @@ References
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from dpviz.svt.codes import ABOVE, HALTED
+from dpviz.svt.noise import _laplace_isf
 from dpviz.svt.oracles import DifferenceOracle
-from dpviz.validation import (
-    check_int,
-    check_nonnegative,
-)
+from dpviz.validation import check_int, check_nonnegative
+
+__all__ = ["OrderedPartition", "ordered_partition", "calibrate_shift"]
 
 
 @dataclass(frozen=True)
@@ -33,14 +32,35 @@ class OrderedPartition:
 
     ``labels[x]`` is the group of cell x; group 0 has the smallest ``|S_x|``
     (= the smallest counts when the noisy threshold lies in (0, 1]).
+
+    Attributes
+    ----------
+    labels : numpy.ndarray of int64, shape (d,)
+        Group of each cell.
+    group_sizes : numpy.ndarray, shape (G,)
+        Number of cells per group.
+    scores : numpy.ndarray, shape (G,)
+        ``|S_x|`` of each group: the number of ``ABOVE`` answers in its row.
+
+    References
+    ----------
+    See [CM15]_ (Alg. 3) in the module docstring.
+
+    Examples
+    --------
+    >>> from dpviz.svt import GPTTOracle
+    >>> part = ordered_partition(GPTTOracle([2, 0, 2, 1], 1.0, rng=0), calibrate=True)
+    >>> part.labels.tolist(), part.group_sizes.tolist(), part.n_groups
+    ([2, 0, 2, 1], [1, 1, 2], 3)
     """
 
-    labels: np.ndarray        # (d,) int64 group of each cell
-    group_sizes: np.ndarray   # (G,) number of cells per group
-    scores: np.ndarray        # (G,) |S_x| of the group (number of ABOVE answers in its row)
+    labels: np.ndarray
+    group_sizes: np.ndarray
+    scores: np.ndarray
 
     @property
     def n_groups(self) -> int:
+        """Number of groups G."""
         return int(self.group_sizes.size)
 
 
@@ -69,6 +89,38 @@ def calibrate_shift(oracle: DifferenceOracle, *, copies: int = 1, query_scale: f
     integer differences 0 and 1, where majority votes are most reliable.
     This refinement is ours, not [CM15]_'s: an attacker need not be lucky with
     the threshold noise.
+
+    Parameters
+    ----------
+    oracle : DifferenceOracle
+        The only access to the data; asked constant queries (row 0 against itself).
+    copies : int, default 1
+        Repetitions of each constant query, combined by majority vote.
+    query_scale : float, default 0
+        The public Laplace scale of the oracle's query noise (0: none).
+    max_steps : int, default 64
+        Give up once the doubling search passes ``2 ** max_steps``.
+
+    Returns
+    -------
+    float
+        The shift to add to every difference query.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If ``copies`` is not an int >= 1 or ``query_scale`` is negative, or if the
+        threshold cannot be located within ``2 ** max_steps``.
+
+    References
+    ----------
+    See [CM15]_ (Section 5) in the module docstring.
+
+    Examples
+    --------
+    >>> from dpviz.svt import GPTTOracle
+    >>> calibrate_shift(GPTTOracle([5, 2, 7], 0.1, rng=0))     # this noisy threshold lies in (3, 4]
+    3.0
     """
     copies = check_int("copies", copies, minimum=1)
     query_scale = check_nonnegative("query_scale", query_scale)
@@ -108,7 +160,7 @@ def calibrate_shift(oracle: DifferenceOracle, *, copies: int = 1, query_scale: f
     for j in (lo, hi):
         p = count(j) / copies
         if 0 < p < 1:   # invert P(j + nu >= T^) = S(T^ - j) for Laplace noise of scale query_scale
-            gap = -query_scale * math.log(2 * p) if p <= 0.5 else query_scale * math.log(2 * (1 - p))
+            gap = _laplace_isf(p, query_scale)
             estimates.append((abs(p - 0.5), j + gap))
     if not estimates:
         return float(hi - 1)
@@ -151,6 +203,25 @@ def ordered_partition(oracle: DifferenceOracle, *, copies: int = 1, calibrate: b
     Returns
     -------
     OrderedPartition
+        Group labels of the cells, ordered by ``|S_x|``, with group sizes and scores.
+
+    Raises
+    ------
+    TypeError
+        If ``oracle`` is not a :class:`DifferenceOracle` (e.g. an array of counts).
+    ValueError
+        If ``copies``, ``block`` or ``oracle.domain_size`` is not an int >= 1, or
+        the oracle answers with the wrong shape.
+
+    References
+    ----------
+    See [CM15]_ (Alg. 3, Lemma 5.10, Thm 5.12) in the module docstring.
+
+    Examples
+    --------
+    >>> from dpviz.svt import GPTTOracle
+    >>> ordered_partition(GPTTOracle([2, 0, 2, 1], 1.0, rng=0), calibrate=True).labels
+    array([2, 0, 2, 1])
     """
     if not isinstance(oracle, DifferenceOracle) or isinstance(oracle, np.ndarray):
         raise TypeError(f"oracle must provide answer_differences and noisy_group_totals, got {type(oracle).__name__}")

@@ -20,6 +20,7 @@ References
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from dpviz.accountant import PrivacyAccountant, check_accountant
 from dpviz.mechanisms import laplace_scale
@@ -35,6 +36,8 @@ from dpviz.validation import (
     check_trials,
 )
 
+__all__ = ["svt_noise_scales", "sparse_vector"]
+
 
 def svt_noise_scales(epsilon: float, c: int = 1, *, sensitivity: float = 1.0, threshold_share: float = 0.5,
                      monotonic: bool = False) -> tuple[float, float]:
@@ -45,13 +48,47 @@ def svt_noise_scales(epsilon: float, c: int = 1, *, sensitivity: float = 1.0, th
     when every query is monotone in the data) ([LSL17]_ Alg. 1, Thm 2).  The
     calibration of [DR14]_/[CM15]_ Alg. 1 (``Lap(2c Delta/eps)`` and
     ``Lap(4c Delta/eps)``) is the special case ``eps1 = eps/(2c)``, ``eps2 = eps/2``,
-    which spends less than epsilon.
+    which spends less than epsilon.  Both scales come from
+    :func:`dpviz.mechanisms.laplace_scale`.
+
+    Parameters
+    ----------
+    epsilon : float
+        Total privacy budget of one SVT run, finite and > 0.
+    c : int, default 1
+        Number of ``ABOVE`` answers after which SVT halts, >= 1.
+    sensitivity : float, default 1
+        Delta, the bound on the sensitivity of every single query, > 0.
+    threshold_share : float, default 0.5
+        Fraction of epsilon spent on the threshold noise, in (0, 1).
+    monotonic : bool, default False
+        Whether all queries move in the same direction when a record is added or
+        removed; halves the query noise.
+
+    Returns
+    -------
+    b_threshold : float
+        Scale ``Delta / eps1`` of the noise added once to the threshold.
+    b_query : float
+        Scale ``2 c Delta / eps2`` (``c Delta / eps2`` if ``monotonic``) of the
+        noise added to every query.
 
     Raises
     ------
     ValueError, TypeError
-        For a bad ``epsilon``, ``c`` (int >= 1), ``sensitivity`` (> 0) or
-        ``threshold_share`` (in (0, 1)).
+        For a bad ``epsilon``, ``c`` (int >= 1), ``sensitivity`` (> 0),
+        ``threshold_share`` (in (0, 1)) or ``monotonic`` (not a bool).
+
+    References
+    ----------
+    See [LSL17]_ (Alg. 1, Thm 2), [DR14]_ and [CM15]_ (Alg. 1) in the module docstring.
+
+    Examples
+    --------
+    >>> svt_noise_scales(1.0, c=3)
+    (2.0, 12.0)
+    >>> svt_noise_scales(1.0, c=3, monotonic=True)
+    (2.0, 6.0)
     """
     epsilon = check_epsilon(epsilon)
     c = check_int("c", c, minimum=1)
@@ -62,8 +99,8 @@ def svt_noise_scales(epsilon: float, c: int = 1, *, sensitivity: float = 1.0, th
     return laplace_scale(delta, eps1), laplace_scale(factor * c * delta, eps2)
 
 
-def sparse_vector(answers, threshold: float, epsilon: float, c: int = 1, *, sensitivity: float = 1.0,
-                  threshold_share: float = 0.5, monotonic: bool = False,
+def sparse_vector(answers: npt.ArrayLike, threshold: float, epsilon: float, c: int = 1, *,
+                  sensitivity: float = 1.0, threshold_share: float = 0.5, monotonic: bool = False,
                   accountant: PrivacyAccountant | None = None, rng: RngLike = None,
                   size: int | None = None) -> np.ndarray:
     """The sparse vector technique: above/below answers to a query stream, halting after ``c`` "above".
@@ -90,7 +127,7 @@ def sparse_vector(answers, threshold: float, epsilon: float, c: int = 1, *, sens
     threshold_share : float, default 0.5
         Fraction of epsilon spent on the threshold noise, in (0, 1).
     monotonic : bool, default False
-        Whether all queries move in the same direction when a row is added (allows
+        Whether all queries move in the same direction when a record is added or removed (allows
         query noise ``Lap(c Delta / eps2)``).
     accountant : PrivacyAccountant, optional
         Charged ``epsilon`` once per run (``size`` runs cost ``size * epsilon``)
@@ -108,7 +145,14 @@ def sparse_vector(answers, threshold: float, epsilon: float, c: int = 1, *, sens
     Raises
     ------
     ValueError, TypeError
-        For bad parameters (named in the message).
+        For bad parameters (named in the message), or an ``accountant`` that is
+        not a :class:`~dpviz.accountant.PrivacyAccountant`.
+    BudgetExceededError
+        If ``accountant`` cannot afford ``size * epsilon``; nothing is drawn then.
+
+    References
+    ----------
+    See [CM15]_ (Alg. 1) and [LSL17]_ (Alg. 1, Thm 2) in the module docstring.
 
     Examples
     --------
@@ -120,15 +164,16 @@ def sparse_vector(answers, threshold: float, epsilon: float, c: int = 1, *, sens
     b_thr, b_q = svt_noise_scales(epsilon, c, sensitivity=sensitivity, threshold_share=threshold_share,
                                   monotonic=monotonic)
     size = check_trials(size)
-    if check_accountant(accountant) is not None:
+    acc = check_accountant(accountant)
+    if acc is not None:
         runs = 1 if size is None else size
-        accountant.spend(runs * check_epsilon(epsilon), label=f"sparse vector (c={c})" +
+        acc.spend(runs * check_epsilon(epsilon), label=f"sparse vector (c={c})" +
                          ("" if runs == 1 else f" x{runs} runs"))
     gen = as_generator(rng)
     k = 1 if size is None else size
     rho = gen.laplace(0.0, b_thr, size=(k, 1))
     nu = gen.laplace(0.0, b_q, size=(k, answers.size))
     above = answers[None, :] + nu >= threshold + rho
-    positives_before = np.cumsum(above, axis=1) - above        # ABOVE answers strictly before query i
+    positives_before: np.ndarray = np.cumsum(above, axis=1) - above        # ABOVE answers strictly before query i
     out = np.where(positives_before < c, above.astype(np.int8), np.int8(HALTED)).astype(np.int8)
     return out[0] if size is None else out
