@@ -18,7 +18,7 @@ from benchmarks.harness import explorer_row, measure_explorer, row, time_call
 
 def run() -> list[dict]:
     from dpviz import datasets, svt
-    from dpviz.experiments.svt import _cached_run
+    from dpviz.experiments.svt.attack_run import _cached_run
     from dpviz.widgets import GPTTAttackExplorer
 
     rows = []
@@ -26,10 +26,11 @@ def run() -> list[dict]:
         x = datasets.load(name)
         seeds = itertools.count()
         rows.append(row(f"svt: GPTT attack, {name}, 4096 cells (16.8M queries)",
-                        time_call(lambda: svt.reconstruct(x, 1.0, rng=next(seeds)), repeats=15), 2000.0))
+                        time_call(lambda x=x, seeds=seeds: svt.reconstruct(x, 1.0, rng=next(seeds)), repeats=15),
+                        2000.0))
         rows.append(row(f"svt: GPTT attack + calibration + ordered fit, {name}",
-                        time_call(lambda: svt.reconstruct(x, 1.0, calibrate=True, estimator="ordered",
-                                                          rng=next(seeds)), repeats=15), 2000.0))
+                        time_call(lambda x=x, seeds=seeds: svt.reconstruct(x, 1.0, calibrate=True, estimator="ordered",
+                                                                           rng=next(seeds)), repeats=15), 2000.0))
     rows.append(row("svt: exact counterexample probabilities, t = 1..20",
                     time_call(lambda: svt.counterexample_probability(np.arange(1, 21), 0.5, 0.5), repeats=5),
                     2000.0))

@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 import pytest
+from conftest import Z
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import Z
 from dpviz import datasets, svt
 from dpviz.accountant import BudgetExceededError, PrivacyAccountant
 

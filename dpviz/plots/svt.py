@@ -1,4 +1,10 @@
-"""Figures for the sparse-vector lecture.  Every figure involving GPTT says in its title that GPTT is NOT DP."""
+"""Figures for the sparse-vector lecture.  Every figure involving GPTT says in its title that GPTT is NOT DP.
+
+References
+----------
+.. [CM15] Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on
+   the Sparse Vector Technique." arXiv:1508.07306, 2015.
+"""
 
 from __future__ import annotations
 
@@ -29,17 +35,30 @@ _METHODS = {
 
 
 def attack_title(run: GPTTAttackRun) -> str:
-    """Title of the attack figures: dataset, epsilon, split, and the NOT-DP label."""
+    """Title of the attack figures: dataset, epsilon, split, and the NOT-DP label.
+
+    Parameters
+    ----------
+    run : GPTTAttackRun
+        The attack run the figure shows.
+
+    Returns
+    -------
+    str
+        The title, starting with "GPTT is NOT differentially private".
+    """
     q = "no query noise" if run.query_share == 0 else f"query share {run.query_share:g}, {run.copies} copies"
     return (f"GPTT is {NOT_DP}: reconstruction of {run.name} at epsilon = {run.epsilon:.3g} "
             f"(split {run.split:g}, {q})")
 
 
 def _zoom(run: GPTTAttackRun) -> float:
+    """Top of the zoomed y axis: about 1.25 k, at least 6."""
     return max(1.25 * run.k + 1.0, 6.0)
 
 
 def _panel_text(run: GPTTAttackRun, method: str) -> str:
+    """Heading of one panel: the method and its fractions of cells guessed exactly."""
     label, _, acc_name = _METHODS[method]
     a = getattr(run, acc_name)
     extra = {"gptt": f"; {run.gptt_groups} groups", "svt": f"; c = {run.svt_c}, {run.svt_groups} groups",
@@ -54,6 +73,16 @@ def attack_figure(run: GPTTAttackRun) -> go.Figure:
     The y axes are zoomed on the small counts (0 to about 1.25 k); correct
     guesses are blue dots, wrong ones vermillion dots.  Each panel's heading
     gives the fractions of cells guessed exactly (all, count <= k, 1 <= count <= k).
+
+    Parameters
+    ----------
+    run : GPTTAttackRun
+        The attack run to draw (from :func:`dpviz.experiments.svt.gptt_attack_run`).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The three-panel figure.
     """
     truth = run.truth.astype(float)
     traces, annotations = [], []
@@ -86,8 +115,31 @@ def attack_figure(run: GPTTAttackRun) -> go.Figure:
     return go.Figure(data=traces, layout=layout)
 
 
-def plot_attack(run: GPTTAttackRun, method: str = "gptt", ax=None, *, zoom: float | None = None) -> Axes:
-    """Static version of one panel of :func:`attack_figure` (``method`` in gptt, svt, laplace)."""
+def plot_attack(run: GPTTAttackRun, method: str = "gptt", ax: Axes | None = None, *,
+                zoom: float | None = None) -> Axes:
+    """Static version of one panel of :func:`attack_figure` (``method`` in gptt, svt, laplace).
+
+    Parameters
+    ----------
+    run : GPTTAttackRun
+        The attack run to draw.
+    method : {"gptt", "svt", "laplace"}, default "gptt"
+        Whose guesses to draw.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (a new figure if None).
+    zoom : float, optional
+        Top of the y axis (about 1.25 k if None).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+
+    Raises
+    ------
+    ValueError
+        If ``method`` is not "gptt", "svt" or "laplace".
+    """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, _METHODS))}; got {method!r}")
     ax = new_axes(ax, figsize=(9.0, 3.0))
@@ -107,12 +159,31 @@ def plot_attack(run: GPTTAttackRun, method: str = "gptt", ax=None, *, zoom: floa
     return ax
 
 
-def plot_attack_table(table: AttackTable, which: str = "small", ax=None) -> Axes:
+def plot_attack_table(table: AttackTable, which: str = "small", ax: Axes | None = None) -> Axes:
     """Grouped bars: fraction of cells reconstructed exactly per dataset and epsilon, with the Laplace baseline.
 
     ``which`` is ``"overall"`` (Table 2 of [CM15]), ``"small"`` (Table 3: cells with
     count <= k) or ``"small_nonzero"`` (1 <= count <= k).  Error bars are +-2
     standard errors over the repetitions; black ticks mark honest Laplace.
+
+    Parameters
+    ----------
+    table : AttackTable
+        The attack results (from :func:`dpviz.experiments.svt.attack_table`).
+    which : {"overall", "small", "small_nonzero"}, default "small"
+        Which fraction of exact guesses to draw.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (a new figure if None).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+
+    Raises
+    ------
+    ValueError
+        If ``which`` is not one of the three fractions.
     """
     if which not in ("overall", "small", "small_nonzero"):
         raise ValueError(f"which must be 'overall', 'small' or 'small_nonzero'; got {which!r}")
@@ -126,7 +197,7 @@ def plot_attack_table(table: AttackTable, which: str = "small", ax=None) -> Axes
         ax.bar(pos, mean[:, j], width * 0.95, yerr=2 * np.nan_to_num(se[:, j]), capsize=2, color=color(j),
                label=f"GPTT attack, epsilon = {eps:g}")
         ax.plot(pos, lap[:, j], "_", color=TRUTH, ms=12, mew=2, label="Laplace, rounded (DP)" if j == 0 else None)
-    ax.set_xticks(np.arange(n_ds), [f"{n}\n(k = {k})" for n, k in zip(table.names, table.k)])
+    ax.set_xticks(np.arange(n_ds), [f"{n}\n(k = {k})" for n, k in zip(table.names, table.k, strict=True)])
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("fraction guessed exactly")
     what = {"overall": "all cells", "small": "cells with count <= k", "small_nonzero": "cells with 1 <= count <= k"}
@@ -136,8 +207,21 @@ def plot_attack_table(table: AttackTable, which: str = "small", ax=None) -> Axes
     return ax
 
 
-def plot_counterexample(exp: CounterexampleExperiment, ax=None) -> Axes:
-    """Log privacy-loss ratio ``ln P_D(E)/P_D'(E)`` against t: exact, simulated, proven bound, and the claim."""
+def plot_counterexample(exp: CounterexampleExperiment, ax: Axes | None = None) -> Axes:
+    """Log privacy-loss ratio ``ln P_D(E)/P_D'(E)`` against t: exact, simulated, proven bound, and the claim.
+
+    Parameters
+    ----------
+    exp : CounterexampleExperiment
+        The counterexample results (from :func:`dpviz.experiments.svt.counterexample_experiment`).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (a new figure if None).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax)
     ex = exp.exact
     ax.plot(ex.t, ex.log_ratio, "-", color=THEORY, label="exact (numerical integration)")
@@ -154,8 +238,21 @@ def plot_counterexample(exp: CounterexampleExperiment, ax=None) -> Axes:
     return ax
 
 
-def plot_counterexample_probabilities(exp: CounterexampleExperiment, ax=None) -> Axes:
-    """``P_D(E)`` and ``P_D'(E)`` against t on a log scale: exact curves and simulated points with +-2 s.e."""
+def plot_counterexample_probabilities(exp: CounterexampleExperiment, ax: Axes | None = None) -> Axes:
+    """``P_D(E)`` and ``P_D'(E)`` against t on a log scale: exact curves and simulated points with +-2 s.e.
+
+    Parameters
+    ----------
+    exp : CounterexampleExperiment
+        The counterexample results (from :func:`dpviz.experiments.svt.counterexample_experiment`).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (a new figure if None).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax)
     ex = exp.exact
     for p, sim, se, name, col in ((ex.p_d, exp.sim_p_d, exp.se_d, "D", THEORY),
@@ -172,8 +269,21 @@ def plot_counterexample_probabilities(exp: CounterexampleExperiment, ax=None) ->
     return ax
 
 
-def plot_threshold_answers(exp: ThresholdAnswers, ax=None) -> Axes:
-    """Per query: fraction of runs answering ABOVE for SVT (halts after c) and GPTT (never halts)."""
+def plot_threshold_answers(exp: ThresholdAnswers, ax: Axes | None = None) -> Axes:
+    """Per query: fraction of runs answering ABOVE for SVT (halts after c) and GPTT (never halts).
+
+    Parameters
+    ----------
+    exp : ThresholdAnswers
+        The stream results (from :func:`dpviz.experiments.svt.threshold_answers_experiment`).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (a new figure if None).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax)
     q = np.arange(exp.answers.size)
     ax.plot(q, exp.gptt_above, "s-", color=THEORY, ms=4, label="GPTT: P(ABOVE) (NOT differentially private)")

@@ -1,4 +1,8 @@
-"""GPTTAttackExplorer: watch GPTT (NOT differentially private) give away a real histogram, beside honest SVT and Laplace."""
+"""GPTTAttackExplorer: watch GPTT (NOT differentially private) give away a real histogram.
+
+Beside it, the same attack through the honest sparse vector technique and
+rounded Laplace counts, at the same epsilon.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,9 @@ import html
 from typing import Any
 
 import ipywidgets as widgets
+import plotly.graph_objects as go
 
-from dpviz.experiments.svt import PAPER_DATASETS, gptt_attack_run
+from dpviz.experiments.svt import PAPER_DATASETS, GPTTAttackRun, gptt_attack_run
 from dpviz.plots.svt import attack_figure
 from dpviz.svt import NOT_DP
 from dpviz.widgets.base import Explorer, log_slider, seed_box
@@ -47,7 +52,8 @@ class GPTTAttackExplorer(Explorer):
         return {
             "dataset": widgets.Dropdown(options=list(PAPER_DATASETS), value="ADULT", description="dataset"),
             "epsilon": log_slider(1.0, -2, 1, "ε claimed (← more privacy)"),
-            "split": widgets.FloatSlider(value=0.5, min=0.05, max=0.95, step=0.05, description="share s of ε for GPTT/SVT (fraction)",
+            "split": widgets.FloatSlider(value=0.5, min=0.05, max=0.95, step=0.05,
+                                         description="share s of ε for GPTT/SVT (fraction)",
                                          continuous_update=False, style=_WIDE, readout_format=".2f"),
             "query_share": widgets.Dropdown(options=[("none (Stoddard et al.)", 0.0),
                                                      ("½ of GPTT's share (Chen et al.)", 0.5),
@@ -63,17 +69,18 @@ class GPTTAttackExplorer(Explorer):
             "seed": seed_box(0),
         }
 
-    def _compute(self, dataset, epsilon, split, query_share, copies, calibrate, estimator, seed):
-        return gptt_attack_run(dataset, epsilon, split=split, query_share=query_share, copies=copies,
-                               calibrate=calibrate, estimator=estimator, seed=seed)
+    def _compute(self, **values: Any) -> GPTTAttackRun:
+        v = values
+        return gptt_attack_run(v["dataset"], v["epsilon"], split=v["split"], query_share=v["query_share"],
+                               copies=v["copies"], calibrate=v["calibrate"], estimator=v["estimator"], seed=v["seed"])
 
-    def _figure(self, result):
+    def _figure(self, result: GPTTAttackRun) -> go.Figure:
         return attack_figure(result)
 
     def _side_panels(self) -> list[widgets.Widget]:
         return [self.summary]
 
-    def _after_draw(self, result) -> None:
+    def _after_draw(self, result: GPTTAttackRun) -> None:
         rows = []
         for label, acc in ((f"GPTT attack ({NOT_DP})", result.gptt_accuracy),
                            (f"same attack through SVT (ε-DP, c = {result.svt_c})", result.svt_accuracy),

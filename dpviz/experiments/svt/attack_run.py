@@ -1,0 +1,187 @@
+"""One run of the GPTT attack (NOT differentially private) beside SVT and Laplace, cached for the explorer.
+
+References
+----------
+.. [CM15] Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on
+   the Sparse Vector Technique." arXiv:1508.07306, 2015.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpviz import datasets
+from dpviz.svt import (
+    ESTIMATORS,
+    NOT_DP,
+    ReconstructionAccuracy,
+    SVTOracle,
+    fraction_exact,
+    laplace_reconstruct,
+    reconstruct,
+    reconstruct_from_oracle,
+    support_k,
+)
+from dpviz.validation import (
+    check_choice,
+    check_epsilon,
+    check_int,
+    check_open_unit,
+    check_probability,
+)
+
+__all__ = ["GPTTAttackRun", "gptt_attack_run"]
+
+
+@dataclass(frozen=True)
+class GPTTAttackRun:
+    """One run of the GPTT attack beside the honest SVT attack and the Laplace baseline, on one histogram.
+
+    GPTT is **NOT differentially private**; SVT and Laplace are epsilon-DP at the
+    same total epsilon.
+
+    Attributes
+    ----------
+    name : str
+        The dataset.
+    epsilon : float
+        Total budget of each method.
+    split : float
+        Share of epsilon given to the threshold step (GPTT or SVT).
+    query_share : float
+        Share of GPTT's budget spent on query noise.
+    copies : int
+        Repetitions of every difference query.
+    calibrate : bool
+        Whether the GPTT attack located the noisy threshold first.
+    estimator : str
+        The attack's estimator.
+    truth : numpy.ndarray, shape (d,)
+        The true histogram (read-only).
+    k : int
+        Its support k.
+    gptt_guess, svt_guess, laplace_guess : numpy.ndarray, shape (d,)
+        The guessed counts of each method (read-only).
+    gptt_accuracy, svt_accuracy, laplace_accuracy : ReconstructionAccuracy
+        Their exact-guess fractions.
+    gptt_groups, svt_groups : int
+        Number of groups of each attack's partition.
+    gptt_queries : int
+        Threshold answers GPTT gave.
+    svt_c : int
+        SVT's halting count.
+    """
+
+    name: str
+    epsilon: float
+    split: float
+    query_share: float
+    copies: int
+    calibrate: bool
+    estimator: str
+    truth: np.ndarray
+    k: int
+    gptt_guess: np.ndarray
+    gptt_accuracy: ReconstructionAccuracy
+    gptt_groups: int
+    gptt_queries: int
+    svt_guess: np.ndarray
+    svt_accuracy: ReconstructionAccuracy
+    svt_groups: int
+    svt_c: int
+    laplace_guess: np.ndarray
+    laplace_accuracy: ReconstructionAccuracy
+
+    def __repr__(self) -> str:
+        return (f"GPTTAttackRun(GPTT {NOT_DP}; {self.name}, epsilon={self.epsilon:g}: exact all/<=k "
+                f"GPTT {self.gptt_accuracy.overall:.3f}/{self.gptt_accuracy.small:.3f}, "
+                f"SVT {self.svt_accuracy.overall:.3f}/{self.svt_accuracy.small:.3f}, "
+                f"Laplace {self.laplace_accuracy.overall:.3f}/{self.laplace_accuracy.small:.3f})")
+
+
+def gptt_attack_run(name: str, epsilon: float, *, split: float = 0.5, query_share: float = 0.0, copies: int = 1,
+                    calibrate: bool = False, estimator: str = "average", svt_c: int = 10,
+                    seed: int = 0) -> GPTTAttackRun:
+    """The GPTT attack (**NOT differentially private**), the same attack through SVT, and Laplace, at one epsilon.
+
+    * GPTT: :func:`dpviz.svt.reconstruct` (Algorithms 3 and 4 of [CM15]_).
+    * SVT: the same Algorithm 4 with the partition step answered by an
+      epsilon-DP :class:`dpviz.svt.SVTOracle` (``split * epsilon``, halting after
+      ``svt_c`` ABOVE answers) and the same Laplace totals.
+    * Laplace: every count plus ``Lap(1/epsilon)``, rounded.
+
+    Results are cached per setting (the explorer revisits settings), and their
+    arrays are read-only.  ``seed`` seeds three independent streams.
+
+    Parameters
+    ----------
+    name : str
+        A histogram dataset (see :mod:`dpviz.datasets`).
+    epsilon : float
+        Total budget of each method, finite and > 0.
+    split : float, default 0.5
+        Share of epsilon given to the threshold step, in (0, 1).
+    query_share : float, default 0
+        Share of GPTT's budget spent on query noise, in [0, 1).
+    copies : int, default 1
+        Repetitions of every difference query (GPTT only), >= 1.
+    calibrate : bool, default False
+        Locate the noisy threshold first (GPTT only).
+    estimator : {"average", "ordered"}, default "average"
+        The attack's estimator.
+    svt_c : int, default 10
+        SVT's halting count, >= 1.
+    seed : int, default 0
+        Seed of the three streams (GPTT attack, SVT attack, Laplace), >= 0.
+
+    Returns
+    -------
+    GPTTAttackRun
+        The three reconstructions and their exact-guess fractions.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If a parameter is invalid or ``name`` is not a histogram dataset.
+
+    References
+    ----------
+    See [CM15]_ (Alg. 3 and 4) in the module docstring.
+    """
+    epsilon = check_epsilon(epsilon)
+    split = check_open_unit("split", split)
+    query_share = check_probability("query_share", query_share, low_open=False, high_open=True)
+    copies = check_int("copies", copies, minimum=1)
+    check_choice("estimator", estimator, ESTIMATORS)
+    svt_c = check_int("svt_c", svt_c, minimum=1)
+    seed = check_int("seed", seed, minimum=0)
+    info = datasets.describe(name)
+    if info.kind != "histogram":
+        raise ValueError(f"name must be a histogram dataset, got {name!r} ({info.kind})")
+    return _cached_run(info.name, epsilon, split, query_share, copies, bool(calibrate), estimator, svt_c, seed)
+
+
+@functools.lru_cache(maxsize=128)
+def _cached_run(name: str, epsilon: float, split: float, query_share: float, copies: int, calibrate: bool,
+                estimator: str, svt_c: int, seed: int) -> GPTTAttackRun:
+    """Uncached body of :func:`gptt_attack_run` on validated arguments (the lru_cache keys on them)."""
+    x = datasets.load(name)
+    k = support_k(x)
+    s_gptt, s_svt, s_lap = np.random.SeedSequence(seed).spawn(3)
+    rec = reconstruct(x, epsilon, split=split, query_share=query_share, copies=copies, calibrate=calibrate,
+                      estimator=estimator, rng=np.random.default_rng(s_gptt))
+    svt_oracle = SVTOracle(x, split * epsilon, svt_c, rng=np.random.default_rng(s_svt))
+    svt_rec = reconstruct_from_oracle(svt_oracle, (1 - split) * epsilon, estimator=estimator)
+    lap = laplace_reconstruct(x, epsilon, rng=np.random.default_rng(s_lap))
+    for arr in (x, rec.guess, svt_rec.guess, lap):
+        arr.setflags(write=False)
+    return GPTTAttackRun(
+        name=name, epsilon=epsilon, split=split, query_share=query_share, copies=copies, calibrate=calibrate,
+        estimator=estimator, truth=x, k=k, gptt_guess=rec.guess, gptt_accuracy=fraction_exact(x, rec.guess, k),
+        gptt_groups=rec.partition.n_groups, gptt_queries=rec.queries, svt_guess=svt_rec.guess,
+        svt_accuracy=fraction_exact(x, svt_rec.guess, k), svt_groups=svt_rec.partition.n_groups, svt_c=svt_c,
+        laplace_guess=lap, laplace_accuracy=fraction_exact(x, lap, k),
+    )

@@ -1,0 +1,222 @@
+"""Tables 2 and 3 of [CM15]_: the GPTT attack (NOT differentially private) on the paper's histograms.
+
+References
+----------
+.. [CM15] Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on
+   the Sparse Vector Technique." arXiv:1508.07306, 2015.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpviz import datasets
+from dpviz.rng import RngLike, as_generator
+from dpviz.svt import (
+    ESTIMATORS,
+    NOT_DP,
+    fraction_exact,
+    laplace_reconstruct,
+    reconstruct,
+    support_k,
+)
+from dpviz.validation import (
+    check_choice,
+    check_epsilon,
+    check_int,
+    check_open_unit,
+)
+
+__all__ = ["AttackTable", "attack_table", "PAPER_DATASETS", "TABLE_FIELDS"]
+
+
+#: The per-repetition fields of :class:`AttackTable`.
+TABLE_FIELDS = ("overall", "small", "small_nonzero", "laplace_overall", "laplace_small", "laplace_small_nonzero")
+#: The four histograms of [CM15]_ Table 1, by their dpviz names.
+PAPER_DATASETS = ("ADULT", "MEDCOST", "INCOME", "HEPTH")
+
+
+@dataclass(frozen=True)
+class AttackTable:
+    """Fractions of cells reconstructed exactly by the GPTT attack ([CM15]_ Tables 2 and 3), per repetition.
+
+    GPTT is **NOT differentially private**.  Arrays are indexed
+    ``[dataset, epsilon, repetition]``; ``laplace_*`` are the honest baseline
+    (Laplace counts, rounded) at the same total epsilon.
+
+    Attributes
+    ----------
+    names : tuple of str
+        The datasets, in order.
+    epsilons : numpy.ndarray
+        The total budgets, in order.
+    k : numpy.ndarray, shape (n_datasets,)
+        Support k of each histogram (:func:`dpviz.svt.support_k`).
+    scale : numpy.ndarray, shape (n_datasets,)
+        Total count of each histogram.
+    domain : numpy.ndarray, shape (n_datasets,)
+        Number of cells of each histogram.
+    n_small : numpy.ndarray, shape (n_datasets,)
+        Cells with count <= k.
+    overall, small, small_nonzero : numpy.ndarray, shape (n_datasets, n_epsilons, repetitions)
+        Fraction of the attack's guesses that are exact among all cells, cells
+        with count <= k, and cells with 1 <= count <= k.
+    laplace_overall, laplace_small, laplace_small_nonzero : numpy.ndarray
+        The same fractions for rounded Laplace counts.
+    split : float
+        Share of epsilon given to GPTT.
+    calibrate : bool
+        Whether the attack located the noisy threshold first.
+    estimator : str
+        The attack's estimator, one of :data:`dpviz.svt.ESTIMATORS`.
+    """
+
+    names: tuple[str, ...]
+    epsilons: np.ndarray
+    k: np.ndarray
+    scale: np.ndarray
+    domain: np.ndarray
+    n_small: np.ndarray
+    overall: np.ndarray
+    small: np.ndarray
+    small_nonzero: np.ndarray
+    laplace_overall: np.ndarray
+    laplace_small: np.ndarray
+    laplace_small_nonzero: np.ndarray
+    split: float
+    calibrate: bool
+    estimator: str
+
+    @property
+    def repetitions(self) -> int:
+        """Number of repetitions per dataset and epsilon."""
+        return int(self.overall.shape[2])
+
+    def mean(self, which: str = "overall") -> np.ndarray:
+        """Mean over repetitions of one of :data:`TABLE_FIELDS` (``overall``, ``small``, ``laplace_small``, ...).
+
+        Parameters
+        ----------
+        which : str, default "overall"
+            The field, one of :data:`TABLE_FIELDS`.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n_datasets, n_epsilons)
+            The mean fraction.
+
+        Raises
+        ------
+        ValueError
+            If ``which`` is not one of :data:`TABLE_FIELDS`.
+        """
+        check_choice("which", which, TABLE_FIELDS)
+        return getattr(self, which).mean(axis=2)
+
+    def stderr(self, which: str = "overall") -> np.ndarray:
+        """Standard error of that mean over repetitions (sample sd / sqrt(reps)).
+
+        Parameters
+        ----------
+        which : str, default "overall"
+            The field, one of :data:`TABLE_FIELDS`.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n_datasets, n_epsilons)
+            The standard error (NaN with a single repetition).
+
+        Raises
+        ------
+        ValueError
+            If ``which`` is not one of :data:`TABLE_FIELDS`.
+        """
+        check_choice("which", which, TABLE_FIELDS)
+        v = getattr(self, which)
+        return v.std(axis=2, ddof=1) / math.sqrt(v.shape[2]) if v.shape[2] > 1 else np.full(v.shape[:2], np.nan)
+
+    def __repr__(self) -> str:
+        return (f"AttackTable(GPTT attack, {NOT_DP}; datasets={list(self.names)}, "
+                f"epsilons={self.epsilons.tolist()}, repetitions={self.repetitions}, split={self.split:g}, "
+                f"calibrate={self.calibrate}, estimator={self.estimator!r})")
+
+
+def attack_table(names: Sequence[str] = PAPER_DATASETS, epsilons: Sequence[float] = (1.0, 0.5, 0.1),
+                 repetitions: int = 10, *, split: float = 0.5,
+                 calibrate: bool = False, estimator: str = "average", rng: RngLike = None) -> AttackTable:
+    """Run the GPTT reconstruction attack (Alg. 4 of [CM15]_) on shipped histograms at several epsilons.
+
+    Each repetition calls :func:`dpviz.svt.reconstruct` (GPTT is **NOT
+    differentially private**) and scores it with :func:`dpviz.svt.fraction_exact`:
+    the fraction of all cells guessed exactly (Table 2) and of cells with
+    count <= k (Table 3), k from :func:`dpviz.svt.support_k`.  The paper averages
+    10 repetitions with epsilon in {1.0, 0.5, 0.1}.
+
+    Parameters
+    ----------
+    names : sequence of str, default PAPER_DATASETS
+        Histogram datasets to attack (see :mod:`dpviz.datasets`).
+    epsilons : sequence of float, default (1.0, 0.5, 0.1)
+        Total (claimed) budgets, each finite and > 0.
+    repetitions : int, default 10
+        Runs per dataset and epsilon, >= 1.
+    split : float, default 0.5
+        Share of epsilon given to GPTT, in (0, 1).
+    calibrate : bool, default False
+        Locate the noisy threshold first (see :func:`dpviz.svt.calibrate_shift`).
+    estimator : {"average", "ordered"}, default "average"
+        The attack's estimator (see :data:`dpviz.svt.ESTIMATORS`).
+    rng : None, int, SeedSequence or Generator
+        One stream for every attack and Laplace baseline, in order.
+
+    Returns
+    -------
+    AttackTable
+        Exact-guess fractions per dataset, epsilon and repetition, with the
+        Laplace baseline.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If ``names`` or ``epsilons`` is empty, an epsilon is invalid, or
+        ``repetitions``, ``split`` or ``estimator`` is invalid.
+
+    References
+    ----------
+    See [CM15]_ (Tables 1-3) in the module docstring.
+    """
+    names = tuple(names)
+    if not names:
+        raise ValueError("names must list at least one dataset")
+    eps = np.array([check_epsilon(e, "epsilons") for e in epsilons], dtype=float)
+    if eps.size == 0:
+        raise ValueError("epsilons must list at least one epsilon")
+    repetitions = check_int("repetitions", repetitions, minimum=1)
+    split = check_open_unit("split", split)
+    check_choice("estimator", estimator, ESTIMATORS)
+    gen = as_generator(rng)
+    shape = (len(names), eps.size, repetitions)
+    overall, small, nz, lap_o, lap_s, lap_nz = (np.empty(shape) for _ in range(6))
+    ks, scale, domain, n_small = [], [], [], []
+    for i, name in enumerate(names):
+        x = datasets.load(name)
+        k = support_k(x)
+        ks.append(k)
+        scale.append(int(x.sum()))
+        domain.append(x.size)
+        n_small.append(int(np.count_nonzero(x <= k)))
+        for j, e in enumerate(eps):
+            for r in range(repetitions):
+                rec = reconstruct(x, e, split=split, calibrate=calibrate, estimator=estimator, rng=gen)
+                acc = fraction_exact(x, rec.guess, k)
+                overall[i, j, r], small[i, j, r], nz[i, j, r] = acc.overall, acc.small, acc.small_nonzero
+                lap = fraction_exact(x, laplace_reconstruct(x, e, rng=gen), k)
+                lap_o[i, j, r], lap_s[i, j, r], lap_nz[i, j, r] = lap.overall, lap.small, lap.small_nonzero
+    return AttackTable(names=names, epsilons=eps, k=np.array(ks), scale=np.array(scale), domain=np.array(domain),
+                       n_small=np.array(n_small), overall=overall, small=small, small_nonzero=nz,
+                       laplace_overall=lap_o, laplace_small=lap_s, laplace_small_nonzero=lap_nz,
+                       split=split, calibrate=calibrate, estimator=estimator)

@@ -1,0 +1,108 @@
+"""The sparse vector technique, its broken variant GPTT, and the attack that reconstructs histograms with GPTT.
+
+**Sparse vector (SVT).**  A stream of queries ``q_1, q_2, ...`` of sensitivity
+``Delta`` is compared with a threshold ``T``.  The threshold is perturbed *once*,
+``T^ = T + rho`` with ``rho ~ Lap(Delta / eps1)``; every query gets fresh noise
+``nu_i ~ Lap(2 c Delta / eps2)``; the answer is "above" (``ABOVE = 1``) when
+``q_i + nu_i >= T^`` and "below" (``BELOW = 0``) otherwise, and the algorithm
+*halts* after its ``c``-th "above" (later queries are ``HALTED = -1``).  It is
+``(eps1 + eps2)``-DP whatever the number of "below" answers ([CM15]_ Alg. 1,
+calibration and proof of [LSL17]_ Alg. 1 / Thm 2; for monotone queries
+``Lap(c Delta / eps2)`` suffices).
+
+**Generalized private threshold testing (GPTT)** ([CM15]_ Alg. 2) is SVT
+*without the halt*: threshold noise ``Lap(Delta/eps1)``, query noise
+``Lap(Delta/eps2)`` (or none, ``eps2 = inf``), any number of "above" answers.
+Prior work claimed it is ``(eps1 + eps2)``-DP.  **It is NOT differentially
+private for any finite epsilon** ([CM15]_ Thm 4.7): :func:`counterexample_probability`
+computes the exact probabilities of the Section 4 counterexample, whose ratio
+grows without bound with the number of query copies ``t``.
+
+**The attack** ([CM15]_ Section 5).  GPTT on all difference queries
+``q_{x,y} = c(x) - c(y)`` (sensitivity 1) with threshold ``T`` in ``(0, 1)``
+tells, whenever the noisy threshold lands in ``(0, 1]``, exactly which cells
+have larger counts than which: cells with the same answer row
+``S_x = {y : GPTT says c(x) - c(y) >= T^}`` form an ordered partition of the
+domain into (unions of) level sets (Algorithm 3, :func:`ordered_partition`).
+Spending the rest of the budget on one Laplace-noised total per part and
+rounding the average (Algorithm 4, :func:`reconstruct_from_oracle`) recovers
+most counts exactly, small counts above all.  The attack talks to the data only
+through a :class:`GPTTOracle`.
+
+Files
+-----
+``codes.py``
+    The output codes ``ABOVE``, ``BELOW``, ``HALTED`` and the ``NOT_DP`` label.
+``noise.py``
+    Private Laplace tail probabilities (log cdf, log survival function).
+``sparse_vector.py``
+    SVT (epsilon-DP): :func:`svt_noise_scales`, :func:`sparse_vector`.
+``gptt.py``
+    GPTT (NOT differentially private): :func:`gptt_noise_scales`, :func:`gptt`.
+``exact.py``
+    Exact output probabilities: :func:`event_probability` (GPTT),
+    :func:`sparse_vector_probability` (SVT).
+``counterexample.py``
+    The [CM15]_ Section 4 counterexample that GPTT is NOT DP:
+    :func:`counterexample_probability` and its pieces.
+``oracles.py``
+    What the attack may ask of the data: :class:`DifferenceOracle`,
+    :class:`GPTTOracle` (NOT DP), :class:`SVTOracle` (epsilon-DP).
+``partition.py``
+    The attack's first step (Algorithm 3): :func:`calibrate_shift`,
+    :func:`ordered_partition`, :class:`OrderedPartition`.
+``attack.py``
+    The GPTT reconstruction attack end to end (Algorithm 4):
+    :func:`reconstruct`, :func:`reconstruct_from_oracle`,
+    :func:`ordered_estimate`, :class:`Reconstruction`, and the honest
+    baseline :func:`laplace_reconstruct`.
+``scoring.py``
+    How well an attack did: :func:`fraction_exact`, :func:`support_k`,
+    :class:`ReconstructionAccuracy`.
+
+References
+----------
+.. [CM15] Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on
+   the Sparse Vector Technique." arXiv:1508.07306, 2015.
+.. [LSL17] M. Lyu, D. Su, N. Li. "Understanding the Sparse Vector Technique for
+   Differential Privacy." PVLDB 10(6), 2017.
+.. [DR14] C. Dwork, A. Roth. "The Algorithmic Foundations of Differential
+   Privacy." Foundations and Trends in TCS 9(3-4), 2014, Section 3.6.
+"""
+
+from __future__ import annotations
+
+from dpviz.svt.attack import (
+    ESTIMATORS,
+    Reconstruction,
+    laplace_reconstruct,
+    ordered_estimate,
+    reconstruct,
+    reconstruct_from_oracle,
+)
+from dpviz.svt.codes import ABOVE, BELOW, HALTED, NOT_DP
+from dpviz.svt.counterexample import (
+    COUNTEREXAMPLE_THRESHOLD,
+    CounterexampleProbability,
+    counterexample_answers,
+    counterexample_databases,
+    counterexample_event,
+    counterexample_log_ratio_bound,
+    counterexample_probability,
+)
+from dpviz.svt.exact import event_probability, sparse_vector_probability
+from dpviz.svt.gptt import gptt, gptt_noise_scales
+from dpviz.svt.oracles import DifferenceOracle, GPTTOracle, SVTOracle
+from dpviz.svt.partition import OrderedPartition, calibrate_shift, ordered_partition
+from dpviz.svt.scoring import ReconstructionAccuracy, fraction_exact, support_k
+from dpviz.svt.sparse_vector import sparse_vector, svt_noise_scales
+
+__all__ = [
+    "ABOVE", "BELOW", "HALTED", "NOT_DP",
+    "svt_noise_scales", "sparse_vector", "sparse_vector_probability", "gptt", "gptt_noise_scales",
+    "event_probability", "COUNTEREXAMPLE_THRESHOLD", "counterexample_databases", "counterexample_answers",
+    "counterexample_event", "counterexample_probability", "counterexample_log_ratio_bound", "CounterexampleProbability",
+    "GPTTOracle", "SVTOracle", "DifferenceOracle", "OrderedPartition", "ordered_partition", "calibrate_shift",
+    "Reconstruction", "ESTIMATORS", "ordered_estimate", "reconstruct_from_oracle", "reconstruct", "laplace_reconstruct",
+    "ReconstructionAccuracy", "fraction_exact", "support_k",
+]
