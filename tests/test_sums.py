@@ -4,14 +4,15 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from conftest import Z
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpviz import sums
 from dpviz.accountant import BudgetExceededError, PrivacyAccountant
 from dpviz.datasets import load
-
-from conftest import Z
+from dpviz.sums import thresholds as sums_thresholds
+from dpviz.sums.thresholds import _counts_at, _log_smooth_bound
 
 BINS = sums.uniform_bins(1000, 20_000)
 
@@ -26,7 +27,7 @@ def _small_problem(seed=0, n_records=3000, thresholds=(2000, 5000, 10_000, 15_00
 def test_prepare_truth_is_sum_of_values_rounded_up_to_their_bin():
     values, p = _small_problem()
     rounded = np.ceil(values / 1000) * 1000
-    for t, y in zip(p.thresholds, p.truth):
+    for t, y in zip(p.thresholds, p.truth, strict=True):
         assert y == rounded[rounded <= t].sum()
     assert p.counts.sum() == values.size
     W = p.workload.toarray()
@@ -63,7 +64,7 @@ def test_mean_error_with_fixed_threshold_is_the_closed_form_bias(algorithm):
     _, p = _small_problem()
     tau, eps, k = 6000.0, 0.5, 4000
     if algorithm == "sqm":
-        ans = sums._sqm(p, np.full((k, p.m), tau), eps, np.random.default_rng(1), k)
+        ans = sums.sqm_answers(p, np.full((k, p.m), tau), eps, rng=np.random.default_rng(1))
     else:
         ans = sums.answer_with_threshold(p, algorithm, np.full(k, tau), eps, rng=1)
     var = sums.expected_variance(p, algorithm, tau, eps)
@@ -87,12 +88,12 @@ def test_svt_queries_have_sensitivity_at_most_one():
     _, p = _small_problem()
     grid = sums.threshold_grid(p.weights[0], 1.1, p.weights[-1])
     for ratio in (0.3, 0.9, 1.0):
-        base = sums._counts_at(p.weights, p._cum_count, grid) - ratio * p.size
+        base = _counts_at(p.weights, p._cum_count, grid) - ratio * p.size
         for j in range(p.n):
             x = p.counts.copy()
             x[j] += 1
             cc = np.cumsum(x)
-            q = sums._counts_at(p.weights, cc, grid) - ratio * cc[-1]
+            q = _counts_at(p.weights, cc, grid) - ratio * cc[-1]
             assert np.max(np.abs(q - base)) <= max(ratio, 1 - ratio) + 1e-12
 
 
@@ -100,13 +101,13 @@ def test_svt_threshold_is_epsilon_dp_by_construction(monkeypatch):
     """The data reach the threshold only through dpviz.svt.sparse_vector with budget rho*eps and sensitivity <= 1."""
     _, p = _small_problem()
     calls = []
-    real = sums.sparse_vector
+    real = sums_thresholds.sparse_vector
 
     def spy(answers, threshold, epsilon, c=1, **kw):
         calls.append((epsilon, c, kw["sensitivity"], kw["monotonic"]))
         return real(answers, threshold, epsilon, c, **kw)
 
-    monkeypatch.setattr(sums, "sparse_vector", spy)
+    monkeypatch.setattr(sums_thresholds, "sparse_vector", spy)
     acc = PrivacyAccountant(14.0)
     r = sums.release(p, 2.0, algorithm="identity", truncation="svt", ratio=0.9, rho=0.25, accountant=acc,
                      rng=0, size=7)
@@ -135,11 +136,12 @@ def test_svt_lands_at_the_first_grid_point_above_the_quantile(ratio):
     growth = 1.05
     grid = sums.threshold_grid(100, growth, 100_000)
     taus = sums.svt_threshold(p, 20.0, ratio=ratio, growth=growth, rng=5, size=200)
-    counts = sums._counts_at(p.weights, p._cum_count, taus)
+    assert np.all(np.isin(taus, grid))                   # every threshold is a grid point
+    counts = _counts_at(p.weights, p._cum_count, taus)
     # noise scales: threshold Lap(1/10), queries Lap(2/10); 30 noise scales of slack in counts
     slack = 30 * 0.2
     assert np.all(counts >= ratio * p.size - slack)
-    below = sums._counts_at(p.weights, p._cum_count, taus / growth)
+    below = _counts_at(p.weights, p._cum_count, taus / growth)
     assert np.all(below <= ratio * p.size + slack)
     q = sums.oracle_threshold(p, ratio)
     assert np.all((taus >= q / growth) & (taus <= q * growth ** 2))
@@ -170,8 +172,8 @@ def test_recursive_log_bound_has_sensitivity_beta(cells, extra, beta):
     x2 = x.copy()
     x2[extra] += 1
     grid = sums.threshold_grid(1000, 1.3, v[-1])
-    a = sums._log_smooth_bound(v, np.cumsum(x), x.sum(), grid, beta)
-    b = sums._log_smooth_bound(v, np.cumsum(x2), x2.sum(), grid, beta)
+    a = _log_smooth_bound(v, np.cumsum(x), x.sum(), grid, beta)
+    b = _log_smooth_bound(v, np.cumsum(x2), x2.sum(), grid, beta)
     assert 0 <= b - a <= beta + 1e-12
 
 
@@ -206,7 +208,7 @@ def test_isotonic_is_scipys_projection():
     a = np.random.default_rng(0).normal(size=(5, 30)).cumsum(axis=1)
     out = sums.isotonic(a)
     assert np.all(np.diff(out, axis=1) >= -1e-12)
-    for row, o in zip(a, out):
+    for row, o in zip(a, out, strict=True):
         np.testing.assert_allclose(o, isotonic_regression(row).x)
     np.testing.assert_array_equal(sums.isotonic(np.arange(5.0)), np.arange(5.0))
 
@@ -367,13 +369,13 @@ def test_finding_isotonic_helps_workload_more_than_sqm(cps100):
 def test_sqm_budget_composes_to_epsilon_and_thresholds_use_eps_over_m(monkeypatch):
     _, p = _small_problem()
     calls = []
-    real = sums.sparse_vector
+    real = sums_thresholds.sparse_vector
 
     def spy(answers, threshold, epsilon, c=1, **kw):
         calls.append(epsilon)
         return real(answers, threshold, epsilon, c, **kw)
 
-    monkeypatch.setattr(sums, "sparse_vector", spy)
+    monkeypatch.setattr(sums_thresholds, "sparse_vector", spy)
     acc = PrivacyAccountant(3.0)
     sums.release(p, 1.0, algorithm="sqm", truncation="svt", rho=0.2, accountant=acc, rng=0, size=3)
     assert calls == pytest.approx([0.2 / p.m] * p.m)          # one SVT per query with rho * eps / m

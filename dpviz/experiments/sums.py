@@ -162,7 +162,7 @@ def compare_algorithms(problem: sums.SumProblem | None = None, *, epsilon: float
     -------
     SumComparison
     """
-    problem = cps_problem(100) if problem is None else sums._check_problem(problem)
+    problem = cps_problem(100) if problem is None else sums.check_problem(problem)
     epsilon = check_epsilon(epsilon)
     ratio = check_probability("ratio", ratio)
     rho = check_open_unit("rho", rho)
@@ -176,26 +176,21 @@ def compare_algorithms(problem: sums.SumProblem | None = None, *, epsilon: float
     # other configurations are run alongside it
     streams = as_generator(rng).spawn(len(sums.THRESHOLD_METHODS))
     answers, errors, taus, sqm_taus = {}, {}, {}, {}
-    v = problem.weights
     for trunc in truncations:
         tgen = streams[sums.THRESHOLD_METHODS.index(trunc)]
         gen, *agens = tgen.spawn(1 + len(sums.ALGORITHMS))
         eps_thr, eps_ans = (float(e) for e in sums.split_budget(epsilon, rho, trunc))
-        if trunc == "svt":
-            t = sums._svt_on(v, problem._cum_count, problem.size, sums.threshold_grid(v[0], growth, v[-1]),
-                             eps_thr, ratio, gen, trials)
-        elif trunc == "recursive":
-            t = sums._recursive_on(v, problem._cum_count, problem.size, sums.threshold_grid(v[0], growth, v[-1]),
-                                   eps_thr, beta, gen, trials)
-        else:
-            t = np.asarray(sums.choose_threshold(problem, epsilon, trunc, ratio=ratio, size=trials))
+        # eps_thr = 0 for "oracle" and "none", which spend nothing (choose_threshold ignores it there)
+        t = np.asarray(sums.choose_threshold(problem, eps_thr, trunc, ratio=ratio, beta=beta, growth=growth,
+                                             rng=gen, size=trials))
         taus[trunc] = t
         for alg in algorithms:
             gen = agens[sums.ALGORITHMS.index(alg)]
             if alg == "sqm":
-                st = sums._sqm_thresholds(problem, trunc, eps_thr, ratio, beta, None, growth, gen, trials)
+                st = sums.sqm_thresholds(problem, eps_thr, trunc, ratio=ratio, beta=beta, growth=growth, rng=gen,
+                                         size=trials)
                 sqm_taus[trunc] = st
-                raw = sums._sqm(problem, st, eps_ans, gen, trials)
+                raw = sums.sqm_answers(problem, st, eps_ans, rng=gen)
             else:
                 raw = sums.answer_with_threshold(problem, alg, t, eps_ans, rng=gen)
             for iso in isotonic:
@@ -233,7 +228,7 @@ def ratio_sweep(problem: sums.SumProblem | None = None, ratios=(0.9, 0.95, 0.99,
     Small p truncates many records (large bias, small noise), p near 1 truncates
     almost nothing (no bias, the noise of the full domain).
     """
-    problem = cps_problem(100) if problem is None else sums._check_problem(problem)
+    problem = cps_problem(100) if problem is None else sums.check_problem(problem)
     ratios = np.array([check_probability("ratio", r) for r in ratios])
     base = compare_algorithms(problem, epsilon=epsilon, algorithms=algorithms, truncations=("none",),
                               isotonic=(True,), trials=trials, rng=rng)
@@ -293,7 +288,7 @@ def explore(problem: sums.SumProblem | None = None, *, epsilon: float = 1.0, alg
     expected error of the answers when isotonic regression is off (SQM: its
     per-query thresholds).
     """
-    problem = cps_problem(100) if problem is None else sums._check_problem(problem)
+    problem = cps_problem(100) if problem is None else sums.check_problem(problem)
     trials = check_int("trials", trials, minimum=2)
     rel = sums.release(problem, epsilon, algorithm=algorithm, truncation=truncation, ratio=ratio, rho=rho,
                        isotonic=isotonic, beta=beta, growth=growth, rng=rng, size=trials)
