@@ -152,6 +152,6 @@ def expected_squared_error(problem: SumProblem, algorithm: str, tau: float,
     >>> from dpviz.sums import prepare, uniform_bins
     >>> p = prepare([1, 1000, 1001, 2500], [1000, 3000], uniform_bins(1000, 3000))
     >>> expected_squared_error(p, "workload", 1500.0, 1.0)
-    array([8000000., 12000000.])
+    array([ 8000000., 12000000.])
     """
     return truncation_bias(problem, float(tau)) ** 2 + expected_variance(problem, algorithm, tau, epsilon)

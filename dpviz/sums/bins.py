@@ -251,7 +251,7 @@ def weighted_workload(workload: npt.ArrayLike | sp.sparray | sp.spmatrix, weight
            [10., 20., 30.]])
     """
     v = check_array("weights", weights, ndim=1)
-    W = sp.csr_array(workload)
+    W = sp.csr_array(workload)  # type: ignore[arg-type]  # scipy-stubs reject the dense | sparse union
     if W.shape[1] != v.size:
         raise ValueError(f"weights must have one entry per column of workload ({W.shape[1]}), got {v.size}")
     return sp.csr_array(W @ sp.diags_array(v))

@@ -106,8 +106,9 @@ def _mm_pair(problem: SumProblem, algorithm: str, tau: float) -> tuple[Workload,
         vt = truncate_weights(problem.weights, tau)
         Wt = weighted_workload(problem.workload, vt)
         A = _strategy(problem, algorithm, tau)
+        sparse = sp.issparse(A)   # a plain bool: A stays Any for scipy-stubs' csr_array overloads
         if algorithm == "timm":   # measure A on the weighted counts diag(v^tau) x
-            A = sp.csr_array(sp.csr_array(A) @ sp.diags_array(vt)) if sp.issparse(A) else np.asarray(A) * vt[None, :]
+            A = sp.csr_array(sp.csr_array(A) @ sp.diags_array(vt)) if sparse else np.asarray(A) * vt[None, :]
         problem._cache[key] = (from_matrix(Wt, name=f"W_s diag(v^tau), tau={tau:g}"), LeastSquares(A))
     return problem._cache[key]
 

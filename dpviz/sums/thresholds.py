@@ -124,7 +124,9 @@ def _threshold_setup(problem: SumProblem, epsilon: float, start: float | None, g
     grid = threshold_grid(v[0] if start is None else start, growth, v[-1])
     acc = check_accountant(accountant)
     if acc is not None:
-        acc.spend(k * Fraction(exact("epsilon", epsilon)), label=label + ("" if k == 1 else f" x{k} runs"))
+        # exact Fractions (PrivacyAccountant.spend converts with exact() but is annotated float)
+        acc.spend(k * Fraction(exact("epsilon", epsilon)),  # type: ignore[arg-type]
+                  label=label + ("" if k == 1 else f" x{k} runs"))
     return problem, epsilon, grid, k
 
 
