@@ -391,3 +391,51 @@ def test_prefix_gram_and_cached_strategies():
     a = sums.answer_with_threshold(p, "tamm", np.full(3, 7000.0), 1.0, rng=4)
     fresh = sums.prepare(*_small_problem()[:1], p.thresholds, BINS)
     np.testing.assert_allclose(sums.answer_with_threshold(fresh, "tamm", np.full(3, 7000.0), 1.0, rng=4), a)
+
+
+# ----------------------------------------------------------------------------- package layout and public seams
+def test_every_public_name_is_reachable_from_the_package():
+    import importlib
+
+    for name in sums.__all__:
+        obj = getattr(sums, name)
+        assert getattr(importlib.import_module("dpviz.sums"), name) is obj
+        if callable(obj) and not isinstance(obj, type(sums)):
+            assert obj.__module__.startswith("dpviz.sums.")
+    for name in ("_svt_on", "_recursive_on", "_sqm", "_sqm_thresholds", "_check_problem"):
+        assert not hasattr(sums, name)          # the experiments use check_problem, sqm_thresholds, sqm_answers
+
+
+def test_check_problem():
+    _, p = _small_problem()
+    assert sums.check_problem(p) is p
+    with pytest.raises(TypeError, match="prepare"):
+        sums.check_problem(p.counts)
+
+
+def test_sqm_public_seams_match_release():
+    """sqm_thresholds + sqm_answers draw from one generator exactly as release(algorithm="sqm") does."""
+    _, p = _small_problem()
+    for truncation in ("svt", "recursive", "oracle", "none"):
+        r = sums.release(p, 1.0, algorithm="sqm", truncation=truncation, rho=0.2, isotonic=False, rng=11, size=5)
+        eps_thr, eps_ans = (float(e) for e in sums.split_budget(1.0, 0.2, truncation))
+        gen = np.random.default_rng(11)
+        t = sums.sqm_thresholds(p, eps_thr, truncation, rng=gen, size=5)
+        np.testing.assert_array_equal(t, r.tau)
+        np.testing.assert_array_equal(sums.sqm_answers(p, t, eps_ans, rng=gen), r.answers)
+    assert sums.sqm_thresholds(p, 1.0, "oracle").shape == (p.m,)
+    assert sums.sqm_answers(p, 5000.0, 1.0, rng=0).shape == (p.m,)
+
+
+def test_sqm_public_seams_reject_bad_input():
+    _, p = _small_problem()
+    with pytest.raises(ValueError, match="epsilon"):
+        sums.sqm_thresholds(p, 0.0, "svt")
+    with pytest.raises(ValueError, match="method"):
+        sums.sqm_thresholds(p, 1.0, "quantile")
+    with pytest.raises(ValueError, match="one column per query"):
+        sums.sqm_answers(p, np.full((2, p.m + 1), 5000.0), 1.0)
+    with pytest.raises(ValueError, match="tau"):
+        sums.sqm_answers(p, np.full(p.m, -1.0), 1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        sums.sqm_answers(p, 5000.0, 0.0)
