@@ -1,13 +1,10 @@
-"""Monte Carlo experiments for prefix-sum queries with truncation ([WPKM19]_ Sec. 4).
+"""The seed's experiment: every algorithm and truncation method, many trials, paired isotonic regression.
 
-:func:`compare_algorithms` runs the seed's experiment: every algorithm, with
-and without a truncation subroutine, ``trials`` times, one shared threshold
-per trial and truncation method (the seed's Algorithm 9; SQM picks its own per
-query), with and without isotonic regression (on the *same* noisy answers, so
-the comparison is paired).  It returns arrays: answers, thresholds, relative
-errors and their 5-95 % bands.  :func:`explore` is the one call behind
-:class:`dpviz.widgets.SumQueryExplorer`: one configuration, answers against the
-truth, bias and variance per query split out, the thresholds drawn.
+:func:`compare_algorithms` runs every configuration ``trials`` times with one
+shared threshold per trial and truncation method (the seed's Algorithm 9; SQM
+picks its own per query) and applies isotonic regression to the *same* noisy
+answers; :func:`ratio_sweep` repeats it over the truncation ratio p
+([WPKM19]_ Sec. 4).
 
 References
 ----------
@@ -22,119 +19,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
 from dpviz import sums
-from dpviz.experiments import TrialSummary, check_band, summarize
+from dpviz.experiments import TrialSummary, summarize
+from dpviz.experiments.sums.bands import ErrorBands, error_bands
+from dpviz.experiments.sums.cps import DEFAULTS, cps_problem
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_choice, check_epsilon, check_int, check_open_unit, check_positive, check_probability
 
-__all__ = ["cps_problem", "ErrorBands", "error_bands", "SumComparison", "compare_algorithms", "RatioSweep",
-           "ratio_sweep", "SumExploration", "explore", "DEFAULTS"]
-
-#: Parameters used by the lecture and the explorer (ours: the seed's values are lost in its text).
-DEFAULTS = dict(epsilon=1.0, ratio=0.999, rho=0.1, beta=1e-3, growth=1.1, delta=1.0)
+__all__ = ["Config", "SumComparison", "compare_algorithms", "RatioSweep", "ratio_sweep", "base_algs"]
 
 #: A configuration: (algorithm, truncation, isotonic).
 Config = tuple[str, str, bool]
-
-_PROBLEMS: dict[tuple[int, float], sums.SumProblem] = {}
-
-
-def cps_problem(m: int = 100, width: float = 1000.0) -> sums.SumProblem:
-    """The CPS income prefix-sum problem: ``m`` evenly spaced queries on bins of ``width`` dollars up to $1M.
-
-    Default: $1,000 bins (:func:`dpviz.sums.cps_income_bins`) and the 100
-    thresholds $10k, $20k, ..., $1M of the seed's Example 1.  The explorer
-    uses ``width=10_000`` (100 bins, one per query) to stay interactive.
-    Cached per ``(m, width)``.
-
-    Parameters
-    ----------
-    m : int
-        Number of queries; must divide the number of bins ``1e6 / width``.
-    width : float
-        Bin width in dollars (> 0, dividing $1,000,000).
-
-    Returns
-    -------
-    dpviz.sums.SumProblem
-        The vectorised CPS incomes with the m prefix queries.
-
-    Raises
-    ------
-    ValueError
-        If ``width`` does not divide $1M or ``m`` does not divide the number of bins.
-    TypeError
-        If ``m`` is not an integer.
-    """
-    from dpviz.datasets import load
-
-    width = check_positive("width", width)
-    bins = sums.uniform_bins(width, 1_000_000.0)
-    m = check_int("m", m, minimum=1, maximum=bins.size)
-    if bins.size % m:
-        raise ValueError(f"m must divide the number of bins ({bins.size}), got {m}")
-    key = (m, width)
-    if key not in _PROBLEMS:
-        step = bins.size // m
-        _PROBLEMS[key] = sums.prepare(load("CPS", column="income"), bins[step - 1::step], bins)
-    return _PROBLEMS[key]
-
-
-@dataclass(frozen=True)
-class ErrorBands:
-    """Relative error per query over trials: mean and central band (default 5-95 %).
-
-    Parameters
-    ----------
-    mean : numpy.ndarray, shape (m,)
-        Mean relative error of each query over the trials.
-    lower : numpy.ndarray, shape (m,)
-        Lower percentile of the band.
-    upper : numpy.ndarray, shape (m,)
-        Upper percentile of the band.
-    band : tuple of float
-        The two percentiles, e.g. ``(5.0, 95.0)``.
-    """
-
-    mean: np.ndarray
-    lower: np.ndarray
-    upper: np.ndarray
-    band: tuple[float, float]
-
-    @property
-    def overall(self) -> float:
-        """Mean relative error over trials and queries (one number per configuration)."""
-        return float(self.mean.mean())
-
-
-def error_bands(rel_error: npt.ArrayLike, band: tuple[float, float] = (5.0, 95.0)) -> ErrorBands:
-    """Mean and ``band`` percentiles over trials (axis 0) of relative errors of shape (k, m).
-
-    Parameters
-    ----------
-    rel_error : array_like, shape (k, m)
-        Relative errors, one row per trial.
-    band : tuple of float
-        Central percentile band ``(lo, hi)`` with ``0 <= lo < hi <= 100``.
-
-    Returns
-    -------
-    ErrorBands
-        Mean, lower and upper percentile per query.
-
-    Raises
-    ------
-    ValueError
-        If ``rel_error`` is not 2-D with at least one trial, or ``band`` is invalid.
-    """
-    lo, hi = check_band(band)
-    e = np.asarray(rel_error, dtype=float)
-    if e.ndim != 2 or e.shape[0] < 1:
-        raise ValueError(f"rel_error must have shape (trials, queries), got {e.shape}")
-    lower, upper = np.percentile(e, [lo, hi], axis=0)
-    return ErrorBands(mean=e.mean(axis=0), lower=lower, upper=upper, band=(lo, hi))
 
 
 @dataclass(frozen=True)
@@ -449,106 +345,3 @@ def base_algs(comp: SumComparison) -> list[str]:
     """
     present = {a for a, _, _ in comp.errors}
     return [a for a in sums.ALGORITHMS if a in present]
-
-
-@dataclass(frozen=True)
-class SumExploration:
-    """One configuration run ``trials`` times (what the explorer shows).
-
-    Parameters
-    ----------
-    release : dpviz.sums.SumRelease
-        The release (answers (k, m), thresholds).
-    summary : dpviz.experiments.TrialSummary
-        Answers against the truth (mean, bias, variance, 5-95 % band).
-    errors : ErrorBands
-        Relative-error bands.
-    truncated_truth : numpy.ndarray, shape (m,)
-        Noise-free answers at the median threshold (what truncation alone gives).
-    bias_closed_form : numpy.ndarray, shape (m,)
-        Exact truncation bias averaged over the trials' thresholds.
-    taus : numpy.ndarray, shape (k,)
-        Thresholds (SQM: the threshold of its largest query).
-    """
-
-    release: sums.SumRelease
-    summary: TrialSummary
-    errors: ErrorBands
-    truncated_truth: np.ndarray
-    bias_closed_form: np.ndarray
-    taus: np.ndarray
-
-    @property
-    def label(self) -> str:
-        """The configuration's label (flags the non-private oracle)."""
-        return self.release.label
-
-
-def explore(problem: sums.SumProblem | None = None, *, epsilon: float = 1.0, algorithm: str = "tamm",
-            truncation: str = "svt", ratio: float = DEFAULTS["ratio"], rho: float = DEFAULTS["rho"],
-            isotonic: bool = True, beta: float = DEFAULTS["beta"], growth: float = DEFAULTS["growth"],
-            delta: float = DEFAULTS["delta"], trials: int = 30, rng: RngLike = 0) -> SumExploration:
-    """Run one configuration ``trials`` times and split its error into bias and variance per query.
-
-    ``bias_closed_form`` is the exact truncation bias
-    ``-sum_{j <= k_i} (v_j - tau)_+ x_j`` averaged over the drawn thresholds: the
-    expected error of the answers when isotonic regression is off (SQM: its
-    per-query thresholds).
-
-    Parameters
-    ----------
-    problem : SumProblem, optional
-        Default: :func:`cps_problem` with 100 queries.
-    epsilon : float
-        Total budget per trial.
-    algorithm : str
-        One of :data:`dpviz.sums.ALGORITHMS`.
-    truncation : str
-        One of :data:`dpviz.sums.THRESHOLD_METHODS` ("oracle" is NOT DP).
-    ratio : float
-        Truncation ratio p.
-    rho : float
-        Share of epsilon spent on the threshold.
-    isotonic : bool
-        Apply isotonic regression.
-    beta : float
-        Trade-off of the recursive-style threshold.
-    growth : float
-        Growth rate of the threshold grid.
-    delta : float
-        Smoothing of the relative error.
-    trials : int
-        Number of trials (>= 2).
-    rng : None, int, SeedSequence or Generator
-        Randomness.
-
-    Returns
-    -------
-    SumExploration
-        The release, its summary against the truth and the closed-form bias.
-
-    Raises
-    ------
-    ValueError
-        For invalid parameters (see :func:`dpviz.sums.release`).
-    TypeError
-        If ``problem`` is not a :class:`~dpviz.sums.SumProblem`.
-    """
-    problem = cps_problem(100) if problem is None else sums.check_problem(problem)
-    trials = check_int("trials", trials, minimum=2)
-    rel = sums.release(problem, epsilon, algorithm=algorithm, truncation=truncation, ratio=ratio, rho=rho,
-                       isotonic=isotonic, beta=beta, growth=growth, rng=rng, size=trials)
-    delta = check_positive("delta", delta)
-    taus = np.asarray(rel.tau)
-    if taus.ndim == 2:   # SQM: one threshold per query
-        bias = np.mean([sums.truncation_bias(problem, taus[:, i])[:, i] for i in range(problem.m)], axis=1)
-        med = np.median(taus, axis=0)
-        clean = np.array([sums.truncated_prefix_sums(problem, float(med[i]))[i] for i in range(problem.m)])
-        shown = taus[:, -1]
-    else:
-        bias = sums.truncation_bias(problem, taus).mean(axis=0)
-        clean = sums.truncated_prefix_sums(problem, float(np.median(taus)))
-        shown = taus
-    return SumExploration(release=rel, summary=summarize(rel.answers, problem.truth),
-                          errors=error_bands(sums.relative_error(rel.answers, problem.truth, delta)),
-                          truncated_truth=clean, bias_closed_form=bias, taus=shown)
