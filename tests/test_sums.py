@@ -4,14 +4,15 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from conftest import Z
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpviz import sums
 from dpviz.accountant import BudgetExceededError, PrivacyAccountant
 from dpviz.datasets import load
-
-from conftest import Z
+from dpviz.sums import thresholds as sums_thresholds
+from dpviz.sums.thresholds import _counts_at, _log_smooth_bound
 
 BINS = sums.uniform_bins(1000, 20_000)
 
@@ -26,7 +27,7 @@ def _small_problem(seed=0, n_records=3000, thresholds=(2000, 5000, 10_000, 15_00
 def test_prepare_truth_is_sum_of_values_rounded_up_to_their_bin():
     values, p = _small_problem()
     rounded = np.ceil(values / 1000) * 1000
-    for t, y in zip(p.thresholds, p.truth):
+    for t, y in zip(p.thresholds, p.truth, strict=True):
         assert y == rounded[rounded <= t].sum()
     assert p.counts.sum() == values.size
     W = p.workload.toarray()
@@ -63,7 +64,7 @@ def test_mean_error_with_fixed_threshold_is_the_closed_form_bias(algorithm):
     _, p = _small_problem()
     tau, eps, k = 6000.0, 0.5, 4000
     if algorithm == "sqm":
-        ans = sums._sqm(p, np.full((k, p.m), tau), eps, np.random.default_rng(1), k)
+        ans = sums.sqm_answers(p, np.full((k, p.m), tau), eps, rng=np.random.default_rng(1))
     else:
         ans = sums.answer_with_threshold(p, algorithm, np.full(k, tau), eps, rng=1)
     var = sums.expected_variance(p, algorithm, tau, eps)
@@ -87,12 +88,12 @@ def test_svt_queries_have_sensitivity_at_most_one():
     _, p = _small_problem()
     grid = sums.threshold_grid(p.weights[0], 1.1, p.weights[-1])
     for ratio in (0.3, 0.9, 1.0):
-        base = sums._counts_at(p.weights, p._cum_count, grid) - ratio * p.size
+        base = _counts_at(p.weights, p._cum_count, grid) - ratio * p.size
         for j in range(p.n):
             x = p.counts.copy()
             x[j] += 1
             cc = np.cumsum(x)
-            q = sums._counts_at(p.weights, cc, grid) - ratio * cc[-1]
+            q = _counts_at(p.weights, cc, grid) - ratio * cc[-1]
             assert np.max(np.abs(q - base)) <= max(ratio, 1 - ratio) + 1e-12
 
 
@@ -100,13 +101,13 @@ def test_svt_threshold_is_epsilon_dp_by_construction(monkeypatch):
     """The data reach the threshold only through dpviz.svt.sparse_vector with budget rho*eps and sensitivity <= 1."""
     _, p = _small_problem()
     calls = []
-    real = sums.sparse_vector
+    real = sums_thresholds.sparse_vector
 
     def spy(answers, threshold, epsilon, c=1, **kw):
         calls.append((epsilon, c, kw["sensitivity"], kw["monotonic"]))
         return real(answers, threshold, epsilon, c, **kw)
 
-    monkeypatch.setattr(sums, "sparse_vector", spy)
+    monkeypatch.setattr(sums_thresholds, "sparse_vector", spy)
     acc = PrivacyAccountant(14.0)
     r = sums.release(p, 2.0, algorithm="identity", truncation="svt", ratio=0.9, rho=0.25, accountant=acc,
                      rng=0, size=7)
@@ -135,11 +136,12 @@ def test_svt_lands_at_the_first_grid_point_above_the_quantile(ratio):
     growth = 1.05
     grid = sums.threshold_grid(100, growth, 100_000)
     taus = sums.svt_threshold(p, 20.0, ratio=ratio, growth=growth, rng=5, size=200)
-    counts = sums._counts_at(p.weights, p._cum_count, taus)
+    assert np.all(np.isin(taus, grid))                   # every threshold is a grid point
+    counts = _counts_at(p.weights, p._cum_count, taus)
     # noise scales: threshold Lap(1/10), queries Lap(2/10); 30 noise scales of slack in counts
     slack = 30 * 0.2
     assert np.all(counts >= ratio * p.size - slack)
-    below = sums._counts_at(p.weights, p._cum_count, taus / growth)
+    below = _counts_at(p.weights, p._cum_count, taus / growth)
     assert np.all(below <= ratio * p.size + slack)
     q = sums.oracle_threshold(p, ratio)
     assert np.all((taus >= q / growth) & (taus <= q * growth ** 2))
@@ -170,8 +172,8 @@ def test_recursive_log_bound_has_sensitivity_beta(cells, extra, beta):
     x2 = x.copy()
     x2[extra] += 1
     grid = sums.threshold_grid(1000, 1.3, v[-1])
-    a = sums._log_smooth_bound(v, np.cumsum(x), x.sum(), grid, beta)
-    b = sums._log_smooth_bound(v, np.cumsum(x2), x2.sum(), grid, beta)
+    a = _log_smooth_bound(v, np.cumsum(x), x.sum(), grid, beta)
+    b = _log_smooth_bound(v, np.cumsum(x2), x2.sum(), grid, beta)
     assert 0 <= b - a <= beta + 1e-12
 
 
@@ -206,7 +208,7 @@ def test_isotonic_is_scipys_projection():
     a = np.random.default_rng(0).normal(size=(5, 30)).cumsum(axis=1)
     out = sums.isotonic(a)
     assert np.all(np.diff(out, axis=1) >= -1e-12)
-    for row, o in zip(a, out):
+    for row, o in zip(a, out, strict=True):
         np.testing.assert_allclose(o, isotonic_regression(row).x)
     np.testing.assert_array_equal(sums.isotonic(np.arange(5.0)), np.arange(5.0))
 
@@ -367,13 +369,13 @@ def test_finding_isotonic_helps_workload_more_than_sqm(cps100):
 def test_sqm_budget_composes_to_epsilon_and_thresholds_use_eps_over_m(monkeypatch):
     _, p = _small_problem()
     calls = []
-    real = sums.sparse_vector
+    real = sums_thresholds.sparse_vector
 
     def spy(answers, threshold, epsilon, c=1, **kw):
         calls.append(epsilon)
         return real(answers, threshold, epsilon, c, **kw)
 
-    monkeypatch.setattr(sums, "sparse_vector", spy)
+    monkeypatch.setattr(sums_thresholds, "sparse_vector", spy)
     acc = PrivacyAccountant(3.0)
     sums.release(p, 1.0, algorithm="sqm", truncation="svt", rho=0.2, accountant=acc, rng=0, size=3)
     assert calls == pytest.approx([0.2 / p.m] * p.m)          # one SVT per query with rho * eps / m
@@ -389,3 +391,51 @@ def test_prefix_gram_and_cached_strategies():
     a = sums.answer_with_threshold(p, "tamm", np.full(3, 7000.0), 1.0, rng=4)
     fresh = sums.prepare(*_small_problem()[:1], p.thresholds, BINS)
     np.testing.assert_allclose(sums.answer_with_threshold(fresh, "tamm", np.full(3, 7000.0), 1.0, rng=4), a)
+
+
+# ----------------------------------------------------------------------------- package layout and public seams
+def test_every_public_name_is_reachable_from_the_package():
+    import importlib
+
+    for name in sums.__all__:
+        obj = getattr(sums, name)
+        assert getattr(importlib.import_module("dpviz.sums"), name) is obj
+        if callable(obj) and not isinstance(obj, type(sums)):
+            assert obj.__module__.startswith("dpviz.sums.")
+    for name in ("_svt_on", "_recursive_on", "_sqm", "_sqm_thresholds", "_check_problem"):
+        assert not hasattr(sums, name)          # the experiments use check_problem, sqm_thresholds, sqm_answers
+
+
+def test_check_problem():
+    _, p = _small_problem()
+    assert sums.check_problem(p) is p
+    with pytest.raises(TypeError, match="prepare"):
+        sums.check_problem(p.counts)
+
+
+def test_sqm_public_seams_match_release():
+    """sqm_thresholds + sqm_answers draw from one generator exactly as release(algorithm="sqm") does."""
+    _, p = _small_problem()
+    for truncation in ("svt", "recursive", "oracle", "none"):
+        r = sums.release(p, 1.0, algorithm="sqm", truncation=truncation, rho=0.2, isotonic=False, rng=11, size=5)
+        eps_thr, eps_ans = (float(e) for e in sums.split_budget(1.0, 0.2, truncation))
+        gen = np.random.default_rng(11)
+        t = sums.sqm_thresholds(p, eps_thr, truncation, rng=gen, size=5)
+        np.testing.assert_array_equal(t, r.tau)
+        np.testing.assert_array_equal(sums.sqm_answers(p, t, eps_ans, rng=gen), r.answers)
+    assert sums.sqm_thresholds(p, 1.0, "oracle").shape == (p.m,)
+    assert sums.sqm_answers(p, 5000.0, 1.0, rng=0).shape == (p.m,)
+
+
+def test_sqm_public_seams_reject_bad_input():
+    _, p = _small_problem()
+    with pytest.raises(ValueError, match="epsilon"):
+        sums.sqm_thresholds(p, 0.0, "svt")
+    with pytest.raises(ValueError, match="method"):
+        sums.sqm_thresholds(p, 1.0, "quantile")
+    with pytest.raises(ValueError, match="one column per query"):
+        sums.sqm_answers(p, np.full((2, p.m + 1), 5000.0), 1.0)
+    with pytest.raises(ValueError, match="tau"):
+        sums.sqm_answers(p, np.full(p.m, -1.0), 1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        sums.sqm_answers(p, 5000.0, 0.0)

@@ -8,9 +8,11 @@ mean and band, on a log scale.  Plot functions only draw numbers computed in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import plotly.graph_objects as go
 
 from dpviz.experiments.sums import RatioSweep, SumComparison, SumExploration
@@ -31,17 +33,43 @@ _TRUNC_COLORS = {"none": "#7f7f7f", "svt": color(0), "recursive": color(1), "ora
 
 
 def config_label(algorithm: str, truncation: str, isotonic: bool | None = None) -> str:
-    """E.g. ``"TaMM, Trunc(SVT)"``; the oracle is marked NOT DP."""
+    """E.g. ``"TaMM, Trunc(SVT)"``; the oracle is marked NOT DP.
+
+    Parameters
+    ----------
+    algorithm : str
+        One of :data:`dpviz.sums.ALGORITHMS`.
+    truncation : str
+        One of :data:`dpviz.sums.THRESHOLD_METHODS`.
+    isotonic : bool, optional
+        Appends ", isotonic" or ", no isotonic"; ``None`` says nothing.
+
+    Returns
+    -------
+    str
+        The label.
+    """
     iso = "" if isotonic is None else (", isotonic" if isotonic else ", no isotonic")
     return f"{NAMES[algorithm]}, {TRUNC_NAMES[truncation]}{iso}"
 
 
-def _k(x) -> np.ndarray:
+def _k(x: npt.ArrayLike) -> np.ndarray:
     return np.asarray(x, dtype=float) / 1000.0
 
 
 def explorer_title(exp: SumExploration) -> str:
-    """Title stating the configuration, budget split and trials (flags the non-private oracle)."""
+    """Title stating the configuration, budget split and trials (flags the non-private oracle).
+
+    Parameters
+    ----------
+    exp : SumExploration
+        The exploration to describe.
+
+    Returns
+    -------
+    str
+        One line of title text.
+    """
     r = exp.release
     split = (f"rho = {r.rho:.2f}: {r.epsilon_threshold:.3g} for tau, {r.epsilon_answers:.3g} for answers"
              if r.truncation in ("svt", "recursive") else f"all {r.epsilon_answers:.3g} for answers")
@@ -57,13 +85,24 @@ def explorer_figure(exp: SumExploration) -> go.Figure:
     Middle: simulated bias (mean - truth) next to the exact truncation bias, and
     the simulated standard deviation -- bias and variance move in opposite
     directions as the truncation ratio moves.  Bottom: where the thresholds fell.
+
+    Parameters
+    ----------
+    exp : SumExploration
+        The exploration to draw (from :func:`dpviz.experiments.sums.explore`).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The three-panel figure.
     """
     s = exp.summary
     x = _k(exp.release.thresholds)
     M = 1e6
     lo, hi = s.band
 
-    def line(y, name, c, dash=None, panel="", hover="%{y:.7~g} M"):
+    def line(y: np.ndarray, name: str, c: str, dash: str | None = None, panel: str = "",
+             hover: str = "%{y:.7~g} M") -> dict[str, Any]:
         return dict(type="scatter", x=x, y=y, mode="lines", name=name, line=dict(color=c, dash=dash),
                     xaxis=f"x{panel}", yaxis=f"y{panel}", hovertemplate=f"{name}: {hover}<extra></extra>")
 
@@ -104,13 +143,30 @@ def explorer_figure(exp: SumExploration) -> go.Figure:
 
 
 # ----------------------------------------------------------------------------- static (matplotlib)
-def answers_axes(comp: SumComparison, configs: Sequence[tuple[str, str, bool]], ax=None,
-                 band=(5.0, 95.0)) -> Axes:
-    """Seed Fig. 2: noisy answers per query (mean and band) for several configurations, with the true sums."""
+def answers_axes(comp: SumComparison, configs: Sequence[tuple[str, str, bool]], ax: Axes | None = None,
+                 band: tuple[float, float] = (5.0, 95.0)) -> Axes:
+    """Seed Fig. 2: noisy answers per query (mean and band) for several configurations, with the true sums.
+
+    Parameters
+    ----------
+    comp : SumComparison
+        The comparison holding the answers.
+    configs : sequence of (algorithm, truncation, isotonic)
+        The configurations to draw.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+    band : tuple of float
+        Central percentile band of the answers.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax, figsize=(7.0, 4.0))
     x = _k(comp.thresholds)
     M = 1e6
-    for i, (alg, trunc, iso) in enumerate(configs):
+    for alg, trunc, iso in configs:
         s = comp.answer_summary(alg, trunc, iso, band)
         c = _TRUNC_COLORS[trunc] if len({a for a, _, _ in configs}) == 1 else _ALG_COLORS[alg]
         label = config_label(alg, trunc)
@@ -123,9 +179,28 @@ def answers_axes(comp: SumComparison, configs: Sequence[tuple[str, str, bool]], 
     return ax
 
 
-def relative_error_axes(comp: SumComparison, configs: Sequence[tuple[str, str, bool]], ax=None,
-                        band=(5.0, 95.0), labels: Sequence[str] | None = None) -> Axes:
-    """Seed Figs. 3-4: relative error per query, mean (line) and band (shade), log scale."""
+def relative_error_axes(comp: SumComparison, configs: Sequence[tuple[str, str, bool]], ax: Axes | None = None,
+                        band: tuple[float, float] = (5.0, 95.0), labels: Sequence[str] | None = None) -> Axes:
+    """Seed Figs. 3-4: relative error per query, mean (line) and band (shade), log scale.
+
+    Parameters
+    ----------
+    comp : SumComparison
+        The comparison holding the relative errors.
+    configs : sequence of (algorithm, truncation, isotonic)
+        The configurations to draw.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+    band : tuple of float
+        Central percentile band of the errors.
+    labels : sequence of str, optional
+        One legend label per configuration (default: :func:`config_label`).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax, figsize=(7.0, 4.0))
     x = _k(comp.thresholds)
     algs = [a for a, _, _ in configs]
@@ -136,7 +211,7 @@ def relative_error_axes(comp: SumComparison, configs: Sequence[tuple[str, str, b
         else:
             c = color(i)
         label = labels[i] if labels is not None else config_label(alg, trunc)
-        mpl_band(ax, x, b.lower, b.upper, color=c, label=None, alpha=0.15)
+        mpl_band(ax, x, b.lower, b.upper, color=c, label="_nolegend_", alpha=0.15)
         ax.plot(x, b.mean, color=c, lw=1.6, label=f"{label} (mean {b.overall:.2e})")
     ax.set_yscale("log")
     ax.set_xlabel("query threshold t (thousands of $)")
@@ -145,8 +220,21 @@ def relative_error_axes(comp: SumComparison, configs: Sequence[tuple[str, str, b
     return ax
 
 
-def ratio_sweep_axes(sweep: RatioSweep, ax=None) -> Axes:
-    """Overall mean relative error against the truncation ratio p, one line per algorithm; dashed: NoTrunc."""
+def ratio_sweep_axes(sweep: RatioSweep, ax: Axes | None = None) -> Axes:
+    """Overall mean relative error against the truncation ratio p, one line per algorithm; dashed: NoTrunc.
+
+    Parameters
+    ----------
+    sweep : RatioSweep
+        The sweep to draw (from :func:`dpviz.experiments.sums.ratio_sweep`).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax, figsize=(7.0, 4.0))
     for alg, errs in sweep.errors.items():
         c = _ALG_COLORS[alg]
@@ -160,11 +248,27 @@ def ratio_sweep_axes(sweep: RatioSweep, ax=None) -> Axes:
     return ax
 
 
-def tau_axes(taus: dict, ax=None, quantiles: dict | None = None) -> Axes:
-    """Histogram of the thresholds drawn per method (thousands of $), with reference quantiles."""
+def tau_axes(taus: dict[str, npt.ArrayLike], ax: Axes | None = None,
+             quantiles: dict[str, float] | None = None) -> Axes:
+    """Histogram of the thresholds drawn per method (thousands of $), with reference quantiles.
+
+    Parameters
+    ----------
+    taus : dict
+        Threshold method -> thresholds drawn (``inf`` values are left out).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+    quantiles : dict, optional
+        Name -> value in dollars of reference lines (e.g. the oracle quantiles).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax, figsize=(7.0, 2.8))
-    for method, t in taus.items():
-        t = np.asarray(t, dtype=float)
+    for method, drawn in taus.items():
+        t = np.asarray(drawn, dtype=float)
         t = t[np.isfinite(t)]
         if t.size:
             vals, counts = np.unique(np.round(t / 1000.0, 1), return_counts=True)
@@ -178,17 +282,29 @@ def tau_axes(taus: dict, ax=None, quantiles: dict | None = None) -> Axes:
     return ax
 
 
-def exploration_axes(exp: SumExploration, axes=None) -> tuple[Axes, Axes]:
+def exploration_axes(exp: SumExploration, axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
     """Static version of :func:`explorer_figure`: answers with band (top) and bias / standard deviation (bottom).
 
-    Returns the two matplotlib Axes.
+    Parameters
+    ----------
+    exp : SumExploration
+        The exploration to draw.
+    axes : pair of matplotlib.axes.Axes, optional
+        Top and bottom axes (default: a new figure with two rows).
+
+    Returns
+    -------
+    tuple of matplotlib.axes.Axes
+        The top and bottom axes.
     """
     if axes is None:
         import matplotlib.pyplot as plt
 
-        _, axes = plt.subplots(2, 1, figsize=(7.0, 5.6), sharex=True, layout="constrained",
+        _, pair = plt.subplots(2, 1, figsize=(7.0, 5.6), sharex=True, layout="constrained",
                                gridspec_kw=dict(height_ratios=[1.6, 1.0]))
-    top, bottom = axes
+        top, bottom = pair
+    else:
+        top, bottom = axes
     s = exp.summary
     x = _k(exp.release.thresholds)
     M = 1e6

@@ -6,8 +6,9 @@ from typing import Any
 
 import ipywidgets as widgets
 import numpy as np
+import plotly.graph_objects as go
 
-from dpviz.experiments.sums import DEFAULTS, cps_problem, explore
+from dpviz.experiments.sums import DEFAULTS, SumExploration, cps_problem, explore
 from dpviz.plots.sums import explorer_figure
 from dpviz.sums import NOT_DP, SumProblem, oracle_threshold, precompute_strategies, threshold_grid
 from dpviz.widgets.base import Explorer, int_slider, log_slider, seed_box
@@ -80,17 +81,19 @@ class SumQueryExplorer(Explorer):
             "seed": seed_box(0),
         }
 
-    def _compute(self, epsilon, ratio, rho, algorithm, threshold, isotonic, trials, seed):
-        return explore(self.problem, epsilon=epsilon, algorithm=algorithm, truncation=threshold, ratio=ratio,
-                       rho=rho, isotonic=bool(isotonic), trials=trials, rng=seed)
+    def _compute(self, **values: Any) -> SumExploration:
+        v = values
+        return explore(self.problem, epsilon=v["epsilon"], algorithm=v["algorithm"], truncation=v["threshold"],
+                       ratio=v["ratio"], rho=v["rho"], isotonic=bool(v["isotonic"]), trials=v["trials"],
+                       rng=v["seed"])
 
-    def _figure(self, result):
+    def _figure(self, result: SumExploration) -> go.Figure:
         return explorer_figure(result)
 
     def _side_panels(self) -> list[widgets.Widget]:
         return [self.summary]
 
-    def _after_draw(self, result) -> None:
+    def _after_draw(self, result: SumExploration) -> None:
         s = result.summary
         bias2 = float(np.mean(s.bias ** 2))
         var = float(np.mean(s.variance))
