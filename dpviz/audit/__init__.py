@@ -19,11 +19,28 @@ alpha of a false alarm).  A bound below the claim proves nothing: the right
 event may not have been tried, or the samples were too few (power).
 
 **Search mode** (``event=None`` or a list of events): a first batch of samples
-is used to pick the most damaging event (thresholds on every output
-coordinate at many quantiles, both directions, both orders of D and D', and
--- for discrete outputs -- every observed output value); the pick is then
-measured on a *fresh* batch, so the bound keeps its confidence despite the
-search ([DWWZK18]_, [BGDCG18]_).
+picks the most damaging event, and a *fresh* batch measures it, so the bound
+keeps its confidence despite the search ([DWWZK18]_, [BGDCG18]_; see ``search.py``).
+
+Files
+-----
+``events.py``
+    The events: ``ThresholdEvent``, ``OutputEvent``, ``PredicateEvent``, ``as_event``, ``event_hits``.
+``statistics.py``
+    Confidence intervals: ``clopper_pearson``, ``privacy_loss_interval``.
+``result.py``
+    ``AuditResult``: bound, event, counts and verdict of one audit (``AuditResult.from_counts`` builds one).
+``neighbours.py``
+    Neighbouring inputs: ``NeighbourPair``, ``check_neighbours`` and the ready-made pairs
+    ``histogram_pair``, ``sum_pair``, ``query_pair``, ``statdp_x_pair``.
+``mironov.py``
+    Mironov's floating-point attack: ``numpy_laplace_reachable``, ``mironov_event``.
+``sampling.py``
+    Drawing outputs: ``sample_outputs`` (and the chunked hit counter of the auditor).
+``search.py``
+    The event search: ``candidate_events``, ``event_counts``, ``best_event``, ``select_event``.
+``auditor.py``
+    The audit itself: ``epsilon_lower_bound``.
 
 References
 ----------
@@ -41,26 +58,6 @@ References
    Differential Privacy." CCS 2012 (the attack on floating-point Laplace noise).
 .. [CM15] Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on
    the Sparse Vector Technique." arXiv:1508.07306, 2015, Section 4.
-
-Files
------
-``events.py``
-    The events: ``ThresholdEvent``, ``OutputEvent``, ``PredicateEvent``, ``as_event``, ``event_hits``.
-``statistics.py``
-    Confidence intervals: ``clopper_pearson``, ``privacy_loss_interval``.
-``result.py``
-    ``AuditResult``: bound, event, counts and verdict of one audit.
-``neighbours.py``
-    Neighbouring inputs: ``NeighbourPair``, ``check_neighbours`` and the ready-made pairs
-    ``histogram_pair``, ``sum_pair``, ``query_pair``, ``statdp_x_pair``.
-``mironov.py``
-    Mironov's floating-point attack: ``numpy_laplace_reachable``, ``mironov_event``.
-``sampling.py``
-    Drawing outputs: ``sample_outputs`` (and the chunked hit counter of the auditor).
-``search.py``
-    The event search: ``candidate_events``, ``event_counts``, ``best_event``, ``select_event``.
-``auditor.py``
-    The audit itself: ``epsilon_lower_bound``.
 """
 
 from __future__ import annotations

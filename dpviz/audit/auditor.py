@@ -1,18 +1,26 @@
-"""The auditor: a lower bound on a mechanism's epsilon from a searched, then freshly confirmed, event."""
+"""The auditor: a lower bound on a mechanism's epsilon from a searched, then freshly confirmed, event.
+
+The three steps read as select -> measure -> bound: :func:`~dpviz.audit.select_event`
+picks the event on a search batch, :func:`epsilon_lower_bound` counts its hits
+on a fresh confirmation batch, and :meth:`AuditResult.from_counts` turns the
+counts into the Clopper-Pearson bound.  The papers cited are listed in
+:mod:`dpviz.audit`.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 from dpviz.audit.events import as_event
 from dpviz.audit.neighbours import check_neighbours
 from dpviz.audit.result import AuditResult
 from dpviz.audit.sampling import Mechanism, _count
 from dpviz.audit.search import select_event
-from dpviz.audit.statistics import clopper_pearson, privacy_loss_interval
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_delta, check_int, check_open_unit, check_positive
 
 
-def epsilon_lower_bound(mechanism: Mechanism, d, d_prime, *, event=None, samples: int = 100_000,
+def epsilon_lower_bound(mechanism: Mechanism, d: Any, d_prime: Any, *, event: Any = None, samples: int = 100_000,
                         search_samples: int | None = None, confidence: float = 0.95, delta: float = 0.0,
                         claimed_epsilon: float | None = None, neighbours: str | None = None,
                         label: str = "", rng: RngLike = None) -> AuditResult:
@@ -31,8 +39,11 @@ def epsilon_lower_bound(mechanism: Mechanism, d, d_prime, *, event=None, samples
     mechanism : callable
         ``mechanism(data, rng=Generator, size=k)`` returning k independent
         outputs stacked on the first axis (vectorised, as every dpviz mechanism).
-    d, d_prime
-        The neighbouring inputs (any objects the mechanism accepts).
+    d : object
+        One of the two neighbouring inputs (any object the mechanism accepts).
+    d_prime : object
+        The other input: ``d`` with one record added or removed (or, for
+        ``neighbours="query_answers"``, the query answers on such a neighbour).
     event : None, event, callable or list of events
         A fixed event (:class:`ThresholdEvent`, :class:`OutputEvent`,
         :class:`PredicateEvent` or a vectorised predicate on the outputs): all
@@ -60,13 +71,25 @@ def epsilon_lower_bound(mechanism: Mechanism, d, d_prime, *, event=None, samples
     Returns
     -------
     AuditResult
+        The bound, the event it rests on, the counts and, with a claim, the verdict.
 
     Raises
     ------
-    ValueError, TypeError
-        For confidence outside (0, 1), samples < 1, a bad delta, datasets that are
-        not neighbours (when ``neighbours`` is given), a mechanism that does not
-        return ``size`` rows or an event that does not return one value per row.
+    ValueError
+        For confidence outside (0, 1), samples < 1, delta outside [0, 1), a
+        claimed epsilon <= 0, datasets that are not neighbours (when
+        ``neighbours`` is given), an empty list of events, a mechanism that does
+        not return ``size`` rows or an event that does not return one value per row.
+    TypeError
+        For a mechanism that is not callable, an event that is neither an event
+        nor callable, or a non-integer number of samples.
+
+    References
+    ----------
+    M. Jagielski, J. Ullman, A. Oprea. "Auditing Differentially Private Machine
+    Learning: How Private is Private SGD?" NeurIPS 2020 ([JUO20]_).
+    Z. Ding, Y. Wang, G. Wang, D. Zhang, D. Kifer. "Detecting Violations of
+    Differential Privacy." CCS 2018 ([DWWZK18]_).
 
     Examples
     --------
@@ -98,14 +121,6 @@ def epsilon_lower_bound(mechanism: Mechanism, d, d_prime, *, event=None, samples
     first, second = (d_prime, d) if swapped else (d, d_prime)
     k1 = _count(mechanism, first, chosen, samples, gen)
     k2 = _count(mechanism, second, chosen, samples, gen)
-    lo, est, hi = privacy_loss_interval(k1, samples, k2, samples, confidence=conf, delta=delta)
-    half = 1.0 - (1.0 - conf) / 2.0
-    p_int = clopper_pearson(k1, samples, half)
-    q_int = clopper_pearson(k2, samples, half)
-    return AuditResult(
-        epsilon_lower=max(0.0, float(lo)), epsilon_estimate=float(est), loss_interval=(float(lo), float(hi)),
-        event=chosen, swapped=swapped, counts=(k1, k2), samples=(samples, samples),
-        p_interval=(float(p_int[0]), float(p_int[1])), p_prime_interval=(float(q_int[0]), float(q_int[1])),
-        confidence=conf, delta=delta, claimed_epsilon=claimed_epsilon, search_samples=n_search,
-        candidates=n_candidates, label=label,
-    )
+    return AuditResult.from_counts(chosen, (k1, k2), samples, swapped=swapped, confidence=conf, delta=delta,
+                                   claimed_epsilon=claimed_epsilon, search_samples=n_search,
+                                   candidates=n_candidates, label=label)

@@ -1,4 +1,11 @@
-"""Neighbouring inputs: the relations an audit can check and ready-made pairs for each."""
+"""Neighbouring inputs: the relations an audit can check and ready-made pairs for each.
+
+Differential privacy compares a dataset with its neighbours: the same data with
+one record added or removed.  An audit runs the mechanism on such a pair; the
+pair may be given as histograms (counts differ by one in one cell), as record
+arrays (one record more), or as the answers of sensitivity-bounded queries on
+such a pair (the setting of the sparse vector technique).
+"""
 
 from __future__ import annotations
 
@@ -6,15 +13,34 @@ from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from dpviz.validation import check_array, check_choice, check_counts, check_int, check_positive
 
 #: The neighbouring relations :func:`check_neighbours` knows.
 RELATIONS = ("histogram", "records", "query_answers")
 
+
 @dataclass(frozen=True)
 class NeighbourPair:
-    """Two neighbouring inputs and how they are neighbours (``relation`` is one of :data:`RELATIONS`)."""
+    """Two neighbouring inputs and how they are neighbours.
+
+    Parameters
+    ----------
+    d : numpy.ndarray
+        The first input (counts, records or query answers).
+    d_prime : numpy.ndarray
+        Its neighbour.
+    relation : str
+        How they are neighbours: one of :data:`RELATIONS` (see :func:`check_neighbours`).
+    description : str
+        A readable statement of the difference, e.g. "one record added to cell 2".
+
+    Examples
+    --------
+    >>> pair = NeighbourPair(np.array([3.0, 1.0]), np.array([3.0, 2.0]), "histogram", "one record added to cell 1")
+    >>> check_neighbours(pair.d, pair.d_prime, pair.relation)
+    """
 
     d: np.ndarray
     d_prime: np.ndarray
@@ -22,7 +48,7 @@ class NeighbourPair:
     description: str
 
 
-def check_neighbours(d, d_prime, relation: str, *, sensitivity: float = 1.0) -> None:
+def check_neighbours(d: npt.ArrayLike, d_prime: npt.ArrayLike, relation: str, *, sensitivity: float = 1.0) -> None:
     """Raise ``ValueError`` unless ``d`` and ``d_prime`` are neighbours under ``relation``.
 
     * ``"histogram"``: count vectors of the same shape with ``||d - d'||_1 = 1``
@@ -31,6 +57,36 @@ def check_neighbours(d, d_prime, relation: str, *, sensitivity: float = 1.0) -> 
       other plus exactly one record.
     * ``"query_answers"``: vectors of answers of queries each of sensitivity
       ``sensitivity``: ``max_i |d_i - d'_i| <= sensitivity`` (the SVT setting).
+
+    Parameters
+    ----------
+    d : array_like
+        The first input.
+    d_prime : array_like
+        The second input.
+    relation : {"histogram", "records", "query_answers"}
+        The neighbouring relation to check.
+    sensitivity : float
+        For ``"query_answers"``: the largest allowed change of one answer, > 0.
+
+    Raises
+    ------
+    ValueError
+        If ``relation`` is unknown, the inputs are not neighbours under it (shapes
+        differ, L1 distance is not 1, more or other than one record differs, an
+        answer moves by more than ``sensitivity``), counts are negative, or
+        ``sensitivity`` <= 0.
+    TypeError
+        If an input is not array-like of numbers.
+
+    Examples
+    --------
+    >>> check_neighbours([3, 0, 2], [3, 1, 2], "histogram")
+    >>> check_neighbours([1.0, 2.0], [1.0, 2.0, 7.5], "records")
+    >>> check_neighbours([0, 0], [0, 2], "query_answers")
+    Traceback (most recent call last):
+    ...
+    ValueError: d and d_prime must differ by at most sensitivity=1 per query, got 2
     """
     check_choice("neighbours", relation, RELATIONS)
     if relation == "histogram":
@@ -60,8 +116,37 @@ def check_neighbours(d, d_prime, relation: str, *, sensitivity: float = 1.0) -> 
             raise ValueError(f"d and d_prime must differ by at most sensitivity={s:g} per query, got {gap:g}")
 
 
-def histogram_pair(counts, cell: int = 0, *, add: bool = True) -> NeighbourPair:
-    """Counts ``d`` and ``d'`` = ``d`` with one record added to (or removed from) ``cell``."""
+def histogram_pair(counts: npt.ArrayLike, cell: int = 0, *, add: bool = True) -> NeighbourPair:
+    """Counts ``d`` and ``d'`` = ``d`` with one record added to (or removed from) ``cell``.
+
+    Parameters
+    ----------
+    counts : array_like
+        The histogram ``d``: a 1-D array of non-negative counts.
+    cell : int
+        Index of the cell that gains (or loses) the record.
+    add : bool
+        True: add a record to ``cell``; False: remove one.
+
+    Returns
+    -------
+    NeighbourPair
+        ``(d, d')`` with relation ``"histogram"``.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is empty or negative, ``cell`` is out of range, or
+        ``add=False`` and ``cell`` is empty.
+    TypeError
+        If ``counts`` is not array-like of numbers or ``cell`` is not an integer.
+
+    Examples
+    --------
+    >>> pair = histogram_pair([12.0, 7.0, 3.0], cell=2)
+    >>> pair.d_prime.tolist(), pair.description
+    ([12.0, 7.0, 4.0], 'one record added to cell 2')
+    """
     counts = check_counts("counts", counts)
     cell = check_int("cell", cell, minimum=0, maximum=counts.size - 1)
     other = counts.copy()
@@ -75,15 +160,67 @@ def histogram_pair(counts, cell: int = 0, *, add: bool = True) -> NeighbourPair:
     return NeighbourPair(counts, other, "histogram", f"one record {verb} cell {cell}")
 
 
-def sum_pair(values, record: float) -> NeighbourPair:
-    """Records ``d`` and ``d'`` = ``d`` plus one record of value ``record`` (use a large one, e.g. the clip bound)."""
+def sum_pair(values: npt.ArrayLike, record: float) -> NeighbourPair:
+    """Records ``d`` and ``d'`` = ``d`` plus one record of value ``record`` (use a large one, e.g. the clip bound).
+
+    Parameters
+    ----------
+    values : array_like
+        The records of ``d``, 1-D.
+    record : float
+        Value of the record added to form ``d'``.
+
+    Returns
+    -------
+    NeighbourPair
+        ``(d, d')`` with relation ``"records"``.
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is not 1-D or ``record`` is not a scalar.
+    TypeError
+        If either is not numeric.
+
+    Examples
+    --------
+    >>> sum_pair([5.0, 12.0], 100.0).d_prime.tolist()
+    [5.0, 12.0, 100.0]
+    """
     values = check_array("values", values, ndim=1)
     record = float(check_array("record", record, ndim=0))
     return NeighbourPair(values, np.append(values, record), "records", f"one record of value {record:g} added")
 
 
-def query_pair(answers, answers_prime, description: str = "") -> NeighbourPair:
-    """Answer vectors of sensitivity-1 queries on neighbouring data (checked: ``max |a - a'| <= 1``)."""
+def query_pair(answers: npt.ArrayLike, answers_prime: npt.ArrayLike, description: str = "") -> NeighbourPair:
+    """Answer vectors of sensitivity-1 queries on neighbouring data (checked: ``max |a - a'| <= 1``).
+
+    Parameters
+    ----------
+    answers : array_like
+        The query answers on ``d``, 1-D.
+    answers_prime : array_like
+        The answers on its neighbour, same shape.
+    description : str
+        A readable statement of the pair (default: a generic one).
+
+    Returns
+    -------
+    NeighbourPair
+        The two answer vectors with relation ``"query_answers"``.
+
+    Raises
+    ------
+    ValueError
+        If the vectors are not 1-D, differ in shape, or an answer moves by more than 1.
+    TypeError
+        If either is not array-like of numbers.
+
+    Examples
+    --------
+    >>> query_pair([0.0, 1.0], [1.0, 0.0]).relation
+    'query_answers'
+    """
     a, b = check_array("answers", answers, ndim=1), check_array("answers_prime", answers_prime, ndim=1)
     check_neighbours(a, b, "query_answers")
     return NeighbourPair(a, b, "query_answers", description or "query answers moving by at most 1")
@@ -94,6 +231,33 @@ def statdp_x_pair(m: int = 10) -> NeighbourPair:
 
     Every sensitivity-1 query moves by 1, half up and half down ([DWWZK18]_); the
     event "first half above, second half below" exposes GPTT.
+
+    Parameters
+    ----------
+    m : int
+        Number of queries, even and >= 2.
+
+    Returns
+    -------
+    NeighbourPair
+        The two answer vectors with relation ``"query_answers"``.
+
+    Raises
+    ------
+    ValueError
+        If ``m`` < 2 or odd.
+    TypeError
+        If ``m`` is not an integer.
+
+    References
+    ----------
+    Z. Ding, Y. Wang, G. Wang, D. Zhang, D. Kifer. "Detecting Violations of
+    Differential Privacy." CCS 2018 (StatDP; [DWWZK18]_ in :mod:`dpviz.audit`).
+
+    Examples
+    --------
+    >>> statdp_x_pair(4).d.tolist()
+    [1.0, 1.0, 0.0, 0.0]
     """
     m = check_int("m", m, minimum=2)
     if m % 2:
