@@ -150,7 +150,18 @@ def audit_target(name: str, claimed_epsilon: float = 1.0) -> AuditTarget:
     Raises
     ------
     ValueError
-        If ``name`` is not one of :data:`TARGETS` or ``claimed_epsilon`` is not finite and > 0.
+        If ``name`` is not one of :data:`TARGETS` or ``claimed_epsilon`` is not a finite number > 0.
+
+    References
+    ----------
+    I. Mironov. "On Significance of the Least Significant Bits for Differential
+    Privacy." CCS 2012 (``laplace_float_bits``).
+    M. Lyu, D. Su, N. Li. "Understanding the Sparse Vector Technique for
+    Differential Privacy." PVLDB 10(6), 2017 (``svt``'s calibration).
+    Z. Ding, Y. Wang, G. Wang, D. Zhang, D. Kifer. "Detecting Violations of
+    Differential Privacy." CCS 2018 (``gptt``'s StatDP X pair).
+    Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on the
+    Sparse Vector Technique." arXiv:1508.07306, 2015, Section 4 (``gptt_counterexample``).
     """
     check_choice("name", name, TARGETS)
     eps = check_epsilon(claimed_epsilon, "claimed_epsilon")
