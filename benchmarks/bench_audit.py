@@ -29,4 +29,5 @@ def run() -> list[dict]:
 
 if __name__ == "__main__":
     for r in run():
-        print(f"{r['name']:<80s} median {r['median_ms']:8.1f} ms  p95 {r['p95_ms']:8.1f} ms  budget {r['budget_ms']:g} ms")
+        print(f"{r['name']:<80s} median {r['median_ms']:8.1f} ms  p95 {r['p95_ms']:8.1f} ms  "
+              f"budget {r['budget_ms']:g} ms")

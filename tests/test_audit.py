@@ -10,11 +10,11 @@ import math
 
 import numpy as np
 import pytest
+from conftest import Z
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from conftest import Z
 from dpviz.audit import (
     AuditResult,
     OutputEvent,
@@ -171,7 +171,7 @@ def test_gptt_seed_counterexample_caught_and_matches_exact_probabilities():
     r = run_audit(target, samples=N, confidence=CONF, rng=11)
     assert r.violation is True and r.epsilon_lower > 1.0
     exact = counterexample_probability([5], 0.5, 0.5)
-    for k, p in zip(r.counts, (exact.p_d[0], exact.p_dprime[0])):
+    for k, p in zip(r.counts, (exact.p_d[0], exact.p_dprime[0]), strict=True):
         assert abs(k / N - p) < Z * math.sqrt(p * (1 - p) / N)
     assert r.epsilon_lower <= exact.log_ratio[0]
 
@@ -272,7 +272,7 @@ def test_best_event_shortlist_finds_the_exact_maximum():
     full = max(privacy_loss_interval(ka, 3000, kb, 3000, confidence=0.9)[0].max(),
                privacy_loss_interval(kb, 3000, ka, 3000, confidence=0.9)[0].max())
     assert bound == pytest.approx(float(full)) and ev.coordinate == 1
-    for e, x, y in zip(events[:50], ka, kb):  # vectorised counts agree with evaluating each event
+    for e, x, y in zip(events[:50], ka[:50], kb[:50], strict=True):  # vectorised counts agree with evaluating each
         assert (x, y) == (int(e(a).sum()), int(e(b).sum()))
 
 
@@ -283,6 +283,18 @@ def test_candidate_events_cover_thresholds_and_atoms():
     assert any(isinstance(e, ThresholdEvent) and e.coordinate == 1 for e in evs)
     cont = candidate_events(np.random.default_rng(0).normal(size=(5000, 1)), np.zeros((5000, 1)) + 0.5)
     assert not any(isinstance(e, OutputEvent) for e in cont)
+
+
+def test_result_from_counts_is_the_auditors_result():
+    """The auditor's result is AuditResult.from_counts of its own confirmation counts (one place for the bound)."""
+    mech = lambda x, rng, size: laplace(x, 1.0, 1.0, rng=rng, size=size)  # noqa: E731
+    r = epsilon_lower_bound(mech, 1.0, 0.0, event=ThresholdEvent(0, 1.0), samples=5_000, confidence=0.9,
+                            claimed_epsilon=1.0, label="Laplace", rng=3)
+    again = AuditResult.from_counts(r.event, r.counts, r.samples[0], confidence=0.9, claimed_epsilon=1.0,
+                                    label="Laplace")
+    assert again == r
+    with pytest.raises(ValueError, match="k must"):
+        AuditResult.from_counts(r.event, (6_000, 0), 5_000)
 
 
 # ------------------------------------------------------------------ neighbours and bad input

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 import plotly.graph_objects as go
 
 from dpviz.audit import AuditResult
-from dpviz.experiments.audit import AuditView
+from dpviz.experiments.audit import AuditView, SamplerFit
 from dpviz.plots.bands import new_axes, plotly_band, plotly_line
 from dpviz.plots.palette import ALT, PALETTE, SIMULATED, TEMPLATE, THEORY, TRUTH
 
@@ -19,20 +21,42 @@ if TYPE_CHECKING:
 __all__ = ["audit_title", "audit_verdict", "audit_figure", "audit_axes", "audit_summary_axes", "sampler_fit_axes"]
 
 
-def _finite(a) -> np.ndarray:
+def _finite(a: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Infinite interval ends (an event never seen under one dataset) become gaps (NaN)."""
     a = np.asarray(a, dtype=float)
     return np.where(np.isfinite(a), a, np.nan)
 
 
 def audit_verdict(view: AuditView) -> str:
-    """'claim disproved' when the lower bound at the current sample size exceeds the claim, else 'no violation'."""
+    """'claim DISPROVED' when the lower bound at the current sample size exceeds the claim, else 'no violation'.
+
+    Parameters
+    ----------
+    view : AuditView
+        The explorer's view (:func:`dpviz.experiments.audit.audit_curve`).
+
+    Returns
+    -------
+    str
+        The verdict on the claim; a bound below the claim proves nothing, and says so.
+    """
     r = view.result
     return "claim DISPROVED" if r.violation else "no violation found (this proves nothing)"
 
 
 def audit_title(view: AuditView) -> str:
-    """Figure title: mechanism (GPTT's label says NOT differentially private), claim, samples, verdict."""
+    """Figure title: mechanism (GPTT's label says NOT differentially private), claim, samples, verdict.
+
+    Parameters
+    ----------
+    view : AuditView
+        The explorer's view.
+
+    Returns
+    -------
+    str
+        One line: label, claimed epsilon, samples per dataset, bound and verdict.
+    """
     r = view.result
     return (f"{view.label}: claimed eps = {view.claimed_epsilon:g}; n = {view.samples:,} per dataset; "
             f"eps >= {r.epsilon_lower:.3f} at {100 * r.confidence:g} % -> {audit_verdict(view)}")
@@ -45,6 +69,16 @@ def audit_figure(view: AuditView) -> go.Figure:
     :func:`dpviz.audit.privacy_loss_interval` at each sample size; its lower edge
     is the audit's lower bound on epsilon.  A horizontal line marks the claimed
     epsilon; when the lower edge rises above it the claim is disproved.
+
+    Parameters
+    ----------
+    view : AuditView
+        The interval at each sample size and the result at the current one.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Band, point estimate, lower bound, claim and a marker at the current size (log x axis).
     """
     n = view.n
     traces = [
@@ -72,8 +106,21 @@ def audit_figure(view: AuditView) -> go.Figure:
     return go.Figure(data=traces, layout=layout)
 
 
-def audit_axes(view: AuditView, ax=None) -> Axes:
-    """Static (matplotlib) version of :func:`audit_figure`."""
+def audit_axes(view: AuditView, ax: Axes | None = None) -> Axes:
+    """Static (matplotlib) version of :func:`audit_figure`.
+
+    Parameters
+    ----------
+    view : AuditView
+        The interval at each sample size and the result at the current one.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax)
     n = view.n
     ax.fill_between(n, _finite(view.lower), _finite(view.upper), color=SIMULATED, alpha=0.2, linewidth=0,
@@ -93,14 +140,26 @@ def audit_axes(view: AuditView, ax=None) -> Axes:
     return ax
 
 
-def audit_summary_axes(results: Sequence[AuditResult], ax=None) -> Axes:
+def audit_summary_axes(results: Sequence[AuditResult], ax: Axes | None = None) -> Axes:
     """One row per audit: the lower bound (dot), its event's estimate (cross) and the claim (bar), log-free.
 
     Bounds above the claim are drawn in vermillion (claim disproved), others in blue.
+
+    Parameters
+    ----------
+    results : sequence of AuditResult
+        The audits, one row each (top to bottom), labelled by their ``label``.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure sized to the number of rows).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
     """
     ax = new_axes(ax, figsize=(7.5, 0.45 * len(results) + 1.2))
     y = np.arange(len(results))[::-1]
-    for yi, r in zip(y, results):
+    for yi, r in zip(y, results, strict=True):
         bad = bool(r.violation)
         col = THEORY if bad else SIMULATED
         ax.plot([0, r.epsilon_lower], [yi, yi], "-", color=col, lw=2)
@@ -118,8 +177,21 @@ def audit_summary_axes(results: Sequence[AuditResult], ax=None) -> Axes:
     return ax
 
 
-def sampler_fit_axes(fit, ax=None) -> Axes:
-    """Observed frequencies of a discrete sampler against its exact pmf (from :func:`dpviz.experiments.audit.sampler_fit`)."""
+def sampler_fit_axes(fit: SamplerFit, ax: Axes | None = None) -> Axes:
+    """Observed frequencies of a discrete sampler against its exact pmf.
+
+    Parameters
+    ----------
+    fit : SamplerFit
+        Counts, pmf and p-value from :func:`dpviz.experiments.audit.sampler_fit`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax)
     ax.bar(fit.k, fit.observed / fit.samples, width=0.8, color=SIMULATED, alpha=0.6, label="sampled frequency")
     ax.plot(fit.k, fit.pmf, "o", color=THEORY, ms=4, label="exact pmf")

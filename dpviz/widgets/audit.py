@@ -6,8 +6,9 @@ import html
 from typing import Any
 
 import ipywidgets as widgets
+import plotly.graph_objects as go
 
-from dpviz.experiments.audit import TARGETS, audit_explorer_run, audit_target
+from dpviz.experiments.audit import TARGETS, AuditView, audit_explorer_run, audit_target
 from dpviz.plots.audit import audit_figure, audit_verdict
 from dpviz.widgets.base import Explorer, seed_box
 
@@ -31,6 +32,16 @@ class AuditExplorer(Explorer):
     The event is chosen once on a separate search batch; the slider then reads
     the first n samples of one cached confirmation batch, so it only recomputes
     Clopper-Pearson intervals.
+
+    Parameters
+    ----------
+    **values
+        Initial control values by name, e.g. ``AuditExplorer(mechanism="gptt", claimed_epsilon=0.5)``.
+
+    Attributes
+    ----------
+    verdict : ipywidgets.HTML
+        The chosen event, the hit counts, the interval and the verdict on the claim.
     """
 
     title = "Privacy audit explorer: a statistical lower bound on epsilon against the claim"
@@ -59,20 +70,23 @@ class AuditExplorer(Explorer):
             "seed": seed_box(0),
         }
 
-    def _compute(self, mechanism, claimed_epsilon, samples, confidence, seed):
+    # The base class declares _compute(**values); each explorer names its controls instead (the
+    # render-function habit of ipywidgets' interactive_output), which mypy reports as an override.
+    def _compute(self, mechanism: str, claimed_epsilon: float, samples: float,  # type: ignore[override]
+                 confidence: float, seed: int) -> AuditView:
         n = int(round(samples))
         if not 1 <= n <= MAX_SAMPLES:
             raise ValueError(f"samples must lie in [1, {MAX_SAMPLES}], got {n}")
         return audit_explorer_run(mechanism, claimed_epsilon, n, confidence=confidence, seed=seed,
                                   max_samples=MAX_SAMPLES)
 
-    def _figure(self, result):
+    def _figure(self, result: AuditView) -> go.Figure:
         return audit_figure(result)
 
     def _side_panels(self) -> list[widgets.Widget]:
         return [self.verdict]
 
-    def _after_draw(self, result) -> None:
+    def _after_draw(self, result: AuditView) -> None:
         r = result.result
         lo, hi = r.loss_interval
         colour = "#D55E00" if r.violation else "#0072B2"

@@ -1,0 +1,76 @@
+"""Drawing outputs of a mechanism: one checked batch, or an event's hit count over many chunks.
+
+Every dpviz mechanism is vectorised: ``mechanism(data, rng=generator, size=k)``
+returns k independent outputs stacked on the first axis.  The auditor only
+ever calls mechanisms through :func:`sample_outputs`, which checks that contract.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from dpviz.audit.events import Event, _indicator
+from dpviz.rng import RngLike, as_generator
+from dpviz.validation import check_int
+
+#: A mechanism as the auditor calls it: ``mechanism(data, rng=generator, size=k)`` -> array with k rows.
+Mechanism = Callable[..., Any]
+
+
+def sample_outputs(mechanism: Mechanism, data: Any, size: int, rng: RngLike = None) -> np.ndarray:
+    """Call ``mechanism(data, rng=generator, size=size)`` and check it returned ``size`` samples (rows).
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(data, rng=Generator, size=k)`` returning k outputs stacked on the first axis.
+    data : object
+        The input the mechanism runs on.
+    size : int
+        Number of samples, >= 1.
+    rng : None, int, SeedSequence or Generator
+        Source of randomness (see :func:`dpviz.rng.as_generator`).
+
+    Returns
+    -------
+    numpy.ndarray
+        The outputs, ``size`` rows.
+
+    Raises
+    ------
+    ValueError
+        If ``size`` < 1 or the mechanism does not return ``size`` rows.
+    TypeError
+        If ``size`` is not an integer.
+
+    Examples
+    --------
+    >>> from dpviz.mechanisms import laplace
+    >>> mech = lambda x, rng, size: laplace(x, 1.0, 1.0, rng=rng, size=size)
+    >>> sample_outputs(mech, [3.0, 4.0], 5, rng=0).shape
+    (5, 2)
+    """
+    size = check_int("samples", size, minimum=1)
+    out = np.asarray(mechanism(data, rng=as_generator(rng), size=size))
+    if out.ndim == 0 or out.shape[0] != size:
+        raise ValueError(f"mechanism must return `size` samples stacked on the first axis: asked for {size}, "
+                         f"got shape {out.shape}")
+    return out
+
+
+def _count(mechanism: Mechanism, data: Any, event: Event, n: int, gen: np.random.Generator) -> int:
+    """Hits of ``event`` in n fresh samples, drawn in chunks of at most ~5e6 numbers."""
+    first = min(n, 10_000)
+    out = sample_outputs(mechanism, data, first, gen)
+    hits = int(_indicator(event, out).sum())
+    width = max(1, out[0].size)
+    chunk = max(1_000, 5_000_000 // width)
+    done = first
+    while done < n:
+        k = min(chunk, n - done)
+        hits += int(_indicator(event, sample_outputs(mechanism, data, k, gen)).sum())
+        done += k
+    return hits
