@@ -35,8 +35,8 @@ fractions and each stage is charged, under its own label, before its noise is
 drawn.  ``size=k`` runs k independent releases (for Monte Carlo error); the
 accountant is charged once, as for one release.
 
-Files
------
+Where things are (one file per concept):
+
 ``uniform.py``
     :func:`uniform`, the one-bucket baseline.
 ``mwem.py``

@@ -25,8 +25,8 @@ to a domain of n cells, or synthetic shapes (:data:`SHAPES`); with ``scale``
 given, ``scale`` records are drawn from the shape (multinomial), which is how
 DPBench varies scale independently of shape.
 
-Files
------
+Where things are (one file per concept):
+
 ``data.py``
     :data:`SHAPES`, :data:`WORKLOADS`, :func:`synthetic_shape`, :func:`make_histogram`,
     :func:`make_workload` and DPBench's :func:`scaled_error`.
