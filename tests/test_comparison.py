@@ -7,12 +7,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from conftest import Z
 
 from dpviz import workloads
 from dpviz.accountant import PrivacyAccountant
 from dpviz.experiments import comparison as C
-
-from conftest import Z
 
 
 def test_scaled_error_is_dpbench_definition():
@@ -105,7 +104,8 @@ def test_keep_errors_and_dict_datasets():
     t = C.run_comparison(["Identity"], {"mine": x}, [1.0], trials=2, workload="all_ranges", keep_errors=True)
     run = t.runs[("Identity", "mine", 1.0)]
     assert run.errors.shape == (2, 36)
-    np.testing.assert_allclose(run.errors, workloads.all_ranges(8).answer(run.estimates) - workloads.all_ranges(8).answer(x))
+    W = workloads.all_ranges(8)
+    np.testing.assert_allclose(run.errors, W.answer(run.estimates) - W.answer(x))
 
 
 @pytest.mark.parametrize("call,exc,match", [
@@ -156,3 +156,33 @@ def test_explorer_run_profile_groups_and_cache():
 
 def run_partition(r):
     return r.runs[r.partition_algorithm].partitions[0]
+
+
+def test_registry_lives_in_the_core_and_is_re_exported():
+    from dpviz import histogram_algorithms as H
+
+    assert C.ALGORITHMS is H.ALGORITHMS and C.AlgorithmInfo is H.AlgorithmInfo
+    assert C.available_algorithms() == H.available_algorithms()
+
+
+def test_release_histogram_matches_run_algorithm_and_checks_its_input():
+    from dpviz.histogram_algorithms import release_histogram
+
+    x = C.make_histogram("step", 32, scale=2000, rng=0)
+    W = workloads.prefix(32)
+    for a in C.available_algorithms():
+        rel = release_histogram(a, x, W, 0.5, rng=3, size=2)
+        run = C.run_algorithm(a, x, W, 0.5, trials=2, rng=3)
+        np.testing.assert_array_equal(rel.estimates, run.estimates)  # same stream, same numbers
+        assert rel.estimates.shape == (2, 32)
+        assert (rel.partitions is not None) == a.startswith("DAWA")
+        if rel.partitions is not None:
+            assert len(rel.partitions) == 2 and all(p.n == 32 for p in rel.partitions)
+    with pytest.raises(ValueError, match="algorithm"):
+        release_histogram("Magic", x, W, 0.5)
+    with pytest.raises(ValueError, match="workload"):
+        release_histogram("Identity", x, workloads.prefix(8), 0.5)
+    with pytest.raises(ValueError, match="size"):
+        release_histogram("Identity", x, W, 0.5, size=0)
+    with pytest.raises(ValueError, match="epsilon"):
+        release_histogram("Identity", x, W, 0.0)

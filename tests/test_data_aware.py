@@ -9,13 +9,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import Z
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpviz import data_aware as D
 from dpviz.accountant import BudgetExceededError, PrivacyAccountant
-
-from conftest import Z
 
 
 def _prefix(n):
@@ -149,7 +148,7 @@ def test_mwem_same_answer_for_ranges_dense_and_sparse_matrix():
     n = 12
     starts, stops = np.array([0, 3, 5, 0, 9]), np.array([4, 10, 6, 12, 12])
     W = np.zeros((5, n))
-    for r, (a, b) in enumerate(zip(starts, stops)):
+    for r, (a, b) in enumerate(zip(starts, stops, strict=True)):
         W[r, a:b] = 1
     x = np.array([0, 4, 0, 0, 9, 1, 1, 0, 0, 30, 0, 2.0])
     ref = D.mwem(x, (starts, stops), 1.0, rounds=4, rng=5, size=3)
@@ -275,7 +274,7 @@ def test_dawa_recovers_breakpoints_at_high_epsilon(breakpoints):
     n, eps, k = 4096, 50.0, 200
     edges = [0, *breakpoints, n]
     x = np.zeros(n)
-    for v, a, b in zip([5, 50, 10, 80], edges[:-1], edges[1:]):
+    for v, a, b in zip([5, 50, 10, 80], edges[:-1], edges[1:], strict=True):
         x[a:b] = v
     res = D.dawa(x, eps, rng=0, size=k)
     want = _minimal_dyadic_refinement(n, breakpoints)
@@ -319,7 +318,7 @@ def test_dawa_strategies_and_shapes():
     for strategy in ("hierarchical", "identity"):
         res = D.dawa(x, 1.0, strategy=strategy, rng=0, size=4)
         assert res.estimate.shape == (4, 128) and len(res.partitions) == 4 and res.strategy == strategy
-        for part, z, est in zip(res.partitions, res.bucket_estimates, res.estimate):
+        for part, z, est in zip(res.partitions, res.bucket_estimates, res.estimate, strict=True):
             np.testing.assert_allclose(part.expand(z), est)
 
 
@@ -387,22 +386,33 @@ def test_mwem_accepts_dpviz_workloads():
 
 def test_dawa_greedy_h_stage_on_the_reduced_workload():
     from dpviz import workloads
+    from dpviz.data_aware.dawa import _reduced_gram
+    from dpviz.data_aware.queries import _Queries
 
     n = 16
     part = D.Partition(np.array([0, 3, 4, 8, 15]), n)
     E = np.zeros((n, part.n_buckets))
-    for b, (a, c) in enumerate(zip(part.starts, part.stops)):
+    for b, (a, c) in enumerate(zip(part.starts, part.stops, strict=True)):
         E[a:c, b] = 1 / (c - a)
-    for W in (workloads.prefix(n), workloads.all_ranges(n), workloads.from_matrix(np.random.default_rng(0).random((5, n)))):
+    dense = workloads.from_matrix(np.random.default_rng(0).random((5, n)))
+    for W in (workloads.prefix(n), workloads.all_ranges(n), dense):
         M = W.matrix()
         M = M.toarray() if hasattr(M, "toarray") else M
         want = (M @ E).T @ (M @ E)
-        got = D._reduced_gram(D._Queries(W, n), part, {})  # prefix: rows path; all ranges / matrix: Gram path
+        got = _reduced_gram(_Queries(W, n), part, {})  # prefix: rows path; all ranges / matrix: Gram path
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
     acc = PrivacyAccountant(0.7)
     x = np.r_[np.full(40, 2.0), np.full(24, 30.0)]
     res = D.dawa(x, 0.7, workloads.prefix(64), strategy="greedy_h", rng=0, size=3, accountant=acc)
     assert _ledger_sum(acc) == Fraction(7, 10) and res.strategy == "greedy_h"
-    for part, z, est in zip(res.partitions, res.bucket_estimates, res.estimate):
+    for part, z, est in zip(res.partitions, res.bucket_estimates, res.estimate, strict=True):
         assert z.shape == (part.n_buckets,)
         np.testing.assert_allclose(part.expand(z), est)
+
+
+def test_package_keeps_every_old_name_importable():
+    assert D.__all__ == ["STRATEGIES", "Partition", "MWEMResult", "DAWAResult", "uniform", "mwem",
+                         "bucket_deviation", "dyadic_deviations", "default_bucket_penalty", "private_partition", "dawa"]
+    for name in D.__all__:  # each lives in one file of the package and is re-exported unchanged
+        obj = getattr(D, name)
+        assert name == "STRATEGIES" or obj.__module__.startswith("dpviz.data_aware.")

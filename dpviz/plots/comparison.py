@@ -5,11 +5,14 @@ Pure drawing: the numbers come from :mod:`dpviz.experiments.comparison`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 
+from dpviz.data_aware import Partition
 from dpviz.experiments.comparison import ComparisonTable, ExplorerResult
 from dpviz.plots.bands import mpl_band, new_axes
 from dpviz.plots.palette import PALETTE, TEMPLATE, TRUTH, band_fill
@@ -38,21 +41,46 @@ ALGORITHM_COLORS = {
 
 
 def algorithm_color(name: str) -> str:
-    """The colour of an algorithm in every comparison figure."""
+    """The colour of an algorithm in every comparison figure.
+
+    Parameters
+    ----------
+    name : str
+        An algorithm's name (a key of :data:`ALGORITHM_COLORS`).
+
+    Returns
+    -------
+    str
+        Its hex colour; black for an unknown name.
+    """
     return ALGORITHM_COLORS.get(name, PALETTE["black"])
 
 
 def _scale_text(r: ExplorerResult) -> str:
+    """How the data's scale was set, in words."""
     return "real counts" if r.scale is None else f"{r.scale:,.0f} records sampled"
 
 
 def explorer_title(r: ExplorerResult) -> str:
-    """Title stating every parameter of the explorer figure."""
+    """Title stating every parameter of the explorer figure.
+
+    Parameters
+    ----------
+    r : ExplorerResult
+        The explorer's result.
+
+    Returns
+    -------
+    str
+        Data, domain, scale, workload, epsilon and trials in one line.
+    """
     return (f"{r.source}: n = {r.n}, {_scale_text(r)} (scale {r.x.sum():,.0f}); workload {r.workload}; "
             f"epsilon = {r.epsilon:.3g}; {r.trials} trials per algorithm")
 
 
-def _band_polygon(x, lower, upper, *, name: str, color: str, group: str, xaxis: str, yaxis: str) -> dict:
+def _band_polygon(x: ArrayLike, lower: ArrayLike, upper: ArrayLike, *, name: str, color: str, group: str,
+                  xaxis: str, yaxis: str) -> dict[str, Any]:
+    """A filled plotly polygon (as a dict) between ``lower`` and ``upper`` along ``x``."""
     x = np.asarray(x, dtype=float)
     return dict(type="scatter", x=np.concatenate([x, x[::-1]]),
                 y=np.concatenate([np.asarray(upper), np.asarray(lower)[::-1]]), fill="toself",
@@ -61,12 +89,23 @@ def _band_polygon(x, lower, upper, *, name: str, color: str, group: str, xaxis: 
 
 
 def explorer_figure(r: ExplorerResult) -> go.Figure:
-    """The explorer's three panels (one figure, three stacked axes); see :func:`explorer_figure_spec`."""
+    """The explorer's three panels (one figure, three stacked axes); see :func:`explorer_figure_spec`.
+
+    Parameters
+    ----------
+    r : ExplorerResult
+        The explorer's result.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+    """
     traces, layout = explorer_figure_spec(r)
     return go.Figure(data=traces, layout=layout)
 
 
-def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict], dict]:
+def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Traces and layout of the explorer figure as plain dicts (so a redraw can patch arrays in place).
 
     1. DPBench scaled error per algorithm: mean over trials (marker) and the
@@ -75,10 +114,22 @@ def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict], dict]:
        groups), mean and band over trials, log scale.
     3. The data, DAWA's learned partition (bucket boundaries and the bucket
        means of the true data) and the first release of DAWA and MWEM.
+
+    Parameters
+    ----------
+    r : ExplorerResult
+        The explorer's result.
+
+    Returns
+    -------
+    traces : list of dict
+        The traces, in drawing order.
+    layout : dict
+        The layout (three stacked axes, titles and legend).
     """
     lo, hi = r.band
     names = list(r.algorithms)
-    traces: list[dict] = []
+    traces: list[dict[str, Any]] = []
     means = [float(r.runs[a].scaled_errors.mean()) for a in names]
     lows = [float(np.percentile(r.runs[a].scaled_errors, lo)) for a in names]
     highs = [float(np.percentile(r.runs[a].scaled_errors, hi)) for a in names]
@@ -107,7 +158,7 @@ def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict], dict]:
                        width=1, shape="hvh"), xaxis="x3", yaxis="y3",
                        hovertemplate="cell %{x}: %{y:.0f}<extra>truth</extra>"))
     title3 = "the data"
-    if r.partition is not None:
+    if r.partition is not None and r.partition_algorithm is not None:  # set together by the explorer run
         part = r.partition
         c = algorithm_color(r.partition_algorithm)
         bucket_means = part.expand(part.aggregate(r.x))
@@ -132,7 +183,7 @@ def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict], dict]:
                            line=dict(color=algorithm_color("MWEM"), width=1), opacity=0.7, name="MWEM release",
                            xaxis="x3", yaxis="y3", hovertemplate="cell %{x}: %{y:.7~g}<extra>MWEM</extra>"))
 
-    def head(text, y):
+    def head(text: str, y: float) -> dict[str, Any]:
         return dict(text=text, x=0.5, y=y, xref="paper", yref="paper", showarrow=False, font=dict(size=12),
                     xanchor="center", yanchor="bottom")
 
@@ -154,10 +205,32 @@ def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict], dict]:
 
 
 # --------------------------------------------------------------------------- matplotlib (static)
-def comparison_axes(table: ComparisonTable, epsilon: float, ax=None, *, algorithms=None) -> Axes:
+def comparison_axes(table: ComparisonTable, epsilon: float, ax: Axes | None = None, *,
+                    algorithms: Sequence[str] | None = None) -> Axes:
     """Dot chart of one epsilon's mean scaled error: one row per dataset, one marker per algorithm (log x).
 
     The lowest error of each row is circled.
+
+    Parameters
+    ----------
+    table : ComparisonTable
+        The result of :func:`dpviz.experiments.comparison.run_comparison`.
+    epsilon : float
+        One of the table's epsilons.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+    algorithms : sequence of str, optional
+        The algorithms to show (default: all of the table's).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not one of the table's epsilons.
     """
     e = float(epsilon)
     if e not in table.epsilons:
@@ -169,7 +242,7 @@ def comparison_axes(table: ComparisonTable, epsilon: float, ax=None, *, algorith
     for a in algs:
         vals = [table.mean_error(a, d, e) for d in table.datasets]
         ax.plot(vals, y, "o", ms=5, color=algorithm_color(a), label=a, alpha=0.9)
-    for yi, d in zip(y, table.datasets):
+    for yi, d in zip(y, table.datasets, strict=True):
         w = best[(d, e)]
         if w in algs:
             ax.plot(table.mean_error(w, d, e), yi, "o", ms=11, mfc="none", mec=algorithm_color(w), mew=1.5)
@@ -183,9 +256,30 @@ def comparison_axes(table: ComparisonTable, epsilon: float, ax=None, *, algorith
     return ax
 
 
-def partition_axes(x, partition, estimate=None, ax=None, *, title: str | None = None,
-                   color: str | None = None) -> Axes:
-    """The data, a partition's buckets (true bucket means, boundaries) and optionally a release."""
+def partition_axes(x: ArrayLike, partition: Partition, estimate: ArrayLike | None = None, ax: Axes | None = None, *,
+                   title: str | None = None, color: str | None = None) -> Axes:
+    """The data, a partition's buckets (true bucket means, boundaries) and optionally a release.
+
+    Parameters
+    ----------
+    x : array_like, shape (n,)
+        The true histogram.
+    partition : Partition
+        A partition of the n cells (e.g. DAWA's learned one).
+    estimate : array_like, shape (n,), optional
+        A released histogram to draw over the data.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+    title : str, optional
+        Title (default: the number of buckets).
+    color : str, optional
+        Colour of the buckets and the release (default: DAWA's).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax)
     x = np.asarray(x, dtype=float)
     cells = np.arange(x.size)
@@ -204,8 +298,30 @@ def partition_axes(x, partition, estimate=None, ax=None, *, title: str | None = 
     return ax
 
 
-def mwem_rounds_axes(rounds, mean, lower, upper, ax=None, *, title: str | None = None) -> Axes:
-    """Error of MWEM's estimate after each round: mean over runs and a band."""
+def mwem_rounds_axes(rounds: ArrayLike, mean: ArrayLike, lower: ArrayLike, upper: ArrayLike, ax: Axes | None = None,
+                     *, title: str | None = None) -> Axes:
+    """Error of MWEM's estimate after each round: mean over runs and a band.
+
+    Parameters
+    ----------
+    rounds : array_like, shape (T+1,)
+        Round numbers (0 = the uniform start).
+    mean : array_like, shape (T+1,)
+        Mean RMSE per query after each round.
+    lower : array_like, shape (T+1,)
+        Lower edge of the band.
+    upper : array_like, shape (T+1,)
+        Upper edge of the band.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+    title : str, optional
+        Title (default: "MWEM: error after each round").
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax)
     c = algorithm_color("MWEM")
     mpl_band(ax, rounds, lower, upper, color=c, label="band over runs", alpha=0.2)
@@ -218,8 +334,21 @@ def mwem_rounds_axes(rounds, mean, lower, upper, ax=None, *, title: str | None =
     return ax
 
 
-def explorer_axes(r: ExplorerResult, axes=None) -> list:
-    """Static (matplotlib) version of :func:`explorer_figure`: three panels, returns the three Axes."""
+def explorer_axes(r: ExplorerResult, axes: Sequence[Axes] | None = None) -> list[Axes]:
+    """Static (matplotlib) version of :func:`explorer_figure`: three panels, returns the three Axes.
+
+    Parameters
+    ----------
+    r : ExplorerResult
+        The explorer's result.
+    axes : sequence of three matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure with three stacked panels).
+
+    Returns
+    -------
+    list of matplotlib.axes.Axes
+        The three axes drawn on.
+    """
     if axes is None:
         import matplotlib.pyplot as plt
 
@@ -238,13 +367,15 @@ def explorer_axes(r: ExplorerResult, axes=None) -> list:
     ax1.set_title(f"scaled error per algorithm: mean and {lo:g}-{hi:g} % of trials", fontsize=8)
     for a in r.algorithms:
         c = algorithm_color(a)
-        mpl_band(ax2, r.query_rank, r.profile_lower[a], r.profile_upper[a], color=c, label=None, alpha=0.15)
+        # no legend entry for the band: mpl_band is annotated label: str, but None is what matplotlib needs here
+        mpl_band(ax2, r.query_rank, r.profile_lower[a], r.profile_upper[a], color=c,
+                 label=None, alpha=0.15)  # type: ignore[arg-type]
         ax2.plot(r.query_rank, r.profile_mean[a], "-", color=c, lw=1, label=a)
     ax2.set_yscale("log")
     ax2.set_xlabel("query (sorted by width)", fontsize=8)
     ax2.set_ylabel("mean |error|", fontsize=8)
     ax2.legend(fontsize=6, ncol=4)
-    if r.partition is not None:
+    if r.partition is not None and r.partition_algorithm is not None:  # set together by the explorer run
         partition_axes(r.x, r.partition, r.estimates[r.partition_algorithm], ax=ax3,
                        color=algorithm_color(r.partition_algorithm),
                        title=f"{r.partition_algorithm}'s learned partition (first trial)")

@@ -10,7 +10,14 @@ import ipywidgets as widgets
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz.experiments.comparison import ALGORITHMS, SHAPES, WORKLOADS, available_algorithms, comparison_explorer_run
+from dpviz.experiments.comparison import (
+    ALGORITHMS,
+    SHAPES,
+    WORKLOADS,
+    ExplorerResult,
+    available_algorithms,
+    comparison_explorer_run,
+)
 from dpviz.plots.bands import sync_figure
 from dpviz.plots.comparison import explorer_figure, explorer_figure_spec
 from dpviz.widgets.base import Explorer, int_slider, log_slider, seed_box
@@ -19,6 +26,7 @@ __all__ = ["AlgorithmComparisonExplorer", "DATASET_OPTIONS", "SCALE_OPTIONS"]
 
 
 def _dataset_options() -> list[tuple[str, str]]:
+    """(label, value) pairs: the synthetic shapes, then the shipped 1-D DPBench histograms."""
     from dpviz import datasets
 
     real = [(f"{d} (DPBench)", d) for d in datasets.names() if datasets.describe(d).kind == "histogram"]
@@ -62,7 +70,7 @@ class AlgorithmComparisonExplorer(Explorer):
     main_control = "epsilon"
 
     def __init__(self, **values: Any) -> None:
-        self._cache: dict = {}
+        self._cache: dict[tuple[Any, ...], Any] = {}
         self.progress = widgets.IntProgress(value=0, min=0, max=1, description="computing",
                                             style={"description_width": "initial"},
                                             layout=widgets.Layout(width="420px"))
@@ -96,20 +104,25 @@ class AlgorithmComparisonExplorer(Explorer):
         return [a for a in available_algorithms() if self.controls[f"show_{a}"].value]
 
     def _on_progress(self, done: int, total: int, label: str) -> None:
+        """Show that ``done`` of ``total`` algorithms are computed, the last being ``label``."""
         self.progress.max = total
         self.progress.value = done
         self.progress.description = f"{label} done ({done}/{total})"
 
-    def _compute(self, dataset, scale, n, workload, epsilon, trials, seed, **shown):
+    def _compute(self, **values: Any) -> ExplorerResult:
+        """One call into the experiment with the current controls (the ``show_*`` boxes give :attr:`selected`)."""
         if len(self._cache) > CACHE_SIZE:
             self._cache.clear()
         self.progress.value = 0
         self.progress.description = "computing"
-        return comparison_explorer_run(dataset, self.selected, epsilon, n=n, scale=None if scale == 0 else scale,
-                                       workload=workload, trials=trials, rng=seed, cache=self._cache,
+        scale = values["scale"]
+        return comparison_explorer_run(values["dataset"], self.selected, values["epsilon"], n=values["n"],
+                                       scale=None if scale == 0 else scale, workload=values["workload"],
+                                       trials=values["trials"], rng=values["seed"], cache=self._cache,
                                        progress=self._on_progress)
 
-    def _figure(self, result) -> Any:
+    def _figure(self, result: ExplorerResult) -> go.Figure:
+        """The whole figure of a result (the first draw; later ones patch it)."""
         return explorer_figure(result)
 
     # ---------------------------------------------------------------- fast redraw
@@ -121,6 +134,11 @@ class AlgorithmComparisonExplorer(Explorer):
         property of every trace (about 3 ms a trace); when the traces are the
         same (same algorithms ticked) only their data arrays, the error bars and
         the titles are assigned, which keeps a cached redraw within budget.
+
+        Returns
+        -------
+        bool
+            Whether the update succeeded (False: the error is shown in ``message``).
         """
         if self.figure is None:
             return super().update()
@@ -138,17 +156,20 @@ class AlgorithmComparisonExplorer(Explorer):
         return True
 
     @staticmethod
-    def _signature(traces) -> tuple:
+    def _signature(traces: list[dict[str, Any]]) -> tuple[tuple[Any, ...], ...]:
+        """What must match for an in-place patch: type, name and axes of every trace."""
         return tuple((t.get("type"), t.get("name"), t.get("xaxis"), t.get("yaxis")) for t in traces)
 
     def _patch(self, traces: list[dict], layout: dict) -> bool:
         """Assign only the changing properties when the trace structure is unchanged; False otherwise."""
         fig = self.figure
+        if fig is None:
+            return False
         current = tuple((t.type, t.name, t.xaxis, t.yaxis) for t in fig.data)
         if current != self._signature(traces):
             return False
         with fig.batch_update():
-            for t, s in zip(fig.data, traces):
+            for t, s in zip(fig.data, traces, strict=True):
                 t.x = np.asarray(s["x"])
                 t.y = np.asarray(s["y"])
                 if "customdata" in s:
@@ -159,20 +180,22 @@ class AlgorithmComparisonExplorer(Explorer):
                 if isinstance(s.get("marker", {}).get("color"), list):
                     t.marker.color = s["marker"]["color"]
             fig.layout.title.text = layout["title"]["text"]
-            for a, b in zip(fig.layout.annotations, layout["annotations"]):
+            for a, b in zip(fig.layout.annotations, layout["annotations"], strict=False):
                 if a.text != b["text"]:
                     a.text = b["text"]
         return True
 
     def _side_panels(self) -> list[widgets.Widget]:
+        """The progress bar and the info line under the figure."""
         return [self.progress, self.info]
 
-    def _after_draw(self, result) -> None:
+    def _after_draw(self, result: ExplorerResult) -> None:
+        """Name the winner, DAWA's bucket count, and what was computed now or taken from the cache."""
         best = min(result.algorithms, key=lambda a: result.runs[a].scaled_errors.mean())
         cached = [a for a in result.algorithms if a not in result.computed]
         parts = [f"lowest mean scaled error: <b>{html.escape(best)}</b> "
                  f"({result.runs[best].scaled_errors.mean():.3g})"]
-        if result.partition is not None:
+        if result.partition is not None and result.partition_algorithm is not None:  # set together
             parts.append(f"{html.escape(result.partition_algorithm)} learned {result.partition.n_buckets} buckets "
                          f"in its first trial")
         parts.append(f"computed now: {', '.join(result.computed) or 'nothing'}; "

@@ -1,0 +1,119 @@
+"""One cell of the comparison: ``trials`` releases of one algorithm, scored on the workload."""
+
+from __future__ import annotations
+
+import time
+import zlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpviz import workloads
+from dpviz.data_aware import Partition
+from dpviz.histogram_algorithms import available_algorithms, release_histogram
+from dpviz.rng import RngLike, as_generator
+from dpviz.validation import check_choice, check_counts, check_epsilon, check_int
+
+if TYPE_CHECKING:
+    from dpviz.accountant import PrivacyAccountant
+
+__all__ = ["AlgorithmRun", "run_algorithm"]
+
+
+@dataclass(frozen=True)
+class AlgorithmRun:
+    """``trials`` releases of one algorithm on one dataset at one epsilon, with their errors.
+
+    Attributes
+    ----------
+    algorithm : str
+        The algorithm's name (a key of :data:`dpviz.histogram_algorithms.ALGORITHMS`).
+    epsilon : float
+        Budget of each release.
+    estimates : numpy.ndarray
+        Shape (k, n): the released histograms.
+    errors : numpy.ndarray or None
+        Shape (k, m): the workload errors ``W x_hat - W x``, or None if not kept.
+    scaled_errors : numpy.ndarray
+        Shape (k,): DPBench's scaled error ``||W x_hat - W x||_2 / (m ||x||_1)`` per release.
+    rmse : numpy.ndarray
+        Shape (k,): root mean squared error per query, per release, in counts.
+    partitions : list of Partition or None
+        DAWA's learned partitions (one per release), or None for the other algorithms.
+    seconds : float
+        Wall time per release.
+    """
+
+    algorithm: str
+    epsilon: float
+    estimates: np.ndarray
+    errors: np.ndarray | None
+    scaled_errors: np.ndarray
+    rmse: np.ndarray
+    partitions: list[Partition] | None
+    seconds: float
+
+
+def run_algorithm(algorithm: str, x: ArrayLike, workload: workloads.Workload, epsilon: float, *, trials: int = 5,
+                  rng: RngLike = None, keep_errors: bool = False,
+                  accountant: PrivacyAccountant | None = None) -> AlgorithmRun:
+    """Run ``trials`` independent releases of one algorithm and score them on the workload.
+
+    The accountant (optional) is charged epsilon once, as for one release; the
+    trials are the Monte Carlo repetitions of the same experiment.
+
+    Parameters
+    ----------
+    algorithm : str
+        One of :func:`dpviz.histogram_algorithms.available_algorithms`.
+    x : array_like, shape (n,)
+        Histogram counts (the truth the releases are scored against).
+    workload : Workload
+        The :class:`dpviz.workloads.Workload` the errors are measured on, over the n cells.
+    epsilon : float
+        Budget > 0 of each release.
+    trials : int, default 5
+        Number of independent releases.
+    rng : None, int, SeedSequence or Generator, optional
+        Source of randomness (see :func:`dpviz.rng.as_generator`).
+    keep_errors : bool, default False
+        Keep the (trials, m) per-query errors in the result.
+    accountant : PrivacyAccountant, optional
+        Charged epsilon once, as for one release.
+
+    Returns
+    -------
+    AlgorithmRun
+        The releases, their scaled errors and RMSE per query, DAWA's partitions
+        and the time per release.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``algorithm`` is unknown, ``x`` is not a 1-D array of finite
+        non-negative counts, ``workload`` is not a Workload over the n cells,
+        epsilon is not > 0 or ``trials`` is not a positive integer.
+    """
+    algorithm = check_choice("algorithm", algorithm, available_algorithms())
+    x = check_counts("x", x)
+    if not isinstance(workload, workloads.Workload) or workload.n != x.size:
+        raise ValueError(f"workload must be a dpviz.workloads.Workload over n={x.size} cells, got {workload!r}")
+    epsilon = check_epsilon(epsilon)
+    trials = check_int("trials", trials, minimum=1)
+    gen = as_generator(rng)
+    t0 = time.perf_counter()
+    rel = release_histogram(algorithm, x, workload, epsilon, rng=gen, size=trials, accountant=accountant)
+    est, parts = rel.estimates, rel.partitions
+    seconds = (time.perf_counter() - t0) / trials
+    err = workload.answer(est) - workload.answer(x)
+    norm = np.linalg.norm(err, axis=1)
+    m = workload.n_queries
+    return AlgorithmRun(algorithm, epsilon, est, err if keep_errors else None, norm / (m * x.sum()),
+                        norm / np.sqrt(m), parts, seconds)
+
+
+def _stable_seed(seed: int, *parts: str) -> np.random.SeedSequence:
+    """A seed for one cell of the grid from (seed, labels), so any subset of the grid reproduces the same numbers."""
+    return np.random.SeedSequence([seed, *(zlib.crc32(p.encode()) for p in parts)])
