@@ -17,7 +17,7 @@ from dpviz import hierarchy as H
 from dpviz.accountant import BudgetExceededError, PrivacyAccountant
 from dpviz.hierarchy.inference import _ci_plan
 from dpviz.hierarchy.ranges import _cover_counts
-from dpviz.sensitivity import l1
+from dpviz.mechanisms.sensitivity import l1
 
 CASES = [  # (n, b, allocation, measure_root) - several not powers of b
     (1, 2, "uniform", True),

@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 from dpviz import wavelet as W
-from dpviz.sensitivity import l1
+from dpviz.mechanisms.sensitivity import l1
 
 
 @pytest.mark.parametrize("n", [1, 2, 4, 8, 64])

@@ -25,7 +25,7 @@ def _fraction(name: str, value: float) -> Fraction:
 def _reserve(accountant: PrivacyAccountant | None, epsilon: Fraction, what: str) -> None:
     """Refuse up front (recording nothing) if the whole run does not fit in the accountant's budget."""
     acc = check_accountant(accountant)
-    if acc is not None and not acc.can_spend(epsilon):  # type: ignore[arg-type]
+    if acc is not None and not acc.can_spend(epsilon):
         rem = acc.remaining.epsilon
         raise BudgetExceededError(
             f"{what} needs epsilon={float(epsilon):.6g} but only {rem:.6g} remains; nothing was recorded")
@@ -34,4 +34,4 @@ def _reserve(accountant: PrivacyAccountant | None, epsilon: Fraction, what: str)
 def _charge(accountant: PrivacyAccountant | None, epsilon: Fraction, label: str) -> None:
     """Record one stage's spend of ``epsilon`` under ``label`` (nothing without an accountant)."""
     if accountant is not None:
-        accountant.spend(epsilon, label=label)  # type: ignore[arg-type]
+        accountant.spend(epsilon, label=label)

@@ -184,13 +184,13 @@ def release(problem: SumProblem, epsilon: float, *, algorithm: str = "tamm", tru
                              f"{NOT_DP}, so no accountant can record it; pass accountant=None (teaching only)")
         # the accountant takes exact Fractions (it converts with exact()) though spend/can_spend are annotated float
         total = k * (eps_thr + eps_ans)
-        if not acc.can_spend(total):  # type: ignore[arg-type]
-            acc.spend(total, label="sum queries (refused)")  # type: ignore[arg-type]  # raises, records nothing
+        if not acc.can_spend(total):
+            acc.spend(total, label="sum queries (refused)")
         runs = "" if k == 1 else f" x{k} runs"
         if eps_thr > 0:
-            acc.spend(k * eps_thr,  # type: ignore[arg-type]
+            acc.spend(k * eps_thr,
                       label=f"sum queries: {truncation} threshold(s) for {_NAMES[algorithm]}{runs}")
-        acc.spend(k * eps_ans, label=f"sum queries: {_NAMES[algorithm]} answers{runs}")  # type: ignore[arg-type]
+        acc.spend(k * eps_ans, label=f"sum queries: {_NAMES[algorithm]} answers{runs}")
     gen = as_generator(rng)
     taus: npt.NDArray[np.float64]
     if algorithm == "sqm":

@@ -125,7 +125,7 @@ def _threshold_setup(problem: SumProblem, epsilon: float, start: float | None, g
     acc = check_accountant(accountant)
     if acc is not None:
         # exact Fractions (PrivacyAccountant.spend converts with exact() but is annotated float)
-        acc.spend(k * Fraction(exact("epsilon", epsilon)),  # type: ignore[arg-type]
+        acc.spend(k * Fraction(exact("epsilon", epsilon)),
                   label=label + ("" if k == 1 else f" x{k} runs"))
     return problem, epsilon, grid, k
 

@@ -72,7 +72,7 @@ class AuditExplorer(Explorer):
 
     # The base class declares _compute(**values); each explorer names its controls instead (the
     # render-function habit of ipywidgets' interactive_output), which mypy reports as an override.
-    def _compute(self, mechanism: str, claimed_epsilon: float, samples: float,  # type: ignore[override]
+    def _compute(self, mechanism: str, claimed_epsilon: float, samples: float,
                  confidence: float, seed: int) -> AuditView:
         n = int(round(samples))
         if not 1 <= n <= MAX_SAMPLES:

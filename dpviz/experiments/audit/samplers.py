@@ -75,7 +75,7 @@ def sampler_fit(kind: str, scale: float, samples: int = 20_000, *, method: Liter
     """
     from scipy import stats
 
-    from dpviz.discrete import discrete_gaussian, discrete_gaussian_pmf, discrete_laplace, discrete_laplace_pmf
+    from dpviz.mechanisms import discrete_gaussian, discrete_gaussian_pmf, discrete_laplace, discrete_laplace_pmf
 
     check_choice("kind", kind, ("laplace", "gaussian"))
     samples = check_int("samples", samples, minimum=10)
