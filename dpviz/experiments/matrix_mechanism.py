@@ -1,10 +1,12 @@
 """Experiments for the matrix-mechanism lecture: strategy comparisons, per-query errors, Monte Carlo checks.
 
 Everything returned is data (dataclasses of arrays); figures are drawn by
-:mod:`dpviz.plots.matrix_mechanism`.  Expected errors scale exactly as
-``1/epsilon^2`` (Laplace), so comparisons are computed once per (workload, n)
-at epsilon = 1 and rescaled; pass a ``cache`` dict to reuse strategies and
-their factorisations across calls (the explorer does).
+:mod:`dpviz.plots.matrix_mechanism`.  Expected errors are a unit-noise
+variance (fixed by the workload and the strategy) times the noise variance
+per measurement, so the unit variances are computed once per (workload, n)
+and multiplied by :func:`dpviz.matrix_mechanism.noise_variance` at each
+epsilon; pass a ``cache`` dict to reuse strategies, their factorisations and
+these variances across calls (the explorer does).
 
 References
 ----------
@@ -16,14 +18,18 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from dpviz import datasets
 from dpviz import matrix_mechanism as mm
 from dpviz import strategies as st
 from dpviz import workloads as wl
+from dpviz.mechanisms import laplace_variance
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_choice, check_counts, check_epsilon, check_int
 
@@ -85,7 +91,13 @@ class StrategyComparison:
         return self.total_error / self.n_queries
 
     def best(self) -> str:
-        """Key of the strategy with the smallest error."""
+        """Key of the strategy with the smallest error.
+
+        Returns
+        -------
+        str
+            One of ``names``.
+        """
         return self.names[int(np.argmin(self.total_error))]
 
 
@@ -99,8 +111,8 @@ def _ls(name: str, W: wl.Workload, mechanism: str, cache: dict | None) -> mm.Lea
     return ls
 
 
-def _unit_totals(W: wl.Workload, names, mechanism: str, cache: dict | None) -> tuple[np.ndarray, np.ndarray,
-                                                                                     np.ndarray]:
+def _unit_totals(W: wl.Workload, names: tuple[str, ...], mechanism: str,
+                 cache: dict | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Unit-noise total variances tr(W^T W (A^T A)^+), sensitivities and row counts per strategy (cached)."""
     out = []
     for name in names:
@@ -113,12 +125,12 @@ def _unit_totals(W: wl.Workload, names, mechanism: str, cache: dict | None) -> t
         if cache is not None:
             cache[key] = val
         out.append(val)
-    v, s, r = zip(*out)
+    v, s, r = zip(*out, strict=True)
     return np.array(v), np.array(s), np.array(r)
 
 
-def compare_strategies(W, epsilon: float = 1.0, names=st.STRATEGIES, *, delta: float | None = None,
-                       cache: dict | None = None) -> StrategyComparison:
+def compare_strategies(W: Any, epsilon: float = 1.0, names: Iterable[str] = st.STRATEGIES, *,
+                       delta: float | None = None, cache: dict | None = None) -> StrategyComparison:
     """Expected total error of each strategy in ``names`` on workload ``W`` and the SVD lower bound.
 
     Total error ``v(A) tr(W^T W (A^T A)^+)`` with ``v(A) = 2 ||A||_1^2 / epsilon^2``
@@ -126,6 +138,29 @@ def compare_strategies(W, epsilon: float = 1.0, names=st.STRATEGIES, *, delta: f
     [LHRMM10]_; lower bound ``(2/epsilon^2)(1/n)(sum of singular values)^2``
     (or its Gaussian form) [LM12]_.  With ``delta`` the eigen-design is optimised
     for L2 sensitivity, otherwise for L1.
+
+    Parameters
+    ----------
+    W : Workload, array_like or scipy.sparse matrix
+        The workload.
+    epsilon : float, default 1.0
+        Privacy parameter, > 0.
+    names : iterable of str
+        Strategy keys from :data:`dpviz.strategies.STRATEGIES`.
+    delta : float, optional
+        Compare under the Gaussian mechanism with this delta.
+    cache : dict, optional
+        Strategies, factorisations and unit variances already computed; filled in place.
+
+    Returns
+    -------
+    StrategyComparison
+        Totals, sensitivities and row counts per strategy, the lower bound and the direct Laplace error.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` <= 0 or a name is not a known strategy.
 
     Examples
     --------
@@ -139,7 +174,7 @@ def compare_strategies(W, epsilon: float = 1.0, names=st.STRATEGIES, *, delta: f
     mechanism = "laplace" if delta is None else "gaussian"
     unit, sens, rows = _unit_totals(W, names, mechanism, cache)
     if delta is None:
-        noise = 2.0 * (sens / epsilon) ** 2
+        noise = np.array([laplace_variance(s, epsilon) for s in sens])
     else:
         noise = np.array([mm.noise_variance(_ls(nm, W, mechanism, cache), epsilon, delta=delta) for nm in names])
     return StrategyComparison(
@@ -150,10 +185,39 @@ def compare_strategies(W, epsilon: float = 1.0, names=st.STRATEGIES, *, delta: f
     )
 
 
-def comparison_table(ns=(256, 1024), workloads=("prefix", "all_ranges"), epsilon: float = 1.0,
-                     names=st.STRATEGIES, *, delta: float | None = None,
+def comparison_table(ns: Iterable[int] = (256, 1024), workloads: Iterable[str] = ("prefix", "all_ranges"),
+                     epsilon: float = 1.0, names: Iterable[str] = st.STRATEGIES, *, delta: float | None = None,
                      cache: dict | None = None) -> list[StrategyComparison]:
-    """:func:`compare_strategies` for every (workload, n) pair, workloads built by :func:`dpviz.workloads.build`."""
+    """:func:`compare_strategies` for every (workload, n) pair, workloads built by :func:`dpviz.workloads.build`.
+
+    Parameters
+    ----------
+    ns : iterable of int
+        Domain sizes.
+    workloads : iterable of str
+        Workload menu names (:data:`dpviz.workloads.WORKLOADS`).
+    epsilon : float, default 1.0
+        Privacy parameter, > 0.
+    names : iterable of str
+        Strategy keys.
+    delta : float, optional
+        Compare under the Gaussian mechanism with this delta.
+    cache : dict, optional
+        Shared cache (see :func:`compare_strategies`).
+
+    Returns
+    -------
+    list of StrategyComparison
+        One per (workload, n), workloads outermost.
+
+    Raises
+    ------
+    ValueError
+        If a size is < 1 or a name is unknown.
+    TypeError
+        If a size is not an integer.
+    """
+    names = tuple(names)
     out = []
     for name in workloads:
         for n in ns:
@@ -200,13 +264,44 @@ class QueryErrorExperiment:
         return float(self.simulated.sum())
 
 
-def query_error_experiment(W, A, x, epsilon: float, trials: int, *, rng: RngLike = None,
-                           strategy: str = "custom", predicted=None) -> QueryErrorExperiment:
+def query_error_experiment(W: Any, A: Any, x: npt.ArrayLike, epsilon: float, trials: int, *, rng: RngLike = None,
+                           strategy: str = "custom", predicted: npt.ArrayLike | None = None) -> QueryErrorExperiment:
     """Run ``trials`` matrix-mechanism releases and compare each query's squared error with the exact one.
 
     ``A`` may be a strategy matrix or a :class:`dpviz.matrix_mechanism.LeastSquares`
     (to reuse a factorisation); ``predicted`` may pass precomputed per-query
     errors at this epsilon.
+
+    Parameters
+    ----------
+    W : Workload, array_like or scipy.sparse matrix
+        The workload (m x n).
+    A : array_like, scipy.sparse matrix, Workload or LeastSquares
+        The strategy.
+    x : array_like
+        The (n,) histogram.
+    epsilon : float
+        Privacy parameter, > 0.
+    trials : int
+        Number of releases, >= 2.
+    rng : None, int, SeedSequence or Generator
+        Randomness (see :func:`dpviz.rng.as_generator`).
+    strategy : str, default "custom"
+        Label stored in the result.
+    predicted : array_like, optional
+        Exact per-query errors at this epsilon, if already known.
+
+    Returns
+    -------
+    QueryErrorExperiment
+        Simulated and exact per-query errors, with standard errors.
+
+    Raises
+    ------
+    ValueError
+        If ``trials`` < 2, ``epsilon`` <= 0, or the shapes do not match.
+    TypeError
+        If ``trials`` is not an integer.
     """
     trials = check_int("trials", trials, minimum=2)
     epsilon = check_epsilon(epsilon)
@@ -218,7 +313,8 @@ def query_error_experiment(W, A, x, epsilon: float, trials: int, *, rng: RngLike
         predicted = mm.expected_error(W, ls, epsilon, per_query=True)
     return QueryErrorExperiment(
         strategy=strategy, epsilon=epsilon, predicted=np.asarray(predicted, dtype=float), simulated=sq.mean(axis=0),
-        stderr=sq.std(axis=0, ddof=1) / np.sqrt(trials), truth=r.truth, release=r.answers[0], noise_variance=r.noise_variance, trials=trials,
+        stderr=sq.std(axis=0, ddof=1) / np.sqrt(trials), truth=r.truth, release=r.answers[0],
+        noise_variance=r.noise_variance, trials=trials,
     )
 
 
@@ -242,13 +338,38 @@ class ErrorByWidth:
     mse: np.ndarray
 
 
-def error_by_width(n: int, epsilon: float, names=("identity", "hierarchical_2", "hierarchical_4", "wavelet"),
+def error_by_width(n: int, epsilon: float,
+                   names: Iterable[str] = ("identity", "hierarchical_2", "hierarchical_4", "wavelet"),
                    *, cache: dict | None = None) -> ErrorByWidth:
     """Average expected error of all ranges of each width, per strategy (the slides' error-vs-width curves).
 
     Uses the exact per-query errors ``(2/eps^2)||A||_1^2 w (A^T A)^{-1} w^T``
     of the all-range workload, grouped by width.
+
+    Parameters
+    ----------
+    n : int
+        Domain size, >= 1.
+    epsilon : float
+        Privacy parameter, > 0.
+    names : iterable of str
+        Strategy keys.
+    cache : dict, optional
+        Shared cache of strategies and factorisations.
+
+    Returns
+    -------
+    ErrorByWidth
+        One curve of average error against width per strategy.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` < 1, ``epsilon`` <= 0 or a name is unknown.
+    TypeError
+        If ``n`` is not an integer.
     """
+    names = tuple(names)
     W = wl.all_ranges(check_int("n", n, minimum=1))
     epsilon = check_epsilon(epsilon)
     s, e = W.intervals()
@@ -263,8 +384,27 @@ def error_by_width(n: int, epsilon: float, names=("identity", "hierarchical_2", 
                         labels=tuple(st.LABELS[nm] for nm in names), mse=np.array(out))
 
 
-def aggregate(x, n: int) -> np.ndarray:
+def aggregate(x: npt.ArrayLike, n: int) -> np.ndarray:
     """Merge a histogram into ``n`` bins of (nearly) equal width by summing consecutive cells.
+
+    Parameters
+    ----------
+    x : array_like
+        1-D histogram of non-negative counts.
+    n : int
+        Number of bins, in ``[1, len(x)]``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (n,) merged histogram.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` is not a histogram or ``n`` is out of range.
+    TypeError
+        If ``n`` is not an integer.
 
     Examples
     --------
@@ -278,7 +418,20 @@ def aggregate(x, n: int) -> np.ndarray:
 
 
 def default_histogram(n: int, dataset: str = "adult") -> np.ndarray:
-    """A DPBench histogram (default ADULT, 4096 cells) merged into ``n`` bins (see :func:`aggregate`)."""
+    """A DPBench histogram (default ADULT, 4096 cells) merged into ``n`` bins (see :func:`aggregate`).
+
+    Parameters
+    ----------
+    n : int
+        Number of bins.
+    dataset : str, default "adult"
+        Name for :func:`dpviz.datasets.load`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (n,) histogram.
+    """
     return aggregate(datasets.load(dataset), n)
 
 
@@ -305,12 +458,44 @@ class MatrixMechanismRun:
 
 
 def matrix_mechanism_explorer_run(workload: str, strategy: str, n: int, epsilon: float, trials: int, *,
-                                  rng: RngLike = None, x=None, cache: dict | None = None) -> MatrixMechanismRun:
+                                  rng: RngLike = None, x: npt.ArrayLike | None = None,
+                                  cache: dict | None = None) -> MatrixMechanismRun:
     """One explorer update: Monte Carlo of the chosen strategy, exact errors of all strategies, lower bound.
 
     Strategies, their factorisations and the epsilon = 1 errors are cached per
-    (workload, n) in ``cache``; a change of epsilon only rescales them by
-    ``1/epsilon^2`` and reruns the Monte Carlo.
+    (workload, n) in ``cache`` as unit-noise variances; a change of epsilon
+    only multiplies them by the new noise variance and reruns the Monte Carlo.
+
+    Parameters
+    ----------
+    workload : str
+        Workload menu name (:data:`dpviz.workloads.WORKLOADS`).
+    strategy : str
+        Strategy key (:data:`dpviz.strategies.STRATEGIES`).
+    n : int
+        Domain size, in ``[2, 256]``.
+    epsilon : float
+        Privacy parameter, > 0.
+    trials : int
+        Number of Monte Carlo releases, >= 2.
+    rng : None, int, SeedSequence or Generator
+        Randomness of the Monte Carlo.
+    x : array_like, optional
+        Histogram of n cells (default: the ADULT histogram merged into n bins).
+    cache : dict, optional
+        Cache reused across calls; filled in place.
+
+    Returns
+    -------
+    MatrixMechanismRun
+        Everything the explorer draws.
+
+    Raises
+    ------
+    ValueError
+        If a name is unknown or a number is out of range.
+    TypeError
+        If ``n`` or ``trials`` is not an integer.
     """
     check_choice("workload", workload, wl.WORKLOADS)
     check_choice("strategy", strategy, st.STRATEGIES)
@@ -327,11 +512,11 @@ def matrix_mechanism_explorer_run(workload: str, strategy: str, n: int, epsilon:
             cache[xkey] = default_histogram(n)
         x = cache[xkey]
     ls = _ls(strategy, W, "laplace", cache)
-    pkey = ("per_query", strategy, W.key)
+    pkey = ("unit_per_query", strategy, W.key)
     if pkey not in cache:
-        cache[pkey] = mm.expected_error(W, ls, 1.0, per_query=True)
+        cache[pkey] = ls.variances(W, per_query=True)
     exp = query_error_experiment(W, ls, x, epsilon, trials, rng=rng, strategy=strategy,
-                                 predicted=cache[pkey] / epsilon**2)
+                                 predicted=mm.noise_variance(ls, epsilon) * cache[pkey])
     comp = compare_strategies(W, epsilon, cache=cache)
     A = st.build(strategy, W, cache=cache)
     if isinstance(A, wl.Workload):

@@ -15,7 +15,7 @@ References
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -26,8 +26,12 @@ from dpviz.workloads import as_workload
 
 __all__ = ["noise_variance", "expected_error", "direct_laplace_error"]
 
+#: Gaussian calibrations of :func:`dpviz.mechanisms.gaussian_sigma`.
+Calibration = Literal["analytic", "classic"]
 
-def noise_variance(A: Any, epsilon: float, *, delta: float | None = None, calibration: str = "analytic") -> float:
+
+def noise_variance(A: Any, epsilon: float, *, delta: float | None = None,
+                   calibration: Calibration = "analytic") -> float:
     """Variance of the noise added to each strategy answer.
 
     Laplace (``delta=None``): ``2 (||A||_1 / epsilon)^2``
@@ -69,7 +73,7 @@ def noise_variance(A: Any, epsilon: float, *, delta: float | None = None, calibr
 
 
 def expected_error(W: Any, A: Any, epsilon: float, *, per_query: bool = False, delta: float | None = None,
-                   calibration: str = "analytic") -> Any:
+                   calibration: Calibration = "analytic") -> Any:
     """Exact expected squared error of the matrix mechanism with strategy ``A`` on workload ``W``.
 
     Per query: ``(2/epsilon^2) ||A||_1^2 w (A^T A)^+ w^T``; total:

@@ -37,6 +37,11 @@ __all__ = ["LeastSquares", "DENSE_MAX"]
 DENSE_MAX = 4096
 
 
+def _is_sparse(M: Any) -> bool:
+    """``scipy.sparse.issparse`` as a plain bool (its type guard would hide the dense branch from mypy)."""
+    return bool(sp.issparse(M))
+
+
 class LeastSquares:
     """Least-squares reconstruction for a strategy ``A``, factorised once and reused.
 
@@ -89,7 +94,7 @@ class LeastSquares:
     _lu: Any
     _symmetric: bool
     _Z: list[dict[int, float]] | None
-    _R: np.ndarray | None
+    _R: np.ndarray  # reconstruction matrix, built on first use
     _chol: tuple[np.ndarray, bool]
     _V: np.ndarray
     _w: np.ndarray
@@ -105,8 +110,8 @@ class LeastSquares:
                 raise ValueError(f"a Workload used as strategy must have n <= {DENSE_MAX}, got n={A.n}")
             self._dense_init(A.gram())
             return
-        A = check_matrix("A", A)
-        if not sp.issparse(A) and np.count_nonzero(A) <= 0.3 * A.size:
+        A = check_matrix("A", A)  # dense or sparse: typed Any below
+        if not _is_sparse(A) and np.count_nonzero(A) <= 0.3 * A.size:
             A = sp.csr_array(A)
         self.n_rows, self.n = int(A.shape[0]), int(A.shape[1])
         self.l1, self.l2 = _sens.l1(A), _sens.l2(A)
@@ -114,7 +119,7 @@ class LeastSquares:
         if zero.size and self.n > DENSE_MAX:
             raise ValueError(f"A measures no cell {int(zero[0])} (column of zeros): it cannot answer any query "
                              "on that cell")
-        if sp.issparse(A):
+        if _is_sparse(A):
             self._A = sp.csr_array(A)
             if zero.size == 0 and self._sparse_init():
                 return
@@ -247,7 +252,7 @@ class LeastSquares:
         if self.n * self.n_rows <= 16_000_000:
             # dense: apply the reconstruction matrix R = (A^T A)^+ A^T, computed once (one matrix product per call)
             if getattr(self, "_R", None) is None:
-                At = self._A.T.toarray() if sp.issparse(self._A) else self._A.T
+                At = self._A.T.toarray() if _is_sparse(self._A) else self._A.T
                 self._R = self.solve(np.asarray(At))
             return y @ self._R.T
         return self.solve(np.asarray(self._A.T @ y.T)).T
@@ -335,7 +340,7 @@ class LeastSquares:
             if W.kind == "matrix":
                 Wm = W.explicit
                 out = np.asarray(Wm @ self._null)
-                res, tot = float((out**2).sum()), float(Wm.multiply(Wm).sum() if sp.issparse(Wm) else (Wm**2).sum())
+                res, tot = float((out**2).sum()), float(Wm.multiply(Wm).sum() if _is_sparse(Wm) else (Wm**2).sum())
             else:
                 G = W.gram()
                 res, tot = float(np.sum(self._null * (G @ self._null))), float(np.trace(G))
@@ -393,7 +398,7 @@ class LeastSquares:
                 X = self._lu.solve(np.asarray(blk.T.toarray()))
                 out[r0: r0 + blk.shape[0]] = np.asarray(blk.multiply(X.T).sum(axis=1)).ravel()
             return out
-        Wd = Wm.toarray() if sp.issparse(Wm) else Wm
+        Wd = Wm.toarray() if _is_sparse(Wm) else Wm
         return np.sum(Wd * self.solve(Wd.T).T, axis=1)
 
 

@@ -13,13 +13,15 @@ from typing import Any
 import numpy as np
 
 from dpviz import mechanisms
+from dpviz.matrix_mechanism.accuracy import Calibration
 from dpviz.validation import check_delta, check_epsilon
 from dpviz.workloads import as_workload
 
 __all__ = ["svd_lower_bound"]
 
 
-def svd_lower_bound(W: Any, epsilon: float, *, delta: float | None = None, calibration: str = "analytic") -> float:
+def svd_lower_bound(W: Any, epsilon: float, *, delta: float | None = None,
+                    calibration: Calibration = "analytic") -> float:
     """Singular-value lower bound on the total error of any matrix-mechanism strategy [LM12]_.
 
     epsilon-DP: ``(2/epsilon^2) (1/n) (lambda_1 + ... + lambda_n)^2`` with

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dpviz import mechanisms
-from dpviz.matrix_mechanism.accuracy import noise_variance
+from dpviz.matrix_mechanism.accuracy import Calibration, noise_variance
 from dpviz.matrix_mechanism.least_squares import _as_ls
 from dpviz.matrix_mechanism.reconstruction import reconstruct
 from dpviz.rng import RngLike
@@ -74,7 +74,7 @@ class MatrixMechanismRelease:
 
 
 def run(W: Any, A: Any, x: npt.ArrayLike, epsilon: float, *, rng: RngLike = None, size: int | None = None,
-        delta: float | None = None, calibration: str = "analytic", nonnegative: bool = False,
+        delta: float | None = None, calibration: Calibration = "analytic", nonnegative: bool = False,
         accountant: PrivacyAccountant | None = None) -> MatrixMechanismRelease:
     """Run the matrix mechanism: ``y = A x + noise``, ``x_hat`` by least squares, answers ``W x_hat``.
 

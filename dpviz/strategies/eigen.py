@@ -34,7 +34,8 @@ def eigen_design(W: Any, *, gram: bool = False, norm: str = "l2", max_iter: int 
     probability simplex ``nu`` on the cells: ``max_nu (sum_i sqrt(sigma_i rho_i))^2``
     with ``rho = (Q o Q)^T nu`` (L2), and ``max_nu (sum_i (sigma_i rho_i^2)^(1/3))^3``
     with ``rho = |Q|^T nu`` (L1), by over-relaxed multiplicative (fixed-point) updates
-    ``nu <- nu * grad^kappa`` (kappa = 8, halved when the dual value drops); each dual point gives the primal scaling ``lambda_i^2 = sqrt(sigma_i / rho_i)``
+    ``nu <- nu * grad^kappa`` (kappa = 8, halved when the dual value drops); each
+    dual point gives the primal scaling ``lambda_i^2 = sqrt(sigma_i / rho_i)``
     (L2) or ``lambda_i = (sigma_i / rho_i)^(1/3)`` (L1) and iterations stop
     when the primal error is within ``1 + tol`` of the dual value (a certified
     optimality gap).  At uniform ``nu`` the dual value is the SVD lower bound

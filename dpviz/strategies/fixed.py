@@ -22,7 +22,7 @@ from dpviz.workloads import Workload
 __all__ = ["identity", "workload", "hierarchical"]
 
 
-def identity(n: int) -> sp.csr_array:
+def identity(n: int) -> sp.csr_matrix:
     """The identity strategy: measure every cell once (``||A||_1 = 1``).
 
     Parameters
@@ -32,7 +32,7 @@ def identity(n: int) -> sp.csr_array:
 
     Returns
     -------
-    scipy.sparse.csr_array
+    scipy.sparse.csr_matrix
         The (n, n) identity.
 
     Raises

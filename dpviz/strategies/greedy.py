@@ -22,7 +22,10 @@ __all__ = ["greedy_h"]
 
 
 def _argmin_p(S: np.ndarray, q: np.ndarray, k: np.ndarray, d: float) -> np.ndarray:
-    """Per node, the p in [0, 0.999] minimising ``(S - c_d(p) q) / (1-p)^2``, ``c_d(p) = d p^2 / ((1-p)^2 + d p^2 k)``."""
+    """Per node, the p in [0, 0.999] minimising ``(S - c_d(p) q) / (1-p)^2``.
+
+    Here ``c_d(p) = d p^2 / ((1-p)^2 + d p^2 k)``.
+    """
     def f(P: np.ndarray) -> np.ndarray:
         c = d * P**2 / ((1 - P) ** 2 + d * P**2 * k[:, None])
         return (S[:, None] - c * q[:, None]) / (1 - P) ** 2
@@ -112,7 +115,8 @@ def greedy_h(W: Any, branching: int = 2, *, gram: bool = False) -> sp.csr_array:
         q = np.array([u[a:c] @ g for a, c, g in zip(lo, hi, Gu, strict=True)])
         # diagonal-block part of q (sum over children of u_c^T G_cc u_c), for the discount of cross terms
         cl, ch = tree.node_bounds(l - 1)
-        q_child = np.add.reduceat(np.array([u[a:c] @ G[a:c, a:c] @ u[a:c] for a, c in zip(cl, ch, strict=True)]), first[:-1])
+        q_child = np.add.reduceat(np.array([u[a:c] @ G[a:c, a:c] @ u[a:c] for a, c in zip(cl, ch, strict=True)]),
+                                  first[:-1])
         d = float(b) ** (-(tree.height - l) / 2.0)
         p = _argmin_p(S, q_child + d * (q - q_child), kc, d)
         single = nchild == 1

@@ -76,6 +76,7 @@ def build(name: str, W: Workload, *, mechanism: str = "laplace",
     if cache is not None and key in cache:
         return cache[key]
     n = W.n
+    A: Any
     if name == "identity":
         A = identity(n)
     elif name == "workload":

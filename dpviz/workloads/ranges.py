@@ -12,13 +12,15 @@ References
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_int, check_matrix
-from dpviz.workloads.workload import Workload, _all_range_intervals
+from dpviz.workloads.workload import Workload, _all_range_intervals, _is_sparse
 
 __all__ = ["identity", "prefix", "all_ranges", "ranges", "random_ranges", "width_ranges", "from_matrix",
            "as_workload"]
@@ -251,8 +253,8 @@ def from_matrix(W: npt.ArrayLike | sp.sparray | sp.spmatrix, *, name: str = "cus
     >>> from_matrix([[1, 1, 0], [0, 1, 1]]).l1()
     2.0
     """
-    M = check_matrix("W", W)
-    M = sp.csr_array(M) if sp.issparse(M) else M  # type: ignore[call-overload]
+    M: Any = check_matrix("W", W)
+    M = sp.csr_array(M) if _is_sparse(M) else M
     return Workload(name, int(M.shape[1]), "matrix", explicit=M, domain_shape=(int(M.shape[1]),))
 
 

@@ -20,6 +20,12 @@ import numpy as np
 __all__: list[str] = []
 
 
+def _all_ranges_singular_values(n: int) -> np.ndarray:
+    """Singular values of the all-range workload over n bins, descending."""
+    k = np.arange(1, n + 1, dtype=float)
+    return np.sqrt(n + 1.0) / (2.0 * np.sin(k * np.pi / (2 * (n + 1))))
+
+
 def _closed_form_singular_values(kind: str, n: int) -> np.ndarray | None:
     """Singular values (descending) of the workload ``kind`` over n bins, or None without a closed form."""
     k = np.arange(1, n + 1, dtype=float)
@@ -28,7 +34,7 @@ def _closed_form_singular_values(kind: str, n: int) -> np.ndarray | None:
     if kind == "prefix":
         return 1.0 / (2.0 * np.sin((2 * k - 1) * np.pi / (2 * (2 * n + 1))))
     if kind == "all_ranges":
-        return np.sqrt(n + 1.0) / (2.0 * np.sin(k * np.pi / (2 * (n + 1))))
+        return _all_ranges_singular_values(n)
     return None
 
 

@@ -41,7 +41,11 @@ import scipy.sparse as sp
 
 from dpviz import sensitivity as _sens
 from dpviz.validation import check_array
-from dpviz.workloads.spectrum import _closed_form_eigh, _closed_form_singular_values
+from dpviz.workloads.spectrum import (
+    _all_ranges_singular_values,
+    _closed_form_eigh,
+    _closed_form_singular_values,
+)
 
 __all__ = ["Workload", "KINDS", "MAX_NNZ"]
 
@@ -49,6 +53,11 @@ __all__ = ["Workload", "KINDS", "MAX_NNZ"]
 KINDS = ("identity", "prefix", "all_ranges", "ranges", "matrix")
 #: Largest number of non-zeros :meth:`Workload.matrix` will build.
 MAX_NNZ = 50_000_000
+
+
+def _is_sparse(M: Any) -> bool:
+    """``scipy.sparse.issparse`` as a plain bool (its type guard would hide the dense branch from mypy)."""
+    return bool(sp.issparse(M))
 
 
 def _all_range_intervals(n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -117,7 +126,7 @@ class Workload:
             h.update(np.ascontiguousarray(self.stops, dtype=np.int64).tobytes())
         elif self.kind == "matrix":
             M = self.explicit
-            if sp.issparse(M):
+            if _is_sparse(M):
                 M = sp.csr_array(M)
                 for part in (M.indptr, M.indices, M.data):
                     h.update(np.ascontiguousarray(part).tobytes())
@@ -228,7 +237,7 @@ class Workload:
             return n * (n + 1) * (n + 2) // 6
         if self.kind == "ranges":
             return int(self._widths().sum())
-        return int(self.explicit.nnz) if sp.issparse(self.explicit) else int(np.count_nonzero(self.explicit))
+        return int(self.explicit.nnz) if _is_sparse(self.explicit) else int(np.count_nonzero(self.explicit))
 
     def gram(self) -> np.ndarray:
         """Dense Gram matrix ``W^T W``, in closed form for the range kinds.
@@ -259,7 +268,7 @@ class Workload:
             upper = np.triu(C)
             return upper + np.triu(C, 1).T
         W = self.explicit
-        if sp.issparse(W):
+        if _is_sparse(W):
             return np.asarray((W.T @ W).toarray())
         return W.T @ W
 
@@ -337,7 +346,7 @@ class Workload:
         """
         if self.kind == "matrix":
             W = self.explicit
-            touched = abs(W).astype(bool).sum(axis=0) if sp.issparse(W) else (W != 0).sum(axis=0)
+            touched = abs(W).astype(bool).sum(axis=0) if _is_sparse(W) else (W != 0).sum(axis=0)
             return np.asarray(touched, dtype=float).ravel()
         a = np.arange(self.n, dtype=float)
         if self.kind == "identity":
@@ -389,9 +398,7 @@ class Workload:
             return closed
         if self.kron2d is not None:  # all 2-D rectangles: W = W1 kron W2
             n1, n2 = self.kron2d
-            s1 = _closed_form_singular_values("all_ranges", n1)
-            s2 = _closed_form_singular_values("all_ranges", n2)
-            s = np.outer(s1, s2).ravel()
+            s = np.outer(_all_ranges_singular_values(n1), _all_ranges_singular_values(n2)).ravel()
             return np.sort(s)[::-1]
         ev = np.linalg.eigvalsh(self.gram())
         return np.sqrt(np.clip(ev, 0.0, None))[::-1]
