@@ -8,8 +8,8 @@ Files
 -----
 workload.py
     :class:`Workload`, the operator: answers, ``W^T y``, Gram matrix, sensitivities, spectrum.
-spectrum.py
-    Closed-form singular values and eigenvectors of the identity, prefix and all-range workloads.
+closed_forms.py
+    Closed forms of the range workloads: Gram matrix, coverage (sensitivity), singular values, eigenvectors.
 ranges.py
     One-dimensional constructors: :func:`identity`, :func:`prefix`, :func:`all_ranges`,
     :func:`ranges`, :func:`random_ranges`, :func:`width_ranges`, :func:`from_matrix`, :func:`as_workload`.

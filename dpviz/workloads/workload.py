@@ -4,26 +4,15 @@ A workload is a matrix ``W`` with one row per query and one column per bin;
 its answers on the histogram ``x`` are ``W x`` [LHRMM10]_.  Range workloads are
 kept *implicitly* as ``(starts, stops)`` half-open intervals ``[start, stop)``,
 because the all-range workload has ``n(n+1)/2`` rows (8.4 million at n = 4096)
-while everything the matrix mechanism needs from it has a closed form:
-
-* answers ``P[stop] - P[start]`` from the prefix sums ``P`` of ``x``;
-* the Gram matrix ``W^T W``, whose entry ``(a, b)`` counts the queries that
-  contain both bins: ``1`` on the diagonal for the identity, ``n - max(a, b)``
-  for prefixes, ``(min(a, b) + 1)(n - max(a, b))`` for all ranges (0-indexed);
-* the singular values and eigenvectors (see :mod:`dpviz.workloads.spectrum`);
-* the L1 sensitivity ``||W||_1`` (largest column L1 norm): ``1``, ``n`` and
-  ``max_a (a+1)(n-a)`` respectively.
-
-The query order of the all-range workload follows the slides of [Mik12]_: widest
-first, and left to right within a width (``range(x1, x4), range(x1, x3),
-range(x2, x4), ..., range(x4, x4)`` at n = 4).
+while everything the matrix mechanism needs from it has a closed form: the
+answers ``P[stop] - P[start]`` from the prefix sums ``P`` of ``x``, and the
+Gram matrix, coverage (hence the sensitivities) and spectrum from
+:mod:`dpviz.workloads.closed_forms`.
 
 References
 ----------
 .. [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
    Linear Counting Queries Under Differential Privacy." PODS 2010.
-.. [Mik12] G. Miklau. "Differentially-Private Batch Query Answering: Exploiting
-   the Workload vs. Exploiting the Data." DIMACS workshop slides, 2012.
 .. [LM12] C. Li, G. Miklau. "An Adaptive Mechanism for Accurate Query
    Answering under Differential Privacy." PVLDB 5(6), 2012.
 """
@@ -41,10 +30,12 @@ import scipy.sparse as sp
 
 from dpviz import sensitivity as _sens
 from dpviz.validation import check_array
-from dpviz.workloads.spectrum import (
+from dpviz.workloads.closed_forms import (
     _all_ranges_singular_values,
     _closed_form_eigh,
     _closed_form_singular_values,
+    _range_coverage,
+    _range_gram,
 )
 
 __all__ = ["Workload", "KINDS", "MAX_NNZ"]
@@ -160,6 +151,12 @@ class Workload:
         return self.kind != "matrix"
 
     # ------------------------------------------------------------------ intervals
+    def _stored(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """The stored ``(starts, stops)`` for kind "ranges", empty arrays for the other kinds."""
+        if self.kind == "ranges":
+            return self._given()
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+
     def _given(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """The stored ``(starts, stops)`` of a kind-"ranges" workload."""
         if self.starts is None or self.stops is None:
@@ -250,23 +247,8 @@ class Workload:
         numpy.ndarray
             Float array of shape (n, n).
         """
-        n = self.n
-        if self.kind == "identity":
-            return np.eye(n)
-        a = np.arange(n)
-        if self.kind == "prefix":
-            return (n - np.maximum.outer(a, a)).astype(float)
-        if self.kind == "all_ranges":
-            return ((np.minimum.outer(a, a) + 1.0) * (n - np.maximum.outer(a, a)))
-        if self.kind == "ranges":
-            starts, stops = self._given()
-            # G[a, b] (a <= b) = #{queries with start <= a and stop - 1 >= b}: a 2-D dominance count
-            C = np.zeros((n, n))
-            np.add.at(C, (starts, stops - 1), 1.0)
-            C = np.cumsum(C, axis=0)                       # start <= a
-            C = np.cumsum(C[:, ::-1], axis=1)[:, ::-1]     # stop - 1 >= b
-            upper = np.triu(C)
-            return upper + np.triu(C, 1).T
+        if self.kind != "matrix":
+            return _range_gram(self.kind, self.n, *self._stored())
         W = self.explicit
         if _is_sparse(W):
             return np.asarray((W.T @ W).toarray())
@@ -348,18 +330,7 @@ class Workload:
             W = self.explicit
             touched = abs(W).astype(bool).sum(axis=0) if _is_sparse(W) else (W != 0).sum(axis=0)
             return np.asarray(touched, dtype=float).ravel()
-        a = np.arange(self.n, dtype=float)
-        if self.kind == "identity":
-            return np.ones(self.n)
-        if self.kind == "prefix":
-            return self.n - a
-        if self.kind == "all_ranges":
-            return (a + 1) * (self.n - a)
-        starts, stops = self._given()
-        d = np.zeros(self.n + 1)
-        np.add.at(d, starts, 1.0)
-        np.add.at(d, stops, -1.0)
-        return np.cumsum(d)[: self.n]
+        return _range_coverage(self.kind, self.n, *self._stored())
 
     def l1(self) -> float:
         """L1 sensitivity ``||W||_1``: the largest column L1 norm (closed form for ranges) [LHRMM10]_.
@@ -407,7 +378,7 @@ class Workload:
         """Eigenvalues and orthonormal eigenvectors of ``W^T W``.
 
         For prefixes and all ranges ``(W^T W)^{-1}`` is tridiagonal, so the
-        decomposition takes ``O(n^2)`` (see :mod:`dpviz.workloads.spectrum`);
+        decomposition takes ``O(n^2)`` (see :mod:`dpviz.workloads.closed_forms`);
         otherwise a dense ``numpy.linalg.eigh`` of :meth:`gram`.
 
         Returns
