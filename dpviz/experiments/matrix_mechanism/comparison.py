@@ -1,12 +1,11 @@
-"""Experiments for the matrix-mechanism lecture: strategy comparisons, per-query errors, Monte Carlo checks.
+"""Strategy comparisons: exact total error of each strategy beside the SVD lower bound, error by range width.
 
-Everything returned is data (dataclasses of arrays); figures are drawn by
-:mod:`dpviz.plots.matrix_mechanism`.  Expected errors are a unit-noise
-variance (fixed by the workload and the strategy) times the noise variance
-per measurement, so the unit variances are computed once per (workload, n)
-and multiplied by :func:`dpviz.matrix_mechanism.noise_variance` at each
-epsilon; pass a ``cache`` dict to reuse strategies, their factorisations and
-these variances across calls (the explorer does).
+Expected errors are a unit-noise variance (fixed by the workload and the
+strategy) times the noise variance per measurement, so the unit variances are
+computed once per (workload, n) and multiplied by
+:func:`dpviz.matrix_mechanism.noise_variance` at each epsilon; pass a
+``cache`` dict to reuse strategies, their factorisations and these variances
+across calls.
 
 References
 ----------
@@ -23,29 +22,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
-from dpviz import datasets
 from dpviz import matrix_mechanism as mm
 from dpviz import strategies as st
 from dpviz import workloads as wl
 from dpviz.mechanisms import laplace_variance
-from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_choice, check_counts, check_epsilon, check_int
+from dpviz.validation import check_choice, check_epsilon, check_int
 
-__all__ = [
-    "StrategyComparison",
-    "compare_strategies",
-    "comparison_table",
-    "QueryErrorExperiment",
-    "query_error_experiment",
-    "ErrorByWidth",
-    "error_by_width",
-    "aggregate",
-    "default_histogram",
-    "MatrixMechanismRun",
-    "matrix_mechanism_explorer_run",
-]
+__all__ = ["StrategyComparison", "compare_strategies", "comparison_table", "ErrorByWidth", "error_by_width"]
 
 
 @dataclass(frozen=True)
@@ -227,98 +211,6 @@ def comparison_table(ns: Iterable[int] = (256, 1024), workloads: Iterable[str] =
 
 
 @dataclass(frozen=True)
-class QueryErrorExperiment:
-    """Monte Carlo errors of every workload query beside the exact prediction.
-
-    Attributes
-    ----------
-    strategy : strategy key
-    epsilon : privacy parameter
-    predicted : (m,) exact expected squared error of each query
-    simulated : (m,) Monte Carlo mean squared error of each query
-    stderr : (m,) standard error of ``simulated`` (sample std of the squared errors / sqrt(trials))
-    truth : (m,) true answers
-    release : (m,) one noisy release of the answers
-    noise_variance : variance of the noise on each strategy answer
-    trials : number of Monte Carlo releases
-    """
-
-    strategy: str
-    epsilon: float
-    predicted: np.ndarray
-    simulated: np.ndarray
-    stderr: np.ndarray
-    truth: np.ndarray
-    release: np.ndarray
-    noise_variance: float
-    trials: int
-
-    @property
-    def total_predicted(self) -> float:
-        """Expected total squared error."""
-        return float(self.predicted.sum())
-
-    @property
-    def total_simulated(self) -> float:
-        """Monte Carlo total squared error."""
-        return float(self.simulated.sum())
-
-
-def query_error_experiment(W: Any, A: Any, x: npt.ArrayLike, epsilon: float, trials: int, *, rng: RngLike = None,
-                           strategy: str = "custom", predicted: npt.ArrayLike | None = None) -> QueryErrorExperiment:
-    """Run ``trials`` matrix-mechanism releases and compare each query's squared error with the exact one.
-
-    ``A`` may be a strategy matrix or a :class:`dpviz.matrix_mechanism.LeastSquares`
-    (to reuse a factorisation); ``predicted`` may pass precomputed per-query
-    errors at this epsilon.
-
-    Parameters
-    ----------
-    W : Workload, array_like or scipy.sparse matrix
-        The workload (m x n).
-    A : array_like, scipy.sparse matrix, Workload or LeastSquares
-        The strategy.
-    x : array_like
-        The (n,) histogram.
-    epsilon : float
-        Privacy parameter, > 0.
-    trials : int
-        Number of releases, >= 2.
-    rng : None, int, SeedSequence or Generator
-        Randomness (see :func:`dpviz.rng.as_generator`).
-    strategy : str, default "custom"
-        Label stored in the result.
-    predicted : array_like, optional
-        Exact per-query errors at this epsilon, if already known.
-
-    Returns
-    -------
-    QueryErrorExperiment
-        Simulated and exact per-query errors, with standard errors.
-
-    Raises
-    ------
-    ValueError
-        If ``trials`` < 2, ``epsilon`` <= 0, or the shapes do not match.
-    TypeError
-        If ``trials`` is not an integer.
-    """
-    trials = check_int("trials", trials, minimum=2)
-    epsilon = check_epsilon(epsilon)
-    W = wl.as_workload(W, name="W")
-    ls = A if isinstance(A, mm.LeastSquares) else mm.LeastSquares(A)
-    r = mm.run(W, ls, x, epsilon, rng=as_generator(rng), size=trials)
-    sq = (r.answers - r.truth) ** 2
-    if predicted is None:
-        predicted = mm.expected_error(W, ls, epsilon, per_query=True)
-    return QueryErrorExperiment(
-        strategy=strategy, epsilon=epsilon, predicted=np.asarray(predicted, dtype=float), simulated=sq.mean(axis=0),
-        stderr=sq.std(axis=0, ddof=1) / np.sqrt(trials), truth=r.truth, release=r.answers[0],
-        noise_variance=r.noise_variance, trials=trials,
-    )
-
-
-@dataclass(frozen=True)
 class ErrorByWidth:
     """Expected squared error of range queries averaged per width, for several strategies.
 
@@ -382,145 +274,3 @@ def error_by_width(n: int, epsilon: float,
         out.append(np.bincount(width, weights=per, minlength=n + 1)[1:] / counts)
     return ErrorByWidth(n=n, epsilon=epsilon, widths=np.arange(1, n + 1), names=tuple(names),
                         labels=tuple(st.LABELS[nm] for nm in names), mse=np.array(out))
-
-
-def aggregate(x: npt.ArrayLike, n: int) -> np.ndarray:
-    """Merge a histogram into ``n`` bins of (nearly) equal width by summing consecutive cells.
-
-    Parameters
-    ----------
-    x : array_like
-        1-D histogram of non-negative counts.
-    n : int
-        Number of bins, in ``[1, len(x)]``.
-
-    Returns
-    -------
-    numpy.ndarray
-        The (n,) merged histogram.
-
-    Raises
-    ------
-    ValueError
-        If ``x`` is not a histogram or ``n`` is out of range.
-    TypeError
-        If ``n`` is not an integer.
-
-    Examples
-    --------
-    >>> aggregate([1, 2, 3, 4, 5, 6], 3).tolist()
-    [3.0, 7.0, 11.0]
-    """
-    x = check_counts("x", x)
-    n = check_int("n", n, minimum=1, maximum=x.size)
-    edges = np.floor(np.arange(n) * x.size / n).astype(int)
-    return np.add.reduceat(x, edges)
-
-
-def default_histogram(n: int, dataset: str = "adult") -> np.ndarray:
-    """A DPBench histogram (default ADULT, 4096 cells) merged into ``n`` bins (see :func:`aggregate`).
-
-    Parameters
-    ----------
-    n : int
-        Number of bins.
-    dataset : str, default "adult"
-        Name for :func:`dpviz.datasets.load`.
-
-    Returns
-    -------
-    numpy.ndarray
-        The (n,) histogram.
-    """
-    return aggregate(datasets.load(dataset), n)
-
-
-@dataclass(frozen=True)
-class MatrixMechanismRun:
-    """Everything the matrix-mechanism explorer draws.
-
-    Attributes
-    ----------
-    workload : the workload label
-    strategy : the selected strategy key
-    n : domain size
-    experiment : per-query Monte Carlo vs exact errors of the selected strategy
-    comparison : expected total error of every strategy and the lower bound
-    matrix : dense strategy matrix of the selected strategy (for the heat map)
-    """
-
-    workload: str
-    strategy: str
-    n: int
-    experiment: QueryErrorExperiment
-    comparison: StrategyComparison
-    matrix: np.ndarray
-
-
-def matrix_mechanism_explorer_run(workload: str, strategy: str, n: int, epsilon: float, trials: int, *,
-                                  rng: RngLike = None, x: npt.ArrayLike | None = None,
-                                  cache: dict | None = None) -> MatrixMechanismRun:
-    """One explorer update: Monte Carlo of the chosen strategy, exact errors of all strategies, lower bound.
-
-    Strategies, their factorisations and the epsilon = 1 errors are cached per
-    (workload, n) in ``cache`` as unit-noise variances; a change of epsilon
-    only multiplies them by the new noise variance and reruns the Monte Carlo.
-
-    Parameters
-    ----------
-    workload : str
-        Workload menu name (:data:`dpviz.workloads.WORKLOADS`).
-    strategy : str
-        Strategy key (:data:`dpviz.strategies.STRATEGIES`).
-    n : int
-        Domain size, in ``[2, 256]``.
-    epsilon : float
-        Privacy parameter, > 0.
-    trials : int
-        Number of Monte Carlo releases, >= 2.
-    rng : None, int, SeedSequence or Generator
-        Randomness of the Monte Carlo.
-    x : array_like, optional
-        Histogram of n cells (default: the ADULT histogram merged into n bins).
-    cache : dict, optional
-        Cache reused across calls; filled in place.
-
-    Returns
-    -------
-    MatrixMechanismRun
-        Everything the explorer draws.
-
-    Raises
-    ------
-    ValueError
-        If a name is unknown or a number is out of range.
-    TypeError
-        If ``n`` or ``trials`` is not an integer.
-    """
-    check_choice("workload", workload, wl.WORKLOADS)
-    check_choice("strategy", strategy, st.STRATEGIES)
-    n = check_int("n", n, minimum=2, maximum=256)
-    epsilon = check_epsilon(epsilon)
-    cache = {} if cache is None else cache
-    key = ("workload", workload, n)
-    if key not in cache:
-        cache[key] = wl.build(workload, n)
-    W = cache[key]
-    if x is None:
-        xkey = ("x", n)
-        if xkey not in cache:
-            cache[xkey] = default_histogram(n)
-        x = cache[xkey]
-    ls = _ls(strategy, W, "laplace", cache)
-    pkey = ("unit_per_query", strategy, W.key)
-    if pkey not in cache:
-        cache[pkey] = ls.variances(W, per_query=True)
-    exp = query_error_experiment(W, ls, x, epsilon, trials, rng=rng, strategy=strategy,
-                                 predicted=mm.noise_variance(ls, epsilon) * cache[pkey])
-    comp = compare_strategies(W, epsilon, cache=cache)
-    A = st.build(strategy, W, cache=cache)
-    if isinstance(A, wl.Workload):
-        A = A.matrix()
-    dense = A.toarray() if hasattr(A, "toarray") else np.asarray(A)
-    return MatrixMechanismRun(workload=W.name, strategy=strategy, n=n, experiment=exp, comparison=comp,
-                              matrix=dense)
