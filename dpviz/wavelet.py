@@ -31,11 +31,18 @@ References
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+import numpy.typing as npt
 import scipy.sparse as sp
 
+from dpviz.mechanisms import laplace_scale, laplace_variance
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_counts, check_epsilon, check_int, check_trials, check_widths
+
+if TYPE_CHECKING:
+    from dpviz.accountant import PrivacyAccountant
 
 __all__ = [
     "padded_size",
@@ -50,19 +57,45 @@ __all__ = [
 
 
 def padded_size(n: int) -> int:
-    """``N = 2**ceil(log2 n)``, the padded domain size of the Haar transform."""
+    """``N = 2**ceil(log2 n)``, the padded domain size of the Haar transform.
+
+    Parameters
+    ----------
+    n : int
+        Number of cells, >= 1.
+
+    Returns
+    -------
+    int
+        The smallest power of 2 that is >= n.
+
+    Raises
+    ------
+    TypeError
+        If ``n`` is not an integer.
+    ValueError
+        If ``n`` < 1.
+
+    Examples
+    --------
+    >>> padded_size(5)
+    8
+    """
     n = check_int("n", n, minimum=1)
     return 1 << (n - 1).bit_length()
 
 
 def _full_haar(N: int) -> tuple[sp.csr_array, np.ndarray]:
     """+-1 Haar matrix of a power-of-2 size N (coarse rows first) and each row's support size."""
-    rows, cols, vals, support = [], [], [], []
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    support: list[np.ndarray] = []
     cells = np.arange(N)
     rows.append(np.zeros(N, dtype=np.int64))
     cols.append(cells)
     vals.append(np.ones(N))
-    support.append([N])
+    support.append(np.array([N]))
     r = 1
     s = N
     while s >= 2:
@@ -111,7 +144,23 @@ def haar_matrix(n: int) -> sp.csr_array:
 
 
 def haar_sensitivity(n: int) -> int:
-    """L1 sensitivity ``1 + log2 N`` of :func:`haar_matrix` (N the padded size)."""
+    """L1 sensitivity ``1 + log2 N`` of :func:`haar_matrix` (N the padded size).
+
+    Parameters
+    ----------
+    n : int
+        Number of cells, >= 1.
+
+    Returns
+    -------
+    int
+        ``1 + log2 N``: each cell meets the total and one row per level.
+
+    Examples
+    --------
+    >>> haar_sensitivity(4), haar_sensitivity(5)
+    (3, 4)
+    """
     return padded_size(n).bit_length()
 
 
@@ -120,22 +169,66 @@ def privelet_covariance(n: int, epsilon: float) -> np.ndarray:
 
     ``sigma^2 = 2 (1 + log2 N)^2 / epsilon^2`` is the Laplace variance of each
     noisy coefficient [XWG10]_.  Dense (n, n): meant for n up to a few thousand.
+
+    Parameters
+    ----------
+    n : int
+        Number of cells, >= 1.
+    epsilon : float
+        Privacy parameter, > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (n, n) covariance matrix.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` <= 0 or ``n`` < 1.
+
+    Examples
+    --------
+    >>> privelet_covariance(2, 1.0).tolist()   # sigma^2 = 2 * 2^2 = 8 per coefficient
+    [[4.0, 0.0], [0.0, 4.0]]
     """
     epsilon = check_epsilon(epsilon)
     N = padded_size(n)
     A, s = _full_haar(N)
-    sigma2 = 2.0 * (haar_sensitivity(n) / epsilon) ** 2
-    A = A[:, :n].tocsc()
-    cov = (A.T @ sp.diags_array(sigma2 / s**2) @ A).toarray()
+    sigma2 = laplace_variance(haar_sensitivity(n), epsilon)
+    Ac = A[:, :n].tocsc()
+    cov = (Ac.T @ sp.diags_array(sigma2 / s**2) @ Ac).toarray()
     return cov
 
 
-def privelet_release(x, epsilon: float, *, rng: RngLike = None, size: int | None = None,
-                     accountant=None) -> np.ndarray:
+def privelet_release(x: npt.ArrayLike, epsilon: float, *, rng: RngLike = None, size: int | None = None,
+                     accountant: PrivacyAccountant | None = None) -> np.ndarray:
     """Privelet release: noisy Haar coefficients, inverse transform, padding dropped.
 
-    Returns leaf estimates of shape (n,) or (size, n).  epsilon-DP [XWG10]_;
-    an optional ``accountant`` is charged epsilon before the noise is drawn.
+    epsilon-DP [XWG10]_: Laplace noise of scale ``(1 + log2 N) / epsilon`` on every coefficient.
+
+    Parameters
+    ----------
+    x : array_like
+        The (n,) histogram of non-negative counts.
+    epsilon : float
+        Privacy parameter, > 0.
+    rng : None, int, SeedSequence or Generator
+        Randomness (see :func:`dpviz.rng.as_generator`).
+    size : int, optional
+        Number of independent releases, stacked on a new first axis.
+    accountant : PrivacyAccountant, optional
+        Charged epsilon before the noise is drawn.
+
+    Returns
+    -------
+    numpy.ndarray
+        Leaf estimates of shape (n,) or (size, n).
+
+    Raises
+    ------
+    ValueError
+        If ``x`` is not a 1-D array of finite non-negative counts, ``epsilon`` <= 0 or ``size`` < 1.
 
     Examples
     --------
@@ -154,7 +247,7 @@ def privelet_release(x, epsilon: float, *, rng: RngLike = None, size: int | None
         accountant.spend(epsilon, label=f"Privelet (Haar wavelet), n={n}")
     k = 1 if size is None else size
     coef = A @ xp
-    noisy = coef[None, :] + as_generator(rng).laplace(0.0, haar_sensitivity(n) / epsilon, size=(k, N))
+    noisy = coef[None, :] + as_generator(rng).laplace(0.0, laplace_scale(haar_sensitivity(n), epsilon), size=(k, N))
     est = (noisy / s) @ A  # Y^-1 y = Y^T diag(1/s) y, row-wise
     est = np.asarray(est)[:, :n]
     return est[0] if size is None else est
@@ -169,24 +262,69 @@ def _prefix_cov(cov: np.ndarray) -> np.ndarray:
     return K
 
 
-def range_variance_by_width(cov: np.ndarray, widths) -> np.ndarray:
+def range_variance_by_width(cov: np.ndarray, widths: npt.ArrayLike) -> np.ndarray:
     """Average variance over all ranges of each width, for leaf estimates of covariance ``cov``.
 
     ``Var(sum_{a in [i, i+w)} xhat_a) = K[i+w, i+w] - 2 K[i, i+w] + K[i, i]`` with
     ``K`` the prefix covariance; averaged over ``i = 0..n-w``.
+
+    Parameters
+    ----------
+    cov : numpy.ndarray
+        (n, n) covariance of the leaf estimates.
+    widths : array_like of int
+        Range widths in ``[1, n]``.
+
+    Returns
+    -------
+    numpy.ndarray
+        One average variance per width.
+
+    Examples
+    --------
+    >>> range_variance_by_width(np.eye(3), [1, 2, 3]).tolist()   # independent unit leaves
+    [1.0, 2.0, 3.0]
     """
     K = _prefix_cov(cov)
     n = cov.shape[0]
     d = np.diagonal(K)
-    out = np.empty(len(widths))
-    for t, w in enumerate(widths):
+    ws = np.asarray(widths)
+    out = np.empty(len(ws))
+    for t, w in enumerate(ws):
         i = np.arange(n - w + 1)
         out[t] = np.mean(d[i + w] + d[i] - 2.0 * K[i, i + w])
     return out
 
 
-def privelet_range_mse_by_width(n: int, epsilon: float, widths=None) -> np.ndarray:
-    """Exact MSE of Privelet range answers averaged over all ranges of each width (default 1..n)."""
+def privelet_range_mse_by_width(n: int, epsilon: float, widths: npt.ArrayLike | None = None) -> np.ndarray:
+    """Exact MSE of Privelet range answers averaged over all ranges of each width.
+
+    Parameters
+    ----------
+    n : int
+        Number of cells, >= 1.
+    epsilon : float
+        Privacy parameter, > 0.
+    widths : array_like of int, optional
+        Range widths in ``[1, n]`` (default all of ``1..n``).
+
+    Returns
+    -------
+    numpy.ndarray
+        One mean squared error per width.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` < 1, ``epsilon`` <= 0 or a width is outside ``[1, n]``.
+    TypeError
+        If ``n`` or a width is not an integer.
+
+    Examples
+    --------
+    >>> privelet_range_mse_by_width(2, 1.0).tolist()
+    [4.0, 8.0]
+    """
     n = check_int("n", n, minimum=1)
     return range_variance_by_width(privelet_covariance(n, epsilon), check_widths(n, widths))
 
@@ -196,6 +334,30 @@ def privelet_average_range_mse(n: int, epsilon: float) -> float:
 
     Sum over pairs ``i < j`` of ``K_jj + K_ii - 2 K_ij`` equals
     ``(n+1) tr K - 1^T K 1`` for the prefix covariance K.
+
+    Parameters
+    ----------
+    n : int
+        Number of cells, >= 1.
+    epsilon : float
+        Privacy parameter, > 0.
+
+    Returns
+    -------
+    float
+        The average expected squared error of a range query.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` < 1 or ``epsilon`` <= 0.
+    TypeError
+        If ``n`` is not an integer.
+
+    Examples
+    --------
+    >>> privelet_average_range_mse(2, 1.0)   # (4 + 4 + 8) / 3
+    5.333333333333333
     """
     n = check_int("n", n, minimum=1)
     K = _prefix_cov(privelet_covariance(n, epsilon))

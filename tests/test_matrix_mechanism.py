@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import Z
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
@@ -12,8 +13,6 @@ from dpviz import matrix_mechanism as mm
 from dpviz import strategies as st
 from dpviz import workloads as wl
 from dpviz.accountant import BudgetExceededError, PrivacyAccountant
-
-from conftest import Z
 
 
 def _dense(A):
@@ -135,7 +134,8 @@ def test_lower_bound_forms():
 
     assert mm.svd_lower_bound(W, 0.5, delta=1e-5) == pytest.approx(gaussian_sigma(1, 0.5, 1e-5) ** 2 * s**2 / 16)
     # identity is optimal for the identity workload: bound attained
-    assert mm.svd_lower_bound(wl.identity(10), 2.0) == pytest.approx(mm.expected_error(wl.identity(10), np.eye(10), 2.0))
+    bound = mm.svd_lower_bound(wl.identity(10), 2.0)
+    assert bound == pytest.approx(mm.expected_error(wl.identity(10), np.eye(10), 2.0))
 
 
 # --------------------------------------------------------------------------- large n, implicit workloads

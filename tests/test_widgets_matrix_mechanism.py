@@ -3,7 +3,7 @@
 import math
 
 import numpy as np
-import pytest
+from conftest import Z
 
 from dpviz import matrix_mechanism as mm
 from dpviz import strategies as st
@@ -11,8 +11,6 @@ from dpviz import workloads as wl
 from dpviz.experiments import matrix_mechanism as em
 from dpviz.plots import matrix_mechanism as pm
 from dpviz.widgets import MatrixMechanismExplorer
-
-from conftest import Z
 
 
 def test_explorer_defaults_and_figure_show_the_result():

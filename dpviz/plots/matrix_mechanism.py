@@ -6,7 +6,7 @@ Pure drawing: every function takes numbers computed in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -34,7 +34,18 @@ __all__ = [
 
 
 def matrix_mechanism_title(run: MatrixMechanismRun) -> str:
-    """Figure title stating workload, strategy and parameters."""
+    """Figure title stating workload, strategy and parameters.
+
+    Parameters
+    ----------
+    run : MatrixMechanismRun
+        One explorer update.
+
+    Returns
+    -------
+    str
+        The title.
+    """
     e = run.experiment
     label = run.comparison.labels[run.comparison.names.index(run.strategy)]
     return (f"Matrix mechanism: {run.workload} (n = {run.n}, {e.predicted.size} queries), strategy {label}, "
@@ -49,6 +60,16 @@ def matrix_mechanism_figure(run: MatrixMechanismRun) -> go.Figure:
     ``(2/eps^2)||A||_1^2 w (A^T A)^{-1} w^T``.  Bottom left: the exact total
     error of every strategy (log scale, the selected one highlighted) above the
     SVD lower bound (dashed).  Bottom right: the strategy matrix as a heat map.
+
+    Parameters
+    ----------
+    run : MatrixMechanismRun
+        One explorer update.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The three-panel figure.
     """
     e = run.experiment
     c = run.comparison
@@ -68,7 +89,8 @@ def matrix_mechanism_figure(run: MatrixMechanismRun) -> go.Figure:
     colors = [THEORY if i == sel else "#9AA5B1" for i in range(len(c.names))]
     traces.append(go.Bar(x=list(c.labels), y=c.total_error, marker=dict(color=colors), name="total error",
                          showlegend=False, xaxis="x2", yaxis="y2",
-                         customdata=c.ratio, hovertemplate="%{x}: %{y:.7~g} (%{customdata:.7~g} x bound)<extra></extra>"))
+                         customdata=c.ratio,
+                         hovertemplate="%{x}: %{y:.7~g} (%{customdata:.7~g} x bound)<extra></extra>"))
     traces.append(go.Scatter(x=list(c.labels), y=np.full(len(c.names), c.lower_bound), mode="lines",
                              line=dict(color=TRUTH, dash="dash"), name="SVD lower bound", xaxis="x2", yaxis="y2",
                              hovertemplate=f"lower bound {c.lower_bound:.4g}<extra></extra>"))
@@ -79,7 +101,8 @@ def matrix_mechanism_figure(run: MatrixMechanismRun) -> go.Figure:
                              hovertemplate="row %{y}, cell %{x}: %{z:.7~g}<extra></extra>"))
     layout = dict(
         title=dict(text=matrix_mechanism_title(run), font=dict(size=14), y=0.985, yanchor="top"), height=740,
-        template=TEMPLATE, margin=dict(l=70, r=20, t=95, b=40), legend=dict(orientation="h", y=1.02, x=0.0, yanchor="bottom"),
+        template=TEMPLATE, margin=dict(l=70, r=20, t=95, b=40),
+        legend=dict(orientation="h", y=1.02, x=0.0, yanchor="bottom"),
         xaxis=dict(domain=[0.0, 1.0], anchor="y", title="workload query (workload order)"),
         yaxis=dict(domain=[0.6, 0.97], title="squared error", rangemode="tozero"),
         xaxis2=dict(domain=[0.0, 0.55], anchor="y2", tickangle=-35),
@@ -90,8 +113,23 @@ def matrix_mechanism_figure(run: MatrixMechanismRun) -> go.Figure:
     return go.Figure(data=traces, layout=layout)
 
 
-def query_error_axes(exp: QueryErrorExperiment, ax=None, *, title: str | None = None) -> Axes:
-    """Static version of the top panel: simulated squared error (+- 2 s.e.) and exact error per query."""
+def query_error_axes(exp: QueryErrorExperiment, ax: Axes | None = None, *, title: str | None = None) -> Axes:
+    """Static version of the top panel: simulated squared error (+- 2 s.e.) and exact error per query.
+
+    Parameters
+    ----------
+    exp : QueryErrorExperiment
+        Simulated and exact per-query errors.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+    title : str, optional
+        Title (default: strategy and epsilon).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax)
     q = np.arange(1, exp.predicted.size + 1)
     ax.fill_between(q, np.maximum(exp.simulated - 2 * exp.stderr, 0), exp.simulated + 2 * exp.stderr,
@@ -106,8 +144,23 @@ def query_error_axes(exp: QueryErrorExperiment, ax=None, *, title: str | None = 
     return ax
 
 
-def comparison_axes(comp: StrategyComparison, ax=None, *, highlight: str | None = None) -> Axes:
-    """Horizontal bars: each strategy's total error as a multiple of the SVD lower bound (log scale)."""
+def comparison_axes(comp: StrategyComparison, ax: Axes | None = None, *, highlight: str | None = None) -> Axes:
+    """Horizontal bars: each strategy's total error as a multiple of the SVD lower bound (log scale).
+
+    Parameters
+    ----------
+    comp : StrategyComparison
+        Totals and lower bound of one workload.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+    highlight : str, optional
+        Strategy key drawn in the theory colour.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax, figsize=(6.5, 3.6))
     y = np.arange(len(comp.names))
     cols = [THEORY if nm == highlight else color(i) for i, nm in enumerate(comp.names)]
@@ -119,18 +172,33 @@ def comparison_axes(comp: StrategyComparison, ax=None, *, highlight: str | None 
     ax.set_xlabel("total error / lower bound")
     mech = "Laplace" if comp.delta is None else f"Gaussian, delta = {comp.delta:g}"
     ax.set_title(f"{comp.workload}, n = {comp.n} ({mech})", fontsize=9)
-    for yi, r in zip(y, comp.ratio):
-        ax.text(r, yi, f" {r:.3g}", va="center", fontsize=7)
+    for yi, r in zip(y, comp.ratio, strict=True):
+        ax.text(float(r), float(yi), f" {r:.3g}", va="center", fontsize=7)
     ax.legend(fontsize=8, loc="lower right")
     return ax
 
 
-def strategy_heatmap_axes(A, ax=None, *, title: str = "strategy matrix") -> Axes:
-    """Heat map of a strategy matrix (red positive, blue negative, white zero)."""
+def strategy_heatmap_axes(A: Any, ax: Axes | None = None, *, title: str = "strategy matrix") -> Axes:
+    """Heat map of a strategy matrix (red positive, blue negative, white zero).
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse matrix
+        The strategy (p x n).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+    title : str, default "strategy matrix"
+        Title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax, figsize=(3.6, 3.6))
-    A = A.toarray() if hasattr(A, "toarray") else np.asarray(A, dtype=float)
-    lim = float(np.abs(A).max()) or 1.0
-    im = ax.imshow(A, cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto", interpolation="nearest")
+    M = A.toarray() if hasattr(A, "toarray") else np.asarray(A, dtype=float)
+    lim = float(np.abs(M).max()) or 1.0
+    im = ax.imshow(M, cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto", interpolation="nearest")
     ax.figure.colorbar(im, ax=ax, shrink=0.8)
     ax.set_xlabel("cell")
     ax.set_ylabel("strategy row")
@@ -138,8 +206,21 @@ def strategy_heatmap_axes(A, ax=None, *, title: str = "strategy matrix") -> Axes
     return ax
 
 
-def error_by_width_axes(ebw: ErrorByWidth, ax=None) -> Axes:
-    """Expected squared error of a range query against its width (as a fraction of n), one line per strategy."""
+def error_by_width_axes(ebw: ErrorByWidth, ax: Axes | None = None) -> Axes:
+    """Expected squared error of a range query against its width (as a fraction of n), one line per strategy.
+
+    Parameters
+    ----------
+    ebw : ErrorByWidth
+        Average errors per width and strategy.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     ax = new_axes(ax)
     frac = ebw.widths / ebw.n
     for i, lab in enumerate(ebw.labels):

@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import ipywidgets as widgets
+import numpy.typing as npt
+import plotly.graph_objects as go
 
 from dpviz import strategies as st
 from dpviz import workloads as wl
-from dpviz.experiments.matrix_mechanism import matrix_mechanism_explorer_run
+from dpviz.experiments.matrix_mechanism import MatrixMechanismRun, matrix_mechanism_explorer_run
 from dpviz.plots.matrix_mechanism import matrix_mechanism_figure
 from dpviz.widgets.base import Explorer, int_slider, log_slider, seed_box
 
@@ -40,7 +42,7 @@ class MatrixMechanismExplorer(Explorer):
 
     title = "Matrix mechanism explorer: answer a strategy A with noise, rebuild the workload W by least squares"
 
-    def __init__(self, x=None, **values: Any) -> None:
+    def __init__(self, x: npt.ArrayLike | None = None, **values: Any) -> None:
         self._x = x
         self._cache: dict = {}
         self.summary = widgets.HTML()
@@ -60,17 +62,18 @@ class MatrixMechanismExplorer(Explorer):
             "seed": seed_box(0),
         }
 
-    def _compute(self, workload, strategy, n, epsilon, trials, seed):
+    def _compute(self, workload: str, strategy: str, n: int, epsilon: float,  # type: ignore[override]
+                 trials: int, seed: int) -> MatrixMechanismRun:
         return matrix_mechanism_explorer_run(workload, strategy, n, epsilon, trials, rng=seed, x=self._x,
                                              cache=self._cache)
 
-    def _figure(self, result):
+    def _figure(self, result: MatrixMechanismRun) -> go.Figure:
         return matrix_mechanism_figure(result)
 
     def _side_panels(self) -> list[widgets.Widget]:
         return [self.summary]
 
-    def _after_draw(self, result) -> None:
+    def _after_draw(self, result: MatrixMechanismRun) -> None:
         e, c = result.experiment, result.comparison
         i = c.names.index(result.strategy)
         self.summary.value = (

@@ -1,0 +1,96 @@
+"""The explorer's strategy menu: build a strategy by name, with display labels."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dpviz.strategies.eigen import eigen_design
+from dpviz.strategies.fixed import hierarchical, identity, workload
+from dpviz.strategies.greedy import greedy_h
+from dpviz.strategies.wavelets import rescaled_wavelet, wavelet
+from dpviz.validation import check_choice
+from dpviz.workloads import Workload
+
+__all__ = ["build", "STRATEGIES", "LABELS"]
+
+#: Names accepted by :func:`build`.
+STRATEGIES = ("identity", "workload", "hierarchical_2", "hierarchical_4", "hierarchical_16", "wavelet",
+              "rescaled_wavelet", "greedy_h", "eigen_design")
+#: Display names.
+LABELS = {
+    "identity": "Identity",
+    "workload": "Workload (A = W)",
+    "hierarchical_2": "H_2",
+    "hierarchical_4": "H_4",
+    "hierarchical_16": "H_16",
+    "wavelet": "Haar wavelet Y",
+    "rescaled_wavelet": "Rescaled wavelet Y''",
+    "greedy_h": "GreedyH",
+    "eigen_design": "Eigen-design",
+}
+
+
+def build(name: str, W: Workload, *, mechanism: str = "laplace",
+          cache: dict | None = None) -> Any:
+    """Strategy by menu name (one of :data:`STRATEGIES`) for workload ``W``.
+
+    ``mechanism`` ("laplace" or "gaussian") selects the sensitivity the
+    eigen-design is optimised for (L1 or L2).  Results are stored in ``cache``
+    (a dict keyed by ``(name, W.key, mechanism)``: the workload's queries, not its name) when given, so an
+    optimiser runs once per workload and domain size.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`STRATEGIES`.
+    W : Workload
+        The workload the optimised strategies adapt to (the fixed ones use only ``W.n``).
+    mechanism : {"laplace", "gaussian"}, default "laplace"
+        Noise the eigen-design is optimised for (L1 or L2 sensitivity).
+    cache : dict, optional
+        Strategies already built, keyed by ``(name, W.key, mechanism)``; filled in place.
+
+    Returns
+    -------
+    numpy.ndarray, scipy.sparse.csr_array or Workload
+        The strategy ``A`` (p x n), or the workload itself for "workload" when it is too large to expand.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` or ``mechanism`` is not one of the allowed values.
+    TypeError
+        If ``W`` is not a :class:`~dpviz.workloads.Workload`.
+
+    Examples
+    --------
+    >>> from dpviz import workloads
+    >>> build("hierarchical_2", workloads.prefix(4)).shape
+    (7, 4)
+    """
+    check_choice("strategy", name, STRATEGIES)
+    check_choice("mechanism", mechanism, ("laplace", "gaussian"))
+    if not isinstance(W, Workload):
+        raise TypeError(f"W must be a dpviz.workloads.Workload, got {type(W).__name__}")
+    key = (name, W.key, mechanism)
+    if cache is not None and key in cache:
+        return cache[key]
+    n = W.n
+    A: Any
+    if name == "identity":
+        A = identity(n)
+    elif name == "workload":
+        A = workload(W)
+    elif name.startswith("hierarchical_"):
+        A = hierarchical(n, int(name.split("_")[1]))
+    elif name == "wavelet":
+        A = wavelet(n)
+    elif name == "rescaled_wavelet":
+        A = rescaled_wavelet(n)
+    elif name == "greedy_h":
+        A = greedy_h(W)
+    else:
+        A = eigen_design(W, norm="l1" if mechanism == "laplace" else "l2")
+    if cache is not None:
+        cache[key] = A
+    return A

@@ -1,0 +1,51 @@
+"""Workloads: batches of linear counting queries over a histogram of ``n`` bins.
+
+A workload ``W`` has one row per query and one column per bin; its answers on
+the histogram ``x`` are ``W x``.  Range workloads are held implicitly, with
+closed forms for everything the matrix mechanism needs.
+
+Files
+-----
+workload.py
+    :class:`Workload`, the operator: answers, ``W^T y``, Gram matrix, sensitivities, spectrum.
+closed_forms.py
+    Closed forms of the range workloads: Gram matrix, coverage (sensitivity), singular values, eigenvectors.
+ranges.py
+    One-dimensional constructors: :func:`identity`, :func:`prefix`, :func:`all_ranges`,
+    :func:`ranges`, :func:`random_ranges`, :func:`width_ranges`, :func:`from_matrix`, :func:`as_workload`.
+two_d.py
+    Workloads over an ``n1 x n2`` table: :func:`all_ranges_2d`, :func:`random_ranges_2d`, :func:`marginals_2d`.
+menu.py
+    The explorer's menu: :data:`WORKLOADS` and :func:`build`.
+"""
+
+from dpviz.workloads.menu import WORKLOADS, build
+from dpviz.workloads.ranges import (
+    all_ranges,
+    as_workload,
+    from_matrix,
+    identity,
+    prefix,
+    random_ranges,
+    ranges,
+    width_ranges,
+)
+from dpviz.workloads.two_d import all_ranges_2d, marginals_2d, random_ranges_2d
+from dpviz.workloads.workload import Workload
+
+__all__ = [
+    "Workload",
+    "as_workload",
+    "identity",
+    "prefix",
+    "all_ranges",
+    "random_ranges",
+    "width_ranges",
+    "ranges",
+    "from_matrix",
+    "all_ranges_2d",
+    "random_ranges_2d",
+    "marginals_2d",
+    "build",
+    "WORKLOADS",
+]
