@@ -170,13 +170,11 @@ def test_the_private_import_check_catches_a_crossing(snippet: str, package: str,
 
 # --------------------------------------------------------------------------- one calibration
 def _divides_by_epsilon(node: ast.AST) -> bool:
-    def base(n: ast.AST) -> str:
-        while isinstance(n, (ast.Attribute, ast.Subscript, ast.Call)) or (
-                isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow)):
-            n = n.value if isinstance(n, (ast.Attribute, ast.Subscript)) else n.func if isinstance(n, ast.Call) \
-                else n.left
-        return n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else ""
-    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and base(node.right).startswith("eps")
+    """``a / b`` where ``b`` mentions a name starting with ``eps`` (``1 / eps``, ``2 / epsilon ** 2``, ...)."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)):
+        return False
+    return any((isinstance(n, ast.Name) and n.id.startswith("eps"))
+               or (isinstance(n, ast.Attribute) and n.attr.startswith("eps")) for n in ast.walk(node.right))
 
 
 @pytest.mark.parametrize("path", [p for p in CORE_FILES if "mechanisms" not in p.relative_to(PKG).parts], ids=_ids)
@@ -189,6 +187,7 @@ def test_noise_is_calibrated_only_in_mechanisms(path: Path) -> None:
 def test_the_calibration_check_catches_a_division() -> None:
     assert _divides_by_epsilon(ast.parse("gen.laplace(0, 1.0 / eps)").body[0].value.args[1])  # type: ignore[attr-defined]
     assert _divides_by_epsilon(ast.parse("2 * s / epsilon ** 2").body[0].value)  # type: ignore[attr-defined]
+    assert _divides_by_epsilon(ast.parse("np.float64(1.0) / np.float64(epsilon) ** 2").body[0].value)  # type: ignore[attr-defined]
     assert not _divides_by_epsilon(ast.parse("eps / k").body[0].value)  # type: ignore[attr-defined]
 
 

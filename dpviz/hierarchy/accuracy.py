@@ -25,6 +25,7 @@ from dpviz.hierarchy.inference import _ci_2d, _ci_plan
 from dpviz.hierarchy.ranges import _check_ranges, _cover_counts
 from dpviz.hierarchy.tree import Tree, build_tree
 from dpviz.hierarchy.width_sums import _ci_width_sums, _hb_width_sums
+from dpviz.mechanisms import laplace_variance
 from dpviz.validation import check_bool, check_choice, check_epsilon, check_int, check_widths
 
 __all__ = [
@@ -36,16 +37,12 @@ __all__ = [
 
 
 def _inv_eps2(epsilon: float) -> float:
-    """``1 / epsilon^2``, the factor by which a variance at epsilon = 1 scales (inf if it overflows).
+    """``1 / epsilon^2``: half the unit Laplace variance, the factor by which an error at epsilon = 1 scales.
 
-    ``2 * _inv_eps2(epsilon)`` is the Laplace variance ``V_u`` of
-    :func:`dpviz.mechanisms.laplace_variance` with sensitivity 1.  It is kept
-    in this form because ``laplace_variance`` computes ``2 (1/epsilon)^2``,
-    which differs from ``2 / epsilon^2`` in the last bit for many epsilons
-    (e.g. 0.1), and the exact errors must stay bit-identical.
+    Taken from :func:`dpviz.mechanisms.laplace_variance` (the one calibration), so ``2 * _inv_eps2(eps)``
+    is the variance ``V_u`` of one Laplace count at sensitivity 1.
     """
-    with np.errstate(over="ignore", divide="ignore"):
-        return float(np.float64(1.0) / np.float64(epsilon) ** 2)
+    return laplace_variance(1.0, epsilon) / 2.0
 
 
 def _check_common(n: int, branching: int | None, epsilon: float, allocation: str,

@@ -19,7 +19,6 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
-from dpviz import sensitivity as _sens
 from dpviz.matrix_mechanism.prefix_basis import (
     _BLOCK,
     _blocked_prefix_stats,
@@ -28,6 +27,7 @@ from dpviz.matrix_mechanism.prefix_basis import (
     _s_inv_t,
     _selected_inverse,
 )
+from dpviz.mechanisms import sensitivity as _sens
 from dpviz.validation import check_array, check_bool, check_matrix
 from dpviz.workloads import Workload, as_workload
 

@@ -62,7 +62,7 @@ class MatrixMechanismExplorer(Explorer):
             "seed": seed_box(0),
         }
 
-    def _compute(self, workload: str, strategy: str, n: int, epsilon: float,  # type: ignore[override]
+    def _compute(self, workload: str, strategy: str, n: int, epsilon: float,
                  trials: int, seed: int) -> MatrixMechanismRun:
         return matrix_mechanism_explorer_run(workload, strategy, n, epsilon, trials, rng=seed, x=self._x,
                                              cache=self._cache)

@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from dpviz import sensitivity as _sens
+from dpviz.mechanisms import sensitivity as _sens
 from dpviz.validation import check_array
 from dpviz.workloads.closed_forms import (
     _all_ranges_singular_values,
