@@ -14,6 +14,9 @@ Files
 -----
 ``amounts.py``
     ``exact``: a privacy amount as an exact Fraction (and the ``Amount`` type).
+``charging.py``
+    The one accounting rule: ``charge`` / ``charge_all``, which every release that takes an accountant
+    calls (``size=k`` independent releases cost ``k * epsilon``).
 ``privacy_accountant.py``
     ``PrivacyAccountant`` and its ledger (``LedgerRow``, ``Budget``),
     ``BudgetExceededError``, and ``check_accountant`` for functions that take
@@ -28,6 +31,7 @@ References
 from __future__ import annotations
 
 from dpviz.accountant.amounts import exact
+from dpviz.accountant.charging import charge, charge_all
 from dpviz.accountant.privacy_accountant import (
     Budget,
     BudgetExceededError,
@@ -36,4 +40,5 @@ from dpviz.accountant.privacy_accountant import (
     check_accountant,
 )
 
-__all__ = ["PrivacyAccountant", "BudgetExceededError", "LedgerRow", "Budget", "exact", "check_accountant"]
+__all__ = ["PrivacyAccountant", "BudgetExceededError", "LedgerRow", "Budget", "exact", "check_accountant",
+           "charge", "charge_all"]

@@ -14,6 +14,7 @@ References
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -22,6 +23,21 @@ from typing import NamedTuple
 from dpviz.accountant.amounts import Amount, _fmt, exact
 
 __all__ = ["PrivacyAccountant", "BudgetExceededError", "LedgerRow", "Budget", "check_accountant"]
+
+
+def _amounts(epsilon: Amount, delta: Amount, repeat: int) -> tuple[Fraction, Fraction]:
+    """``repeat * (epsilon, delta)`` as exact Fractions, after the checks every spend makes."""
+    if isinstance(repeat, bool) or not isinstance(repeat, numbers.Integral):
+        raise TypeError(f"repeat must be a positive integer, got {repeat!r} of type {type(repeat).__name__}")
+    if repeat < 1:
+        raise ValueError(f"repeat must be a positive integer, got {repeat}")
+    eps = exact("epsilon", epsilon)
+    dlt = exact("delta", delta)
+    if dlt > 1:
+        raise ValueError(f"delta must lie in [0, 1], got {float(dlt)}")
+    if eps == 0 and dlt == 0:
+        raise ValueError("a spend must charge epsilon > 0 or delta > 0, got epsilon=0, delta=0")
+    return int(repeat) * eps, int(repeat) * dlt
 
 
 class BudgetExceededError(RuntimeError):
@@ -161,15 +177,17 @@ class PrivacyAccountant:
         return self._rows[-1].total_epsilon, self._rows[-1].total_delta
 
     # ----------------------------------------------------------------- charging
-    def can_spend(self, epsilon: Amount, delta: Amount = 0.0) -> bool:
-        """Whether a sequential spend of (epsilon, delta) fits in the remaining budget.
+    def can_spend(self, epsilon: Amount, delta: Amount = 0.0, *, repeat: int = 1) -> bool:
+        """Whether :meth:`spend` would accept ``(epsilon, delta)`` (``repeat`` times): it validates the same way.
 
         Parameters
         ----------
         epsilon : float, int, fractions.Fraction or decimal.Decimal
             The epsilon of the planned spend, >= 0.
         delta : float, int, fractions.Fraction or decimal.Decimal, default 0
-            The delta of the planned spend, >= 0.
+            The delta of the planned spend, in [0, 1] (not both zero).
+        repeat : int, default 1
+            How many such mechanisms the spend stands for (sequential composition).
 
         Returns
         -------
@@ -179,10 +197,18 @@ class PrivacyAccountant:
         Raises
         ------
         TypeError, ValueError
-            For an amount that :func:`exact` refuses.
+            For an amount :meth:`spend` refuses: non-numeric, negative, NaN, infinite, a delta above 1, both
+            amounts zero, or ``repeat`` not a positive integer.
+
+        Examples
+        --------
+        >>> acc = PrivacyAccountant(1.0, delta=1e-5)
+        >>> acc.can_spend(0.5, 1e-6), acc.can_spend(0.5, repeat=3)
+        (True, False)
         """
+        eps, dlt = _amounts(epsilon, delta, repeat)
         e, d = self._totals()
-        return e + exact("epsilon", epsilon) <= self._epsilon and d + exact("delta", delta) <= self._delta
+        return e + eps <= self._epsilon and d + dlt <= self._delta
 
     def _charge(self, label: str, eps: Fraction, dlt: Fraction, composition: str, parts: int) -> LedgerRow:
         """Record a charge if it fits; otherwise raise BudgetExceededError and record nothing."""
@@ -199,17 +225,22 @@ class PrivacyAccountant:
         self._rows.append(row)
         return row
 
-    def spend(self, epsilon: Amount, delta: Amount = 0.0, label: str = "") -> LedgerRow:
-        """Charge one (epsilon, delta)-DP mechanism by sequential composition.
+    def spend(self, epsilon: Amount, delta: Amount = 0.0, label: str = "", *, repeat: int = 1) -> LedgerRow:
+        """Charge an (epsilon, delta)-DP mechanism, ``repeat`` times over, by sequential composition.
+
+        ``repeat=k`` records k runs of the mechanism on the same data as one row costing
+        ``(k * epsilon, k * delta)`` (shown as "sequential xk").
 
         Parameters
         ----------
         epsilon : float, int, fractions.Fraction or decimal.Decimal
             The mechanism's epsilon, >= 0.
         delta : float, int, fractions.Fraction or decimal.Decimal, default 0
-            The mechanism's delta, >= 0 (not both zero).
+            The mechanism's delta, in [0, 1] (not both zero).
         label : str, optional
             What the charge is for (default ``"spend <n>"``).
+        repeat : int, default 1
+            Number of runs of the mechanism that this charge stands for, >= 1.
 
         Returns
         -------
@@ -221,13 +252,19 @@ class PrivacyAccountant:
         BudgetExceededError
             If the spend does not fit; the ledger is left unchanged.
         ValueError, TypeError
-            For a negative, NaN, infinite or non-numeric amount, or if both amounts are 0.
+            For a negative, NaN, infinite or non-numeric amount, a delta above 1, both amounts 0, or a
+            ``repeat`` that is not a positive integer.
+
+        Examples
+        --------
+        >>> acc = PrivacyAccountant(10.0)
+        >>> acc.spend(0.5, label="one histogram").total_epsilon
+        Fraction(1, 2)
+        >>> acc.spend(0.5, label="50 more", repeat=5).total_epsilon
+        Fraction(3, 1)
         """
-        eps = exact("epsilon", epsilon)
-        dlt = exact("delta", delta)
-        if eps == 0 and dlt == 0:
-            raise ValueError("a spend must charge epsilon > 0 or delta > 0, got epsilon=0, delta=0")
-        return self._charge(label or f"spend {len(self._rows) + 1}", eps, dlt, "sequential", 1)
+        eps, dlt = _amounts(epsilon, delta, repeat)
+        return self._charge(label or f"spend {len(self._rows) + 1}", eps, dlt, "sequential", int(repeat))
 
     def spend_parallel(self, epsilons: Iterable[Amount], deltas: Sequence[Amount] | None = None,
                        label: str = "") -> LedgerRow:
