@@ -162,14 +162,32 @@ def _real_name(target: str) -> str | None:
     return None
 
 
+def _documented_below(env: BuildEnvironment, target: str) -> str | None:
+    """The one documented object ``<package>.<submodules>.<name>`` for ``target = <package>.<name>``, if unique.
+
+    For re-exported data (``dpviz.strategies.STRATEGIES`` defined in ``dpviz.strategies.menu``), which carries no
+    ``__module__`` to follow.
+    """
+    package, _, name = target.rpartition(".")
+    if not package.startswith("dpviz"):
+        return None
+    objects = env.domains["py"].objects
+    found = [full for full in objects if full.startswith(package + ".") and full.endswith("." + name)]
+    return found[0] if len(found) == 1 else None
+
+
 def resolve_reexports(app: Sphinx, env: BuildEnvironment, node: pending_xref, contnode: nodes.Element) -> Any:
+    """Resolve a reference to a re-exported dpviz name to the place where the object is documented."""
     if node.get("refdomain") != "py":
         return None
-    real = _real_name(node["reftarget"])
-    if real is None or real == node["reftarget"]:
-        return None
+    target = node["reftarget"]
     domain = env.domains["py"]
-    return domain.resolve_xref(env, node["refdoc"], app.builder, node["reftype"], real, node, contnode)
+    for real in (_real_name(target), _documented_below(env, target)):
+        if real and real != target:
+            found = domain.resolve_xref(env, node["refdoc"], app.builder, node["reftype"], real, node, contnode)
+            if found is not None:
+                return found
+    return None
 
 
 def quiet_external_refs(app: Sphinx, domain: Any, node: pending_xref) -> bool | None:
