@@ -125,7 +125,7 @@ def test_link_checker_finds_broken_links(tmp_path: Path) -> None:
     expected = ["missing.css", "gone@2x.png", "sub/other.html#nowhere", "'#absent'", "sub/missing.html",
                 "sub/lost.png", "img.png#x"]
     assert len(found) == len(expected), "\n".join(found)
-    for fragment, line in zip(expected, found):
+    for fragment, line in zip(expected, found, strict=True):
         assert fragment in line, (fragment, line)
 
 
@@ -167,7 +167,7 @@ def test_site_builds(site: Build) -> None:
 
 
 def test_own_pages_build_without_warnings(site: Build) -> None:
-    """The hand-written pages, the lectures and the build helpers add no warning (nitpicky: every reference resolves)."""
+    """The hand-written pages, the lectures and the build helpers add no warning (nitpicky: all references resolve)."""
     own = [w for w in site.warnings if not _from_docstring(w)]
     assert not own, "\n".join(own)
 

@@ -10,10 +10,10 @@
   render as nothing, by a note saying where the explorer runs and linking to its page.
 * :func:`resolve_reexports` lets ``dpviz.widgets.LaplaceExplorer`` (the public, lazily re-exported name) link to
   where the class is documented (``dpviz.widgets.laplace.LaplaceExplorer``), wherever the refactor moves it.
-* :func:`quiet_external_refs` keeps ``nitpicky`` strict on the hand-written pages and on every public ``dpviz.*`` reference,
-  but does not report, on the generated API pages only, references to other projects (numpy, scipy, plotly, ...):
-  they cannot resolve without intersphinx, and the build has no network to fetch inventories; nor private bases
-  shown by ``:show-inheritance:``, undocumented by design.
+* :func:`quiet_external_refs` keeps ``nitpicky`` strict on the hand-written pages and on every public ``dpviz.*``
+  reference, but does not report, on the generated API pages only, references to other projects (numpy, scipy,
+  plotly, ...): they cannot resolve without intersphinx, and the build has no network to fetch inventories; nor
+  private bases shown by ``:show-inheritance:``, undocumented by design.
 """
 
 from __future__ import annotations
@@ -125,16 +125,19 @@ def note_widget_outputs(app: Sphinx, doctree: nodes.document) -> None:
         para += nodes.strong(text="Interactive explorer. ")
         if match:
             name = match.group(1)
-            para += nodes.Text("Here the notebook shows ")
+            para += nodes.Text("In a live notebook ")
             para += nodes.literal(text=name)
-            para += nodes.Text(" live; a static page cannot run it (the notebook stores no widget state). Open this "
-                               "lecture with make lab, or the explorer's Voila page, to use it; the figure below "
-                               "is the explorer's result at these settings. See ")
+            para += nodes.Text(" runs here; the committed notebook stores no widget state, so a static page cannot "
+                               "show it. Run it with ")
+            para += nodes.literal(text="make lab")
+            para += nodes.Text(" or in the course app (")
+            para += nodes.literal(text="make app")
+            para += nodes.Text("); the figure below is its result at these settings. See ")
             ref = pending_xref("", refdomain="std", reftype="ref", reftarget=f"explorer-{name.lower()}",
-                               refexplicit=False, refwarn=True)
-            ref += nodes.inline(text=name)
+                               refexplicit=True, refwarn=True)
+            ref += nodes.inline(text="the explorer's page")
             para += ref
-            para += nodes.Text(".")
+            para += nodes.Text(" for its controls.")
         else:
             para += nodes.Text("A widget runs here in a live notebook; a static page cannot show it.")
         raw.replace_self(nodes.note("", para))
