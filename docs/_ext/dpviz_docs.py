@@ -14,15 +14,19 @@
   reference, but does not report, on the generated API pages only, references to other projects (numpy, scipy,
   plotly, ...): they cannot resolve without intersphinx, and the build has no network to fetch inventories; nor
   private bases shown by ``:show-inheritance:``, undocumented by design.
+* :func:`_prefer_submodules` keeps a submodule's API page when its package re-exports a function of the same name.
 """
 
 from __future__ import annotations
 
 import base64
 import importlib
+import importlib.util
+import inspect
 import json
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +35,7 @@ from sphinx.addnodes import pending_xref
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
+from sphinx.ext import autosummary
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
@@ -144,22 +149,23 @@ def note_widget_outputs(app: Sphinx, doctree: nodes.document) -> None:
 
 
 def _real_name(target: str) -> str | None:
-    """``dpviz.widgets.LaplaceExplorer`` -> ``dpviz.widgets.laplace.LaplaceExplorer`` (None if not a dpviz object)."""
+    """``dpviz.widgets.LaplaceExplorer`` -> ``dpviz.widgets.laplace.LaplaceExplorer`` (None if not a dpviz object).
+
+    The attribute is looked up on the package first, as Python does: ``dpviz.svt.gptt`` is the function the
+    package re-exports, even where a submodule has the same name.
+    """
     parts = target.split(".")
     if parts[0] != "dpviz":
         return None
-    for cut in range(len(parts), 0, -1):
+    for cut in range(len(parts) - 1, 0, -1):
         try:
             obj: Any = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        try:
             for attr in parts[cut:]:
                 obj = getattr(obj, attr)
-        except AttributeError:
-            return None
+        except (ImportError, AttributeError):
+            continue
         module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
-        if module and qualname and module.startswith("dpviz"):
+        if isinstance(module, str) and isinstance(qualname, str) and module.startswith("dpviz"):
             return f"{module}.{qualname}"
         return None
     return None
@@ -181,7 +187,7 @@ def _documented_below(env: BuildEnvironment, target: str) -> str | None:
 
 def resolve_reexports(app: Sphinx, env: BuildEnvironment, node: pending_xref, contnode: nodes.Element) -> Any:
     """Resolve a reference to a re-exported dpviz name to the place where the object is documented."""
-    if node.get("refdomain") != "py":
+    if node.get("refdomain") != "py" or node.get("reftype") == "mod":
         return None
     target = node["reftarget"]
     domain = env.domains["py"]
@@ -203,7 +209,34 @@ def quiet_external_refs(app: Sphinx, domain: Any, node: pending_xref) -> bool | 
     return True if on_api_page and (external or private) else None
 
 
+def _prefer_submodules(original: Callable[..., tuple[Any, Any, str]]) -> Callable[..., tuple[Any, Any, str]]:
+    """Make autosummary take ``dpviz.svt.gptt`` for the submodule when a package re-exports a same-named function.
+
+    The refactor names modules after their main function (``dpviz.svt.gptt`` defines ``gptt``, which
+    ``dpviz.svt`` re-exports).  autosummary's ``_import_by_name`` first tries ``getattr(dpviz.svt, "gptt")``, gets
+    the function, and the module's page (and every member on it) is lost.  For a dpviz name that is a real
+    submodule, this returns the module instead; everything else goes to autosummary unchanged.
+    """
+
+    def import_by_name(name: str, grouped_exception: bool = True) -> tuple[Any, Any, str]:
+        obj, parent, modname = original(name, grouped_exception)
+        if name.startswith("dpviz.") and not inspect.ismodule(obj):
+            try:
+                spec = importlib.util.find_spec(name)
+            except (ImportError, ValueError):
+                spec = None
+            if spec is not None:
+                return importlib.import_module(name), None, name
+        return obj, parent, modname
+
+    return import_by_name
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
+    if not hasattr(autosummary._import_by_name, "__wrapped__"):
+        patched = _prefer_submodules(autosummary._import_by_name)
+        patched.__wrapped__ = autosummary._import_by_name  # type: ignore[attr-defined]
+        autosummary._import_by_name = patched  # type: ignore[assignment]
     app.connect("config-inited", copy_lectures)
     app.connect("builder-inited", extract_figures)
     app.connect("doctree-read", note_widget_outputs)
