@@ -14,6 +14,7 @@
   reference, but does not report, on the generated API pages only, references to other projects (numpy, scipy,
   plotly, ...): they cannot resolve without intersphinx, and the build has no network to fetch inventories; nor
   private bases shown by ``:show-inheritance:``, undocumented by design.
+* :func:`prune_api_stubs` deletes the API stubs of modules that no longer exist (autosummary never does).
 * :func:`_prefer_submodules` keeps a submodule's API page when its package re-exports a function of the same name.
 """
 
@@ -108,6 +109,22 @@ def extract_figures(app: Sphinx) -> None:
     for path in out.glob("*.png"):
         if path.stem not in figures:
             path.unlink()
+
+
+def prune_api_stubs(app: Sphinx) -> None:
+    """Delete the autosummary stubs in docs/api/ of modules that no longer exist.
+
+    autosummary rewrites the stubs of existing modules but never deletes one; after a module is moved or removed,
+    its stale stub would fail to import under -W.  Runs before autosummary generates the stubs.
+    """
+    api = Path(app.srcdir) / "api"
+    for stub in api.glob("dpviz*.rst"):
+        try:
+            spec = importlib.util.find_spec(stub.stem)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None:
+            stub.unlink()
 
 
 def note_widget_outputs(app: Sphinx, doctree: nodes.document) -> None:
@@ -239,6 +256,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         autosummary._import_by_name = patched  # type: ignore[assignment]
     app.connect("config-inited", copy_lectures)
     app.connect("builder-inited", extract_figures)
+    app.connect("builder-inited", prune_api_stubs, priority=400)  # before autosummary (500) generates the stubs
     app.connect("doctree-read", note_widget_outputs)
     app.connect("missing-reference", resolve_reexports)
     app.connect("warn-missing-reference", quiet_external_refs)
