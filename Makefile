@@ -66,9 +66,9 @@ $(STAMP_DOCS): pyproject.toml | $(BIN)/python
 
 # The documentation site in docs/_build/html: the lectures from their committed outputs (never re-run), a page per
 # explorer with its static figure, the API from the docstrings, the data provenance. Warnings are errors;
-# --keep-going reports them all first.
+# --keep-going reports them all first; -E re-reads every page, else a second run passes by not re-reading them.
 docs: $(STAMP_DOCS)
-	$(BIN)/python -m sphinx -W --keep-going -b html docs docs/_build/html
+	$(BIN)/python -m sphinx -E -W --keep-going -b html docs docs/_build/html
 	@echo "The site is in docs/_build/html/index.html"
 
 clean:
