@@ -7,7 +7,7 @@ PORT ?= 8888
 STAMP_LAB := $(VENV)/.installed-lab
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: lab app test lint typecheck doctest fuzz unit notebooks browser browser-deps bench clean
+.PHONY: lab app test lint typecheck doctest fuzz unit notebooks browser browser-deps bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -75,5 +75,18 @@ browser: $(STAMP_TEST) browser-deps
 bench: $(STAMP_TEST)
 	$(BIN)/python -m benchmarks
 
+STAMP_DOCS := $(VENV)/.installed-docs
+
+$(STAMP_DOCS): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $@
+
+# The documentation site in docs/_build/html: the lectures from their committed outputs (never re-run), a page per
+# explorer with its static figure, the API from the docstrings, the data provenance. Warnings are errors;
+# --keep-going reports them all first; -E re-reads every page, else a second run passes by not re-reading them.
+docs: $(STAMP_DOCS)
+	$(BIN)/python -m sphinx -E -W --keep-going -b html docs docs/_build/html
+	@echo "The site is in docs/_build/html/index.html"
+
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache docs/_build docs/api docs/lectures docs/_generated
