@@ -7,9 +7,9 @@ commits, checksums and licensing notes.
 
 References
 ----------
-.. [HMMCZ16] M. Hay, A. Machanavajjhala, G. Miklau, Y. Chen, D. Zhang.
-   "Principled Evaluation of Differentially Private Algorithms using
-   DPBench." SIGMOD 2016.
+- [HMMCZ16] M. Hay, A. Machanavajjhala, G. Miklau, Y. Chen, D. Zhang.
+  "Principled Evaluation of Differentially Private Algorithms using
+  DPBench." SIGMOD 2016.
 """
 
 from __future__ import annotations

@@ -25,8 +25,9 @@ References
 ----------
 .. [XWG10] X. Xiao, G. Wang, J. Gehrke. "Differential Privacy via Wavelet
    Transforms." ICDE 2010 (IEEE TKDE 23(8), 2011).
-.. [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
-   Linear Counting Queries Under Differential Privacy." PODS 2010.
+
+- [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
+  Linear Counting Queries Under Differential Privacy." PODS 2010.
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ def haar_matrix(n: int) -> sp.csr_array:
 
     Row 0 is the total; then, from the coarsest level (block size ``N``) to the
     finest (block size 2), one row per dyadic block: +1 on its left half, -1 on
-    its right half [XWG10]_ [LHRMM10]_.  For n not a power of 2 the domain is
+    its right half [XWG10] [LHRMM10].  For n not a power of 2 the domain is
     padded to ``N = 2**ceil(log2 n)`` empty cells and only the ``n`` real
     columns are kept; rows that would touch padding only are dropped.  L1
     sensitivity: ``1 + log2 N``.
@@ -168,7 +169,7 @@ def privelet_covariance(n: int, epsilon: float) -> np.ndarray:
     """Exact covariance of Privelet's leaf estimates: ``sigma^2 Y^T diag(1/s^2) Y`` restricted to the n real cells.
 
     ``sigma^2 = 2 (1 + log2 N)^2 / epsilon^2`` is the Laplace variance of each
-    noisy coefficient [XWG10]_.  Dense (n, n): meant for n up to a few thousand.
+    noisy coefficient [XWG10].  Dense (n, n): meant for n up to a few thousand.
 
     Parameters
     ----------
@@ -205,7 +206,7 @@ def privelet_release(x: npt.ArrayLike, epsilon: float, *, rng: RngLike = None, s
                      accountant: PrivacyAccountant | None = None) -> np.ndarray:
     """Privelet release: noisy Haar coefficients, inverse transform, padding dropped.
 
-    epsilon-DP [XWG10]_: Laplace noise of scale ``(1 + log2 N) / epsilon`` on every coefficient.
+    epsilon-DP [XWG10]: Laplace noise of scale ``(1 + log2 N) / epsilon`` on every coefficient.
 
     Parameters
     ----------

@@ -8,8 +8,8 @@ function that charges differently must say why in its docstring and test it.
 
 References
 ----------
-.. [DMNS06] Dwork, McSherry, Nissim, Smith. "Calibrating Noise to Sensitivity in Private Data Analysis."
-   TCC 2006 (sequential composition).
+- [DMNS06] Dwork, McSherry, Nissim, Smith. "Calibrating Noise to Sensitivity in Private Data Analysis."
+  TCC 2006 (sequential composition).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def charge(accountant: PrivacyAccountant | None, epsilon: Amount, delta: Amount 
 
     References
     ----------
-    Sequential composition [DMNS06]_.
+    Sequential composition [DMNS06].
 
     Examples
     --------
@@ -111,7 +111,7 @@ def charge_all(accountant: PrivacyAccountant | None, charges: Sequence[tuple[str
 
     References
     ----------
-    Sequential composition [DMNS06]_.
+    Sequential composition [DMNS06].
 
     Examples
     --------

@@ -268,7 +268,7 @@ class PrivacyAccountant:
 
     def spend_parallel(self, epsilons: Iterable[Amount], deltas: Sequence[Amount] | None = None,
                        label: str = "") -> LedgerRow:
-        """Charge mechanisms run on disjoint partitions of the data: costs ``(max eps_i, max delta_i)`` [McS09]_.
+        """Charge mechanisms run on disjoint partitions of the data: costs ``(max eps_i, max delta_i)`` [McS09].
 
         Parameters
         ----------

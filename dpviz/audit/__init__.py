@@ -44,20 +44,22 @@ Files
 
 References
 ----------
-.. [CP34] C. J. Clopper, E. S. Pearson. "The Use of Confidence or Fiducial Limits
-   Illustrated in the Case of the Binomial." Biometrika 26(4), 1934.
+- [CP34] C. J. Clopper, E. S. Pearson. "The Use of Confidence or Fiducial Limits
+  Illustrated in the Case of the Binomial." Biometrika 26(4), 1934.
+
 .. [DWWZK18] Z. Ding, Y. Wang, G. Wang, D. Zhang, D. Kifer. "Detecting
    Violations of Differential Privacy." CCS 2018 (StatDP).
 .. [BGDCG18] B. Bichsel, T. Gehr, D. Drachsler-Cohen, P. Tsankov, M. Vechev.
    "DP-Finder: Finding Differential Privacy Violations by Sampling and
    Optimization." CCS 2018.
-.. [JUO20] M. Jagielski, J. Ullman, A. Oprea. "Auditing Differentially Private
-   Machine Learning: How Private is Private SGD?" NeurIPS 2020 (the
-   Clopper-Pearson epsilon lower bound with delta).
-.. [Mir12] I. Mironov. "On Significance of the Least Significant Bits for
-   Differential Privacy." CCS 2012 (the attack on floating-point Laplace noise).
-.. [CM15] Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on
-   the Sparse Vector Technique." arXiv:1508.07306, 2015, Section 4.
+
+- [JUO20] M. Jagielski, J. Ullman, A. Oprea. "Auditing Differentially Private
+  Machine Learning: How Private is Private SGD?" NeurIPS 2020 (the
+  Clopper-Pearson epsilon lower bound with delta).
+- [Mir12] I. Mironov. "On Significance of the Least Significant Bits for
+  Differential Privacy." CCS 2012 (the attack on floating-point Laplace noise).
+- [CM15] Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on
+  the Sparse Vector Technique." arXiv:1508.07306, 2015, Section 4.
 """
 
 from __future__ import annotations

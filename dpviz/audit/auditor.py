@@ -32,7 +32,7 @@ def epsilon_lower_bound(mechanism: Mechanism, d: Any, d_prime: Any, *, event: An
     are Clopper-Pearson intervals at level ``1 - alpha/2`` each (Bonferroni,
     ``alpha = 1 - confidence``; :func:`privacy_loss_interval`).  If the mechanism
     is (eps, delta)-DP, the returned bound exceeds eps with probability at most
-    alpha ([JUO20]_; the event-based test of [DWWZK18]_).
+    alpha ([JUO20]; the event-based test of [DWWZK18]).
 
     Parameters
     ----------
@@ -87,9 +87,9 @@ def epsilon_lower_bound(mechanism: Mechanism, d: Any, d_prime: Any, *, event: An
     References
     ----------
     M. Jagielski, J. Ullman, A. Oprea. "Auditing Differentially Private Machine
-    Learning: How Private is Private SGD?" NeurIPS 2020 ([JUO20]_).
+    Learning: How Private is Private SGD?" NeurIPS 2020 ([JUO20]).
     Z. Ding, Y. Wang, G. Wang, D. Zhang, D. Kifer. "Detecting Violations of
-    Differential Privacy." CCS 2018 ([DWWZK18]_).
+    Differential Privacy." CCS 2018 ([DWWZK18]).
 
     Examples
     --------

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 #: Boolean array with one entry per sample: which samples fall in an event.
-Hits = npt.NDArray[np.bool_]
+_Hits = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class ThresholdEvent:
     threshold: float
     above: bool = True
 
-    def __call__(self, outputs: npt.ArrayLike) -> Hits:
+    def __call__(self, outputs: npt.ArrayLike) -> _Hits:
         col = _as_rows(outputs)[:, self.coordinate]
         return col > self.threshold if self.above else col <= self.threshold
 
@@ -76,7 +76,7 @@ class OutputEvent:
 
     value: tuple[Any, ...]
 
-    def __call__(self, outputs: npt.ArrayLike) -> Hits:
+    def __call__(self, outputs: npt.ArrayLike) -> _Hits:
         rows = _as_rows(outputs)
         return np.all(rows == np.asarray(self.value, dtype=rows.dtype), axis=1)
 
@@ -165,7 +165,7 @@ def as_event(event: Any, name: str = "event") -> Event:
                     f"got {type(event).__name__}")
 
 
-def _indicator(event: Event, outputs: npt.ArrayLike) -> Hits:
+def _indicator(event: Event, outputs: npt.ArrayLike) -> _Hits:
     """Which samples fall in ``event``, checked to be one truth value per sample."""
     hit = np.asarray(event(outputs))
     if hit.shape != (np.asarray(outputs).shape[0],):
@@ -174,7 +174,7 @@ def _indicator(event: Event, outputs: npt.ArrayLike) -> Hits:
     return hit.astype(bool)
 
 
-def event_hits(event: Any, outputs: npt.ArrayLike) -> Hits:
+def event_hits(event: Any, outputs: npt.ArrayLike) -> _Hits:
     """Boolean array: which of the stacked ``outputs`` (first axis = samples) fall in ``event``.
 
     Parameters

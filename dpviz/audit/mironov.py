@@ -2,7 +2,7 @@
 
 The textbook Laplace mechanism adds floating-point noise to the true answer.  Not
 every double is a possible output, and the set of possible outputs moves with
-the true answer, so one output can rule out a dataset with certainty ([Mir12]_,
+the true answer, so one output can rule out a dataset with certainty ([Mir12],
 listed in :mod:`dpviz.audit`).  The noise scale is an input here: the audit
 target calibrates it with :func:`dpviz.mechanisms.laplace_scale`.
 """
@@ -28,7 +28,7 @@ def numpy_laplace_reachable(outputs: npt.ArrayLike, loc: float, scale: float) ->
     ``loc - scale * log(2 - U - U)`` if ``U >= 1/2``, else ``loc + scale * log(U + U)``,
     in double precision.  Only about 2^53 doubles are reachable, and *which*
     ones depends on ``loc``: an output that the sampler centred at ``loc`` cannot
-    produce proves the true answer was not ``loc`` ([Mir12]_).  For each output we
+    produce proves the true answer was not ``loc`` ([Mir12]).  For each output we
     invert the formula, and try the few integers k around the inverse, recomputing
     the sampler's arithmetic exactly (``math.log`` is the C library ``log`` numpy
     calls).  Pure Python: about 5 microseconds per output.
@@ -36,7 +36,7 @@ def numpy_laplace_reachable(outputs: npt.ArrayLike, loc: float, scale: float) ->
     Parameters
     ----------
     outputs : array_like
-        Floats to test, any shape.
+        _Floats to test, any shape.
     loc : float
         The centre (true answer) of the sampler.
     scale : float
@@ -57,7 +57,7 @@ def numpy_laplace_reachable(outputs: npt.ArrayLike, loc: float, scale: float) ->
     References
     ----------
     I. Mironov. "On Significance of the Least Significant Bits for
-    Differential Privacy." CCS 2012 ([Mir12]_).
+    Differential Privacy." CCS 2012 ([Mir12]).
 
     Examples
     --------
@@ -89,7 +89,7 @@ def mironov_event(loc: float, scale: float, coordinate: int = 0) -> PredicateEve
 
     Under a dataset whose true answer is ``loc`` it has probability 0; under a
     neighbour it can have probability near 1, so the audit's bound is limited only
-    by the number of samples ([Mir12]_): the textbook float Laplace mechanism is not
+    by the number of samples ([Mir12]): the textbook float Laplace mechanism is not
     epsilon-DP for any epsilon.  (Integer-valued mechanisms, e.g.
     ``laplace(..., sampler="discrete")``, have no such holes.)
 
@@ -117,7 +117,7 @@ def mironov_event(loc: float, scale: float, coordinate: int = 0) -> PredicateEve
     References
     ----------
     I. Mironov. "On Significance of the Least Significant Bits for
-    Differential Privacy." CCS 2012 ([Mir12]_).
+    Differential Privacy." CCS 2012 ([Mir12]).
 
     Examples
     --------

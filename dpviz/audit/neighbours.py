@@ -229,7 +229,7 @@ def query_pair(answers: npt.ArrayLike, answers_prime: npt.ArrayLike, description
 def statdp_x_pair(m: int = 10) -> NeighbourPair:
     """StatDP's "X" pair of query answers: ``(1,..,1, 0,..,0)`` and ``(0,..,0, 1,..,1)`` (m/2 each).
 
-    Every sensitivity-1 query moves by 1, half up and half down ([DWWZK18]_); the
+    Every sensitivity-1 query moves by 1, half up and half down ([DWWZK18]); the
     event "first half above, second half below" exposes GPTT.
 
     Parameters
@@ -252,7 +252,7 @@ def statdp_x_pair(m: int = 10) -> NeighbourPair:
     References
     ----------
     Z. Ding, Y. Wang, G. Wang, D. Zhang, D. Kifer. "Detecting Violations of
-    Differential Privacy." CCS 2018 (StatDP; [DWWZK18]_ in :mod:`dpviz.audit`).
+    Differential Privacy." CCS 2018 (StatDP; [DWWZK18] in :mod:`dpviz.audit`).
 
     Examples
     --------

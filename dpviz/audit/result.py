@@ -31,7 +31,7 @@ class AuditResult:
     swapped : bool
         False: the bound compares ``P[M(d) in S]`` to ``P[M(d') in S]``; True: the reverse.
     counts : (int, int)
-        Hits of S in the confirmation batch under the numerator and the denominator dataset.
+        _Hits of S in the confirmation batch under the numerator and the denominator dataset.
     samples : (int, int)
         Confirmation samples under the numerator and the denominator dataset.
     p_interval : (float, float)
@@ -90,7 +90,7 @@ class AuditResult:
         event : ThresholdEvent, OutputEvent or PredicateEvent
             The measured event.
         counts : (int, int)
-            Hits under the numerator and the denominator dataset.
+            _Hits under the numerator and the denominator dataset.
         samples : int
             Samples per dataset, >= 1.
         swapped : bool

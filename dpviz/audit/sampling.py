@@ -62,7 +62,7 @@ def sample_outputs(mechanism: Mechanism, data: Any, size: int, rng: RngLike = No
 
 
 def _count(mechanism: Mechanism, data: Any, event: Event, n: int, gen: np.random.Generator) -> int:
-    """Hits of ``event`` in n fresh samples, drawn in chunks of at most ~5e6 numbers."""
+    """_Hits of ``event`` in n fresh samples, drawn in chunks of at most ~5e6 numbers."""
     first = min(n, 10_000)
     out = sample_outputs(mechanism, data, first, gen)
     hits = int(_indicator(event, out).sum())

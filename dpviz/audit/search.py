@@ -5,7 +5,7 @@ batch of samples is used to pick the most damaging event (thresholds on every
 output coordinate at many quantiles, both directions, both orders of D and D',
 and -- for discrete outputs -- every observed output value); the pick is then
 measured on a *fresh* batch, so the bound keeps its confidence despite the
-search ([DWWZK18]_, [BGDCG18]_, listed in :mod:`dpviz.audit`).
+search ([DWWZK18], [BGDCG18], listed in :mod:`dpviz.audit`).
 """
 
 from __future__ import annotations
@@ -128,9 +128,9 @@ def event_counts(events: Sequence[Any], a: npt.ArrayLike, b: npt.ArrayLike
     Returns
     -------
     ka : numpy.ndarray of int64
-        Hits of each event in ``a``.
+        _Hits of each event in ``a``.
     kb : numpy.ndarray of int64
-        Hits of each event in ``b``.
+        _Hits of each event in ``b``.
 
     Raises
     ------
@@ -227,9 +227,9 @@ def select_event(mechanism: Mechanism, d: Any, d_prime: Any, events: Sequence[An
     References
     ----------
     Z. Ding, Y. Wang, G. Wang, D. Zhang, D. Kifer. "Detecting Violations of
-    Differential Privacy." CCS 2018 ([DWWZK18]_).
+    Differential Privacy." CCS 2018 ([DWWZK18]).
     B. Bichsel, T. Gehr, D. Drachsler-Cohen, P. Tsankov, M. Vechev. "DP-Finder:
-    Finding Differential Privacy Violations by Sampling and Optimization." CCS 2018 ([BGDCG18]_).
+    Finding Differential Privacy Violations by Sampling and Optimization." CCS 2018 ([BGDCG18]).
 
     Examples
     --------

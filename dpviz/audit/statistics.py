@@ -2,7 +2,7 @@
 
 Both are pure functions of hit counts; the auditor and the explorer's
 tightening curve call them on the counts they collected.  The papers cited
-([CP34]_, [JUO20]_) are listed in :mod:`dpviz.audit`.
+([CP34], [JUO20]) are listed in :mod:`dpviz.audit`.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from scipy import stats
 from dpviz.validation import check_array, check_delta, check_open_unit
 
 #: An array of probabilities or log-ratios.
-Floats = npt.NDArray[np.float64]
+_Floats = npt.NDArray[np.float64]
 
 
-def clopper_pearson(k: npt.ArrayLike, n: npt.ArrayLike, confidence: float = 0.95) -> tuple[Floats, Floats]:
-    """Exact two-sided Clopper-Pearson interval for a binomial proportion ([CP34]_).
+def clopper_pearson(k: npt.ArrayLike, n: npt.ArrayLike, confidence: float = 0.95) -> tuple[_Floats, _Floats]:
+    """Exact two-sided Clopper-Pearson interval for a binomial proportion ([CP34]).
 
     With ``a = 1 - confidence``: ``lower = Beta(a/2; k, n - k + 1)`` quantile (0 when
     k = 0) and ``upper = Beta(1 - a/2; k + 1, n - k)`` quantile (1 when k = n).  The
@@ -52,7 +52,7 @@ def clopper_pearson(k: npt.ArrayLike, n: npt.ArrayLike, confidence: float = 0.95
     References
     ----------
     C. J. Clopper, E. S. Pearson. "The Use of Confidence or Fiducial Limits
-    Illustrated in the Case of the Binomial." Biometrika 26(4), 1934 ([CP34]_).
+    Illustrated in the Case of the Binomial." Biometrika 26(4), 1934 ([CP34]).
 
     Examples
     --------
@@ -76,7 +76,7 @@ def clopper_pearson(k: npt.ArrayLike, n: npt.ArrayLike, confidence: float = 0.95
 
 
 def privacy_loss_interval(k: npt.ArrayLike, n: npt.ArrayLike, k_prime: npt.ArrayLike, n_prime: npt.ArrayLike, *,
-                          confidence: float = 0.95, delta: float = 0.0) -> tuple[Floats, Floats, Floats]:
+                          confidence: float = 0.95, delta: float = 0.0) -> tuple[_Floats, _Floats, _Floats]:
     """Simultaneous confidence interval for an event's privacy loss ``ln((p - delta) / p')``.
 
     ``p`` and ``p'`` are the event's probabilities under D and D', estimated by
@@ -87,16 +87,16 @@ def privacy_loss_interval(k: npt.ArrayLike, n: npt.ArrayLike, k_prime: npt.Array
         ``ln((p_lo - delta) / p'_hi)  <=  ln((p - delta) / p')  <=  ln((p_hi - delta) / p'_lo)``.
 
     If M is (eps, delta)-DP then ``ln((p - delta)/p') <= eps``, so the lower end is a
-    lower bound on eps ([JUO20]_).  Vectorised over the inputs.
+    lower bound on eps ([JUO20]).  Vectorised over the inputs.
 
     Parameters
     ----------
     k : int or array_like of int
-        Hits of the event among ``n`` samples under D.
+        _Hits of the event among ``n`` samples under D.
     n : int or array_like of int
         Samples under D, >= 1.
     k_prime : int or array_like of int
-        Hits of the event among ``n_prime`` samples under D'.
+        _Hits of the event among ``n_prime`` samples under D'.
     n_prime : int or array_like of int
         Samples under D', >= 1.
     confidence : float
@@ -125,7 +125,7 @@ def privacy_loss_interval(k: npt.ArrayLike, n: npt.ArrayLike, k_prime: npt.Array
     References
     ----------
     M. Jagielski, J. Ullman, A. Oprea. "Auditing Differentially Private Machine
-    Learning: How Private is Private SGD?" NeurIPS 2020 ([JUO20]_).
+    Learning: How Private is Private SGD?" NeurIPS 2020 ([JUO20]).
 
     Examples
     --------

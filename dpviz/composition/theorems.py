@@ -27,7 +27,7 @@ __all__ = ["basic_composition", "advanced_composition", "advanced_epsilon_per_qu
 
 
 def basic_composition(epsilon: float, k: int, delta: float = 0.0) -> tuple[float, float]:
-    """Total cost of k (epsilon, delta)-DP mechanisms by basic sequential composition: ``(k eps, k delta)`` [DMNS06]_.
+    """Total cost of k (epsilon, delta)-DP mechanisms by basic sequential composition: ``(k eps, k delta)`` [DMNS06].
 
     Parameters
     ----------
@@ -60,7 +60,7 @@ def basic_composition(epsilon: float, k: int, delta: float = 0.0) -> tuple[float
 
 
 def advanced_composition(epsilon: float, k: int, delta_prime: float, delta: float = 0.0) -> tuple[float, float]:
-    """Total cost of k (eps, delta)-DP mechanisms by advanced composition [DRV10]_.
+    """Total cost of k (eps, delta)-DP mechanisms by advanced composition [DRV10].
 
     The k-fold adaptive composition is
     ``(sqrt(2k ln(1/delta')) eps + k eps (e^eps - 1), k delta + delta')``-DP for

@@ -57,8 +57,10 @@ References
    for Differentially Private Data Release." NeurIPS 2012.
 .. [LHMW14] C. Li, M. Hay, G. Miklau, Y. Wang. "A Data- and Workload-Aware
    Algorithm for Range Queries Under Differential Privacy." PVLDB 7(5), 2014.
-.. [MT07] F. McSherry, K. Talwar. "Mechanism Design via Differential Privacy."
-   FOCS 2007.
+
+- [MT07] F. McSherry, K. Talwar. "Mechanism Design via Differential Privacy."
+  FOCS 2007.
+
 .. [HMMCZ16] M. Hay, A. Machanavajjhala, G. Miklau, Y. Chen, D. Zhang.
    "Principled Evaluation of Differentially Private Algorithms using DPBench."
    SIGMOD 2016.

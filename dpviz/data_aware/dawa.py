@@ -1,4 +1,4 @@
-"""DAWA-style two-stage histogram [LHMW14]_: a private partition, then least squares on the bucket totals.
+"""DAWA-style two-stage histogram [LHMW14]: a private partition, then least squares on the bucket totals.
 
 Stage 1 samples a partition with :func:`dpviz.data_aware.partition.private_partition`'s
 exponential mechanism; stage 2 measures the bucket totals with one of
@@ -72,7 +72,7 @@ class DAWAResult:
 def dawa(x: ArrayLike, epsilon: float, workload: Any = None, *, partition_share: float = 0.25,
          bucket_penalty: float | None = None, strategy: str = "hierarchical", rng: RngLike = None,
          size: int | None = None, accountant: PrivacyAccountant | None = None) -> DAWAResult:
-    """DAWA-style two-stage histogram [LHMW14]_: private partition, then measure the buckets.
+    """DAWA-style two-stage histogram [LHMW14]: private partition, then measure the buckets.
 
     Stage 1 (``eps_1 = partition_share * epsilon``): :func:`private_partition`
     samples a partition into nearly-uniform dyadic buckets.
@@ -139,7 +139,7 @@ def dawa(x: ArrayLike, epsilon: float, workload: Any = None, *, partition_share:
 
     References
     ----------
-    See the package references: [LHMW14]_ (DAWA, GreedyH).
+    See the package references: [LHMW14] (DAWA, GreedyH).
 
     Examples
     --------
@@ -226,7 +226,7 @@ def _reduced_gram(Q: _Queries, part: Partition, cache: dict[str, np.ndarray]) ->
 
 def _greedy_h_buckets(z: np.ndarray, part: Partition, eps2: float, Q: _Queries, gen: np.random.Generator,
                       cache: dict[str, np.ndarray]) -> np.ndarray:
-    """GreedyH on the reduced workload, measured with Laplace noise and solved by least squares [LHMW14]_."""
+    """GreedyH on the reduced workload, measured with Laplace noise and solved by least squares [LHMW14]."""
     from dpviz import matrix_mechanism, strategies, workloads
 
     A = strategies.greedy_h(_reduced_gram(Q, part, cache), gram=True)

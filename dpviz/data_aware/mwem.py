@@ -1,4 +1,4 @@
-"""MWEM: multiplicative weights driven by exponentially-selected, Laplace-measured queries [HLM12]_."""
+"""MWEM: multiplicative weights driven by exponentially-selected, Laplace-measured queries [HLM12]."""
 
 from __future__ import annotations
 
@@ -72,11 +72,11 @@ class MWEMResult:
 def mwem(x: ArrayLike, workload: Any, epsilon: float, *, rounds: int = 10, selection_share: float = 0.5,
          total: float | None = None, total_share: float = 0.05, passes: int = 10, keep_history: bool = False,
          rng: RngLike = None, size: int | None = None, accountant: PrivacyAccountant | None = None) -> MWEMResult:
-    """MWEM: multiplicative weights driven by exponentially-selected, Laplace-measured queries [HLM12]_.
+    """MWEM: multiplicative weights driven by exponentially-selected, Laplace-measured queries [HLM12].
 
     Start from the uniform histogram ``A_0 = N/n``.  In round t = 1..T:
 
-    1. *select* a query ``q`` of the workload with the exponential mechanism [MT07]_,
+    1. *select* a query ``q`` of the workload with the exponential mechanism [MT07],
        ``P(q) ~ exp(eps_s |q(A_{t-1}) - q(x)| / (2 Delta))``, where ``Delta`` is the
        largest absolute coefficient (the score's sensitivity);
     2. *measure* it: ``m_t = q(x) + Lap(Delta / eps_m)``;
@@ -148,7 +148,7 @@ def mwem(x: ArrayLike, workload: Any, epsilon: float, *, rounds: int = 10, selec
 
     References
     ----------
-    See the package references: [HLM12]_ (MWEM), [MT07]_ (exponential mechanism).
+    See the package references: [HLM12] (MWEM), [MT07] (exponential mechanism).
 
     Examples
     --------

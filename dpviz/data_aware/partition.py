@@ -1,9 +1,9 @@
-"""Partitions of the domain into buckets, their L1 deviation, and DAWA's private choice of one [LHMW14]_.
+"""Partitions of the domain into buckets, their L1 deviation, and DAWA's private choice of one [LHMW14].
 
 A :class:`Partition` cuts the cells ``0..n-1`` into consecutive buckets.
 :func:`bucket_deviation` and :func:`dyadic_deviations` measure how far a
 bucket is from uniform; :func:`private_partition` samples a partition of
-nearly-uniform aligned dyadic buckets with the exponential mechanism [MT07]_
+nearly-uniform aligned dyadic buckets with the exponential mechanism [MT07]
 (stage 1 of :func:`dpviz.data_aware.dawa`).
 """
 
@@ -117,7 +117,7 @@ class Partition:
 
 
 def bucket_deviation(x: ArrayLike, partition: Partition) -> np.ndarray:
-    """L1 deviation of each bucket from its mean, ``dev(B) = sum_{i in B} |x_i - mean_B(x)|`` [LHMW14]_.
+    """L1 deviation of each bucket from its mean, ``dev(B) = sum_{i in B} |x_i - mean_B(x)|`` [LHMW14].
 
     It is the L1 error of replacing the bucket's cells by their average: what a
     perfect (noise-free) bucket count, spread evenly, would still get wrong.
@@ -143,7 +143,7 @@ def bucket_deviation(x: ArrayLike, partition: Partition) -> np.ndarray:
 
     References
     ----------
-    See the package references: [LHMW14]_ (DAWA).
+    See the package references: [LHMW14] (DAWA).
 
     Examples
     --------
@@ -198,7 +198,7 @@ def dyadic_deviations(x: ArrayLike) -> list[np.ndarray]:
 def default_bucket_penalty(epsilon_partition: float, epsilon_measure: float | None) -> float:
     """Default per-bucket cost ``lambda = 1/eps_2 + (4 ln 4 + 1)/eps_1`` of the private partition.
 
-    ``1/eps_2`` is DAWA's trade-off [LHMW14]_: measuring a bucket total with
+    ``1/eps_2`` is DAWA's trade-off [LHMW14]: measuring a bucket total with
     ``Lap(1/eps_2)`` costs an expected absolute error ``1/eps_2``, so a split pays
     only if it lowers the deviation by more.  The second term keeps the
     *sampled* partition from fragmenting.  There are about ``4^p`` dyadic
@@ -231,7 +231,7 @@ def default_bucket_penalty(epsilon_partition: float, epsilon_measure: float | No
 
     References
     ----------
-    See the package references: [LHMW14]_ (DAWA), [MT07]_ (exponential mechanism).
+    See the package references: [LHMW14] (DAWA), [MT07] (exponential mechanism).
 
     Examples
     --------
@@ -251,7 +251,7 @@ def private_partition(x: ArrayLike, epsilon: float, *, bucket_penalty: float | N
 
     Candidate partitions are the prunings of the binary tree over the domain
     padded to ``N = 2^ceil(log2 n)`` (every bucket an aligned dyadic interval;
-    DAWA's approximate algorithm [LHMW14]_ likewise restricts bucket lengths to
+    DAWA's approximate algorithm [LHMW14] likewise restricts bucket lengths to
     powers of 2).  A partition P costs
     ``c(P) = sum_{B in P} dev(B) + lambda |P|`` (:func:`bucket_deviation`) and is
     drawn with probability proportional to ``exp(-epsilon c(P) / 4)``.
@@ -264,9 +264,9 @@ def private_partition(x: ArrayLike, epsilon: float, *, bucket_penalty: float | N
 
     Privacy (proof sketch): adding or removing one record changes one cell by 1;
     in any partition that cell lies in exactly one bucket B, whose deviation
-    changes by at most ``2 (1 - 1/|B|) < 2`` (the mean moves by 1/|B|).  So the
+    changes by at most ``2 (1 - 1/|B|) < 2`` (the mean moves by ``1/|B|``).  So the
     score ``-c(P)`` has sensitivity 2 for every P, and the exponential mechanism
-    [MT07]_ with ``exp(epsilon * score / (2 * 2))`` is epsilon-DP.  ``lambda`` and
+    [MT07] with ``exp(epsilon * score / (2 * 2))`` is epsilon-DP.  ``lambda`` and
     the padding are public.
 
     Parameters
@@ -301,7 +301,7 @@ def private_partition(x: ArrayLike, epsilon: float, *, bucket_penalty: float | N
 
     References
     ----------
-    See the package references: [LHMW14]_ (DAWA), [MT07]_ (exponential mechanism).
+    See the package references: [LHMW14] (DAWA), [MT07] (exponential mechanism).
 
     Examples
     --------

@@ -23,7 +23,7 @@ def uniform(x: ArrayLike, epsilon: float, *, rng: RngLike = None, size: int | No
     """The Uniform baseline: a noisy total ``sum(x) + Lap(1/epsilon)`` spread evenly over the n cells.
 
     ``x_hat_i = (sum_j x_j + Z) / n`` with ``Z ~ Lap(1/epsilon)``.  It is the
-    coarsest data-aware histogram (one bucket); DPBench [HMMCZ16]_ uses it as a
+    coarsest data-aware histogram (one bucket); DPBench [HMMCZ16] uses it as a
     sanity baseline: an algorithm that loses to Uniform has learned nothing.
     All of its error is approximation error (zero on uniform data) plus the
     noise of one total shared by every cell.
@@ -61,7 +61,7 @@ def uniform(x: ArrayLike, epsilon: float, *, rng: RngLike = None, size: int | No
 
     References
     ----------
-    See the package references: [HMMCZ16]_ (DPBench).
+    See the package references: [HMMCZ16] (DPBench).
 
     Examples
     --------

@@ -76,12 +76,12 @@ Where things are
 
 References
 ----------
-.. [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
-   Differentially Private Histograms." PVLDB 6(14), 2013.
-.. [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. "Boosting the Accuracy of
-   Differentially Private Histograms Through Consistency." PVLDB 3(1), 2010.
-.. [CPSSY12] G. Cormode, C. Procopiuc, D. Srivastava, E. Shen, T. Yu.
-   "Differentially Private Spatial Decompositions." ICDE 2012.
+- [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
+  Differentially Private Histograms." PVLDB 6(14), 2013.
+- [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. "Boosting the Accuracy of
+  Differentially Private Histograms Through Consistency." PVLDB 3(1), 2010.
+- [CPSSY12] G. Cormode, C. Procopiuc, D. Srivastava, E. Shen, T. Yu.
+  "Differentially Private Spatial Decompositions." ICDE 2012.
 """
 
 from __future__ import annotations

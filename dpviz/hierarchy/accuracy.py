@@ -9,10 +9,10 @@ computed at epsilon = 1 and scaled by ``1/epsilon^2``.
 
 References
 ----------
-.. [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
-   Differentially Private Histograms." PVLDB 6(14), 2013.
-.. [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. "Boosting the Accuracy of
-   Differentially Private Histograms Through Consistency." PVLDB 3(1), 2010.
+- [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
+  Differentially Private Histograms." PVLDB 6(14), 2013.
+- [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. "Boosting the Accuracy of
+  Differentially Private Histograms Through Consistency." PVLDB 3(1), 2010.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def _check_common(n: int, branching: int | None, epsilon: float, allocation: str
 
 
 def flat_average_range_mse(n: int, epsilon: float) -> float:
-    """Flat method: average MSE over all range queries ``(n + 2)/3 * V_u``, ``V_u = 2/epsilon^2`` [QYL13]_ §3.1.
+    """Flat method: average MSE over all range queries ``(n + 2)/3 * V_u``, ``V_u = 2/epsilon^2`` [QYL13] §3.1.
 
     The average length of the ``n(n+1)/2`` ranges is ``sum_j j(n-j+1) / (n(n+1)/2) = (n+2)/3``
     and a range of length ``j`` has variance ``j V_u``.
@@ -83,7 +83,7 @@ def flat_average_range_mse(n: int, epsilon: float) -> float:
 
     References
     ----------
-    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_), §3.1.
+    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]), §3.1.
 
     Examples
     --------
@@ -102,7 +102,7 @@ def range_mse_by_width(n: int, branching: int | None, epsilon: float, widths: Ar
     ``branching=None`` is Flat (``w * 2/epsilon^2``).  ``constrained=False``: the
     H_b answer sums the noisy counts of the minimal cover, so its variance is
     ``sum_l V_l * (number of level-l cover nodes)``, counted exactly per width
-    from which nodes (and parents) each range contains [QYL13]_ Prop. 1.
+    from which nodes (and parents) each range contains [QYL13] Prop. 1.
     ``constrained=True``: the variance ``q^T Sigma q`` of the least-squares
     leaves, summed over ranges through prefix covariances (O(n^2) time).
 
@@ -139,7 +139,7 @@ def range_mse_by_width(n: int, branching: int | None, epsilon: float, widths: Ar
 
     References
     ----------
-    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_), Proposition 1; Hay et al., PVLDB 2010 ([HRMS10]_).
+    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]), Proposition 1; Hay et al., PVLDB 2010 ([HRMS10]).
 
     Examples
     --------
@@ -198,7 +198,7 @@ def average_range_mse(n: int, branching: int | None, epsilon: float, *, constrai
 
     References
     ----------
-    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_), Proposition 1 and §3.3; Hay et al., PVLDB 2010 ([HRMS10]_).
+    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]), Proposition 1 and §3.3; Hay et al., PVLDB 2010 ([HRMS10]).
 
     Examples
     --------
@@ -259,7 +259,7 @@ def range_mse_by_query(n: int, branching: int | None, epsilon: float, starts: Ar
 
     References
     ----------
-    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_): the example below is its 8-leaf, b = 2 tree (ratio 399/441).
+    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]): the example below is its 8-leaf, b = 2 tree (ratio 399/441).
 
     Examples
     --------

@@ -2,8 +2,8 @@
 
 References
 ----------
-.. [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
-   Differentially Private Histograms." PVLDB 6(14), 2013.
+- [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
+  Differentially Private Histograms." PVLDB 6(14), 2013.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def branching_curve(n: int, epsilon: float, branchings: ArrayLike, *, constraine
 
     References
     ----------
-    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_), §3.2.
+    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]), §3.2.
 
     Examples
     --------
@@ -70,7 +70,7 @@ def optimal_branching(n: int, epsilon: float, *, constrained: bool, allocation: 
     epsilon only scales every MSE by ``1/epsilon^2``, so the answer does not
     depend on it (it is validated all the same).  With constrained inference
     each candidate costs O(n^2) time.  For large n and no inference the optimum
-    approaches :func:`~dpviz.hierarchy.asymptotic_optimal_branching` (about 16) [QYL13]_ §3.2.
+    approaches :func:`~dpviz.hierarchy.asymptotic_optimal_branching` (about 16) [QYL13] §3.2.
 
     Parameters
     ----------

@@ -40,7 +40,7 @@ def level_usage(tree: Tree) -> np.ndarray:
     range ``[i, j)`` iff ``v`` lies inside it and its parent does not (or ``v``
     is on the top measured level).  The number of ranges containing ``v`` is
     ``(a + 1)(n - c + 1)``, hence ``M_l = sum_v (a_v+1)(n-c_v+1) - (a_p+1)(n-c_p+1)``
-    ([QYL13]_, proof of Proposition 1, for any n).
+    ([QYL13], proof of Proposition 1, for any n).
 
     Parameters
     ----------
@@ -55,7 +55,7 @@ def level_usage(tree: Tree) -> np.ndarray:
     References
     ----------
     W. Qardaji, W. Yang, N. Li, "Understanding Hierarchical Methods for
-    Differentially Private Histograms", PVLDB 2013 ([QYL13]_), Proposition 1.
+    Differentially Private Histograms", PVLDB 2013 ([QYL13]), Proposition 1.
 
     Examples
     --------
@@ -97,8 +97,8 @@ def level_epsilons(n: int, branching: int, epsilon: float, *, allocation: str = 
     """Budget ``eps_l`` of each level (leaves first); they sum to ``epsilon`` (0 for the unmeasured root).
 
     ``uniform``: ``epsilon / L`` per measured level; ``geometric``: proportional
-    to ``b**(-l/3)`` [CPSSY12]_; ``optimal``: proportional to ``M_l**(1/3)``
-    (see the module docstring and :func:`level_usage`) [QYL13]_.
+    to ``b**(-l/3)`` [CPSSY12]; ``optimal``: proportional to ``M_l**(1/3)``
+    (see the module docstring and :func:`level_usage`) [QYL13].
 
     Parameters
     ----------
@@ -129,7 +129,7 @@ def level_epsilons(n: int, branching: int, epsilon: float, *, allocation: str = 
     References
     ----------
     Cormode et al., "Differentially Private Spatial Decompositions", ICDE 2012
-    ([CPSSY12]_); Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_).
+    ([CPSSY12]); Qardaji, Yang, Li, PVLDB 2013 ([QYL13]).
 
     Examples
     --------

@@ -80,7 +80,7 @@ def measure_nd(x: ArrayLike, branching: int | None, epsilon: float, *, measure_r
     (``b^d`` children per node; short last nodes when n is not a power of b);
     every measured level gets ``epsilon / L`` (uniform), so each node count
     gets ``Lap(L / epsilon)``, where L is the number of measured levels: one
-    person is in one node per level, so the release is epsilon-DP [QYL13]_ §5.
+    person is in one node per level, so the release is epsilon-DP [QYL13] §5.
 
     Parameters
     ----------
@@ -116,7 +116,7 @@ def measure_nd(x: ArrayLike, branching: int | None, epsilon: float, *, measure_r
 
     References
     ----------
-    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_), §5.
+    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]), §5.
 
     Examples
     --------
@@ -233,7 +233,7 @@ def box_answers_nd(release: GridRelease, starts: ArrayLike, stops: ArrayLike) ->
 
     References
     ----------
-    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_), §5.
+    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]), §5.
 
     Examples
     --------

@@ -2,8 +2,8 @@
 
 References
 ----------
-.. [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
-   Differentially Private Histograms." PVLDB 6(14), 2013.
+- [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
+  Differentially Private Histograms." PVLDB 6(14), 2013.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def average_range_mse_nd(n: int, d: int, branching: int | None, epsilon: float, 
     such nodes is ``E[f_l]^d - E[g_l]^d`` with ``f_l`` (``g_l``) the 1-D number of
     level-l intervals inside a range (with parent inside), so the average MSE is
     ``sum_l V_l (E[f_l]^d - E[g_l]^d)``, ``V_l = 2 L^2/epsilon^2`` for L measured levels
-    (no constrained inference) [QYL13]_ §5.
+    (no constrained inference) [QYL13] §5.
 
     Parameters
     ----------
@@ -59,7 +59,7 @@ def average_range_mse_nd(n: int, d: int, branching: int | None, epsilon: float, 
 
     References
     ----------
-    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_), §5.
+    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]), §5.
 
     Examples
     --------

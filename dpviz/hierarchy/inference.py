@@ -94,7 +94,7 @@ def _ci_2d(Y: np.ndarray, tree: Tree, plan: _CIPlan, nodes: bool) -> np.ndarray:
 
 def constrained_inference(noisy: ArrayLike, n: int, branching: int, *, allocation: str = "uniform",
                           measure_root: bool = True, nodes: bool = False) -> np.ndarray:
-    """Constrained inference [HRMS10]_ generalised to any b, any n and per-level budgets [QYL13]_.
+    """Constrained inference [HRMS10] generalised to any b, any n and per-level budgets [QYL13].
 
     Bottom-up (weighted averaging): a node's from-below estimate is
     ``z_v = (Z_S y_v + V_l S_v) / (V_l + Z_S)`` where ``S_v`` is the sum of its
@@ -141,7 +141,7 @@ def constrained_inference(noisy: ArrayLike, n: int, branching: int, *, allocatio
 
     References
     ----------
-    Hay et al., PVLDB 2010 ([HRMS10]_); Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_).
+    Hay et al., PVLDB 2010 ([HRMS10]); Qardaji, Yang, Li, PVLDB 2013 ([QYL13]).
 
     Examples
     --------

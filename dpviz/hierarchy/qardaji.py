@@ -6,8 +6,8 @@ tree, and the lecture compares the two.
 
 References
 ----------
-.. [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
-   Differentially Private Histograms." PVLDB 6(14), 2013.
+- [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
+  Differentially Private Histograms." PVLDB 6(14), 2013.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def qardaji_level_usage(N: int, branching: int) -> np.ndarray:
 
     References
     ----------
-    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_), Eq. (2).
+    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]), Eq. (2).
 
     Examples
     --------
@@ -114,7 +114,7 @@ def qardaji_average_mse(N: float, branching: int, epsilon: float, *, exact: bool
 
     References
     ----------
-    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_), Proposition 1, Eqs. (2)-(4).
+    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]), Proposition 1, Eqs. (2)-(4).
 
     Examples
     --------
@@ -145,7 +145,7 @@ def asymptotic_optimal_branching() -> float:
 
     References
     ----------
-    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_), §3.2.
+    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]), §3.2.
 
     Examples
     --------
@@ -187,7 +187,7 @@ def algorithm1_variances(h: int, branching: int, vo: ArrayLike | None = None) ->
 
     References
     ----------
-    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_), Algorithm 1.
+    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]), Algorithm 1.
 
     Examples
     --------

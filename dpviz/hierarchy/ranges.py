@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 #: Per measured level, the node-index intervals ``(lo, a, c, hi)`` of a minimal cover (see :func:`minimal_cover`).
-Cover = list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
+_Cover = list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
 
 
 def _check_ranges(n: int, starts: ArrayLike, stops: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -142,12 +142,12 @@ def prefix_range_sums(prefix: np.ndarray, starts: ArrayLike, stops: ArrayLike) -
     return _gather(P, j) - _gather(P, i)
 
 
-def minimal_cover(tree: Tree, starts: ArrayLike, stops: ArrayLike) -> Cover:
+def minimal_cover(tree: Tree, starts: ArrayLike, stops: ArrayLike) -> _Cover:
     """The minimal node cover of each range ``[starts, stops)``, level by level, as node-index intervals.
 
     At each measured level ``l`` the nodes inside a range are ``lo <= k < hi``;
     those whose parent is inside too are ``a <= k < c``, so the cover uses the
-    level-``l`` nodes ``[lo, a)`` and ``[c, hi)`` [QYL13]_.
+    level-``l`` nodes ``[lo, a)`` and ``[c, hi)`` [QYL13].
 
     Parameters
     ----------
@@ -171,7 +171,7 @@ def minimal_cover(tree: Tree, starts: ArrayLike, stops: ArrayLike) -> Cover:
 
     References
     ----------
-    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_).
+    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]).
 
     Examples
     --------
@@ -184,7 +184,7 @@ def minimal_cover(tree: Tree, starts: ArrayLike, stops: ArrayLike) -> Cover:
     return _cover(tree, i, j)
 
 
-def _cover(tree: Tree, i: np.ndarray, j: np.ndarray) -> Cover:
+def _cover(tree: Tree, i: np.ndarray, j: np.ndarray) -> _Cover:
     """Per measured level: index intervals [lo, a) and [c, hi) of the minimal node cover of checked [i, j).
 
     Level-l nodes inside the range are ``lo = ceil(i / b^l) <= k < hi`` (``hi = floor(j / b^l)``, or
@@ -207,7 +207,7 @@ def _cover(tree: Tree, i: np.ndarray, j: np.ndarray) -> Cover:
             hi[at_end] = tree.sizes[l]
         np.maximum(hi, lo, out=hi)
         inside.append((lo, hi))
-    out: Cover = []
+    out: _Cover = []
     for l in range(top + 1):
         lo, hi = inside[l]
         if l == top:
@@ -225,7 +225,7 @@ def tree_range_answers(release: TreeRelease, starts: ArrayLike, stops: ArrayLike
     """H_b answers: the sum of the noisy counts of each range's minimal node cover (no inference).
 
     Among the measured nodes, the cover uses a node iff it lies inside the
-    range and its parent does not (or the parent is not measured) [QYL13]_.
+    range and its parent does not (or the parent is not measured) [QYL13].
 
     Parameters
     ----------
@@ -250,7 +250,7 @@ def tree_range_answers(release: TreeRelease, starts: ArrayLike, stops: ArrayLike
 
     References
     ----------
-    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_).
+    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]).
 
     Examples
     --------

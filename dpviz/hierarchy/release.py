@@ -7,10 +7,10 @@ neighbouring histograms that differ by adding or removing one record.
 
 References
 ----------
-.. [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. "Boosting the Accuracy of
-   Differentially Private Histograms Through Consistency." PVLDB 3(1), 2010.
-.. [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
-   Differentially Private Histograms." PVLDB 6(14), 2013.
+- [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. "Boosting the Accuracy of
+  Differentially Private Histograms Through Consistency." PVLDB 3(1), 2010.
+- [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
+  Differentially Private Histograms." PVLDB 6(14), 2013.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def measure(x: ArrayLike, branching: int, epsilon: float, *, allocation: str = "
     Level ``l`` gets budget ``eps_l`` (:func:`~dpviz.hierarchy.level_epsilons`) and each of its
     nodes ``count + Lap(1 / eps_l)``.  The nodes of a level cover disjoint leaves
     (parallel composition) and levels compose sequentially, so the release is
-    ``sum_l eps_l = epsilon``-DP [HRMS10]_ [QYL13]_.
+    ``sum_l eps_l = epsilon``-DP [HRMS10] [QYL13].
 
     Parameters
     ----------
@@ -158,7 +158,7 @@ def measure(x: ArrayLike, branching: int, epsilon: float, *, allocation: str = "
 
     References
     ----------
-    Hay et al., PVLDB 2010 ([HRMS10]_); Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_).
+    Hay et al., PVLDB 2010 ([HRMS10]); Qardaji, Yang, Li, PVLDB 2013 ([QYL13]).
 
     Examples
     --------

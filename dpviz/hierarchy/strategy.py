@@ -2,10 +2,10 @@
 
 References
 ----------
-.. [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. "Boosting the Accuracy of
-   Differentially Private Histograms Through Consistency." PVLDB 3(1), 2010.
-.. [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
-   Differentially Private Histograms." PVLDB 6(14), 2013.
+- [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. "Boosting the Accuracy of
+  Differentially Private Histograms Through Consistency." PVLDB 3(1), 2010.
+- [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
+  Differentially Private Histograms." PVLDB 6(14), 2013.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def strategy_matrix(n: int, branching: int, *, measure_root: bool = True,
     ``A x + Lap(L / epsilon)``.  Under the other allocations row weights are
     ``eps_l / epsilon`` so the L1 sensitivity is exactly 1 and the release is
     ``A x + Lap(1 / epsilon)``, i.e. a level-``l`` count with ``Lap(1 / eps_l)``
-    noise [HRMS10]_ [QYL13]_.
+    noise [HRMS10] [QYL13].
 
     Parameters
     ----------
@@ -58,7 +58,7 @@ def strategy_matrix(n: int, branching: int, *, measure_root: bool = True,
 
     References
     ----------
-    Hay et al., PVLDB 2010 ([HRMS10]_); Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_).
+    Hay et al., PVLDB 2010 ([HRMS10]); Qardaji, Yang, Li, PVLDB 2013 ([QYL13]).
 
     Examples
     --------

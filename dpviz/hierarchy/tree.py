@@ -124,7 +124,7 @@ def build_tree(n: int, branching: int, *, measure_root: bool = True) -> Tree:
 
     No padding with fake bins: every leaf lies in exactly one node per level
     whatever ``n`` is, so measuring ``L`` levels has L1 sensitivity ``L``
-    [HRMS10]_ [QYL13]_ (see :mod:`dpviz.hierarchy`).
+    [HRMS10] [QYL13] (see :mod:`dpviz.hierarchy`).
 
     Parameters
     ----------

@@ -7,10 +7,10 @@ total error is ``v * trace(W (A^T A)^+ W^T) = v * trace(W^T W (A^T A)^+)``.
 
 References
 ----------
-.. [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
-   Linear Counting Queries Under Differential Privacy." PODS 2010.
-.. [Mik12] G. Miklau. "Differentially-Private Batch Query Answering: Exploiting
-   the Workload vs. Exploiting the Data." DIMACS workshop slides, 2012.
+- [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
+  Linear Counting Queries Under Differential Privacy." PODS 2010.
+- [Mik12] G. Miklau. "Differentially-Private Batch Query Answering: Exploiting
+  the Workload vs. Exploiting the Data." DIMACS workshop slides, 2012.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def expected_error(W: Any, A: Any, epsilon: float, *, per_query: bool = False, d
     """Exact expected squared error of the matrix mechanism with strategy ``A`` on workload ``W``.
 
     Per query: ``(2/epsilon^2) ||A||_1^2 w (A^T A)^+ w^T``; total:
-    ``(2/epsilon^2) ||A||_1^2 trace(W (A^T A)^+ W^T)`` [LHRMM10]_ (Prop. 4; the
+    ``(2/epsilon^2) ||A||_1^2 trace(W (A^T A)^+ W^T)`` [LHRMM10] (Prop. 4; the
     slides' ``TotalError_A(W)``).  With ``delta`` the Gaussian variance
     ``sigma(||A||_2)^2`` replaces ``2 ||A||_1^2 / epsilon^2``.  It does not
     depend on the data.
@@ -121,7 +121,7 @@ def expected_error(W: Any, A: Any, epsilon: float, *, per_query: bool = False, d
 
 
 def direct_laplace_error(W: Any, epsilon: float, *, per_query: bool = False) -> Any:
-    """Error of the plain Laplace mechanism on W (no strategy): ``2 (||W||_1 / epsilon)^2`` per query [Mik12]_.
+    """Error of the plain Laplace mechanism on W (no strategy): ``2 (||W||_1 / epsilon)^2`` per query [Mik12].
 
     Parameters
     ----------

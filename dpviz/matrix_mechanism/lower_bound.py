@@ -22,7 +22,7 @@ __all__ = ["svd_lower_bound"]
 
 def svd_lower_bound(W: Any, epsilon: float, *, delta: float | None = None,
                     calibration: Calibration = "analytic") -> float:
-    """Singular-value lower bound on the total error of any matrix-mechanism strategy [LM12]_.
+    """Singular-value lower bound on the total error of any matrix-mechanism strategy [LM12].
 
     epsilon-DP: ``(2/epsilon^2) (1/n) (lambda_1 + ... + lambda_n)^2`` with
     ``lambda_i`` the singular values of ``W``; it holds because ``||A||_1 >=

@@ -68,7 +68,7 @@ def reconstruct(A: Any, y: npt.ArrayLike, *, nonnegative: bool = False) -> np.nd
 
 
 def query_weights(w: npt.ArrayLike, A: Any) -> np.ndarray:
-    """Weights ``c = w (A^T A)^+ A^T`` of the least-squares estimate ``c . y`` of ``w x`` from ``y = A x + noise``.
+    """Weights ``c = w (A^T A)^+ A^T`` of the least-squares estimate ``c y`` of ``w x`` from ``y = A x + noise``.
 
     Parameters
     ----------

@@ -78,7 +78,7 @@ def run(W: Any, A: Any, x: npt.ArrayLike, epsilon: float, *, rng: RngLike = None
         accountant: PrivacyAccountant | None = None) -> MatrixMechanismRelease:
     """Run the matrix mechanism: ``y = A x + noise``, ``x_hat`` by least squares, answers ``W x_hat``.
 
-    epsilon-DP with Laplace noise of scale ``||A||_1 / epsilon`` [LHRMM10]_, or
+    epsilon-DP with Laplace noise of scale ``||A||_1 / epsilon`` [LHRMM10], or
     (epsilon, delta)-DP with Gaussian noise calibrated to ``||A||_2`` when
     ``delta`` is given.  The reconstruction is post-processing.  An optional
     ``accountant`` is charged ``(epsilon, delta)`` before noise is drawn.

@@ -43,16 +43,16 @@ it holds (``dpviz.mechanisms.laplace`` is the function, not a module).
 
 References
 ----------
-.. [DMNS06] C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating Noise to
-   Sensitivity in Private Data Analysis." TCC 2006.
-.. [DR14] C. Dwork, A. Roth. "The Algorithmic Foundations of Differential
-   Privacy." Foundations and Trends in TCS 9(3-4), 2014.
-.. [BW18] B. Balle, Y.-X. Wang. "Improving the Gaussian Mechanism for
-   Differential Privacy: Analytical Calibration and Optimal Denoising." ICML 2018.
-.. [CKS20] C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for
-   Differential Privacy." NeurIPS 2020.
-.. [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
-   Linear Counting Queries Under Differential Privacy." PODS 2010.
+- [DMNS06] C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating Noise to
+  Sensitivity in Private Data Analysis." TCC 2006.
+- [DR14] C. Dwork, A. Roth. "The Algorithmic Foundations of Differential
+  Privacy." Foundations and Trends in TCS 9(3-4), 2014.
+- [BW18] B. Balle, Y.-X. Wang. "Improving the Gaussian Mechanism for
+  Differential Privacy: Analytical Calibration and Optimal Denoising." ICML 2018.
+- [CKS20] C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for
+  Differential Privacy." NeurIPS 2020.
+- [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
+  Linear Counting Queries Under Differential Privacy." PODS 2010.
 """
 
 from __future__ import annotations

@@ -56,9 +56,9 @@ def discrete_gaussian(sigma: float, *, size: int | None = None, rng: RngLike = N
                       method: Method = "fast") -> np.ndarray | int:
     """Draw from the discrete Gaussian ``N_Z(0, sigma^2)`` on the integers.
 
-    ``P[Y = k] = e^{-k^2/(2 sigma^2)} / sum_j e^{-j^2/(2 sigma^2)}`` ([CKS20]_,
+    ``P[Y = k] = e^{-k^2/(2 sigma^2)} / sum_j e^{-j^2/(2 sigma^2)}`` ([CKS20],
     Definition 1), sampled by rejection from ``DLap(floor(sigma) + 1)``
-    ([CKS20]_, Algorithm 3; expected fewer than two proposals for sigma >= 1).
+    ([CKS20], Algorithm 3; expected fewer than two proposals for sigma >= 1).
 
     Parameters
     ----------
@@ -72,7 +72,7 @@ def discrete_gaussian(sigma: float, *, size: int | None = None, rng: RngLike = N
         Source of randomness (see :func:`dpviz.rng.as_generator`).
     method : {"fast", "exact"}
         "fast": vectorised rejection with a double-precision acceptance test;
-        "exact": [CKS20]_ Algorithm 3 in rational arithmetic.
+        "exact": [CKS20] Algorithm 3 in rational arithmetic.
 
     Returns
     -------
@@ -124,7 +124,7 @@ def discrete_gaussian_pmf(k: ArrayLike, sigma: float) -> np.ndarray:
     """Probability mass ``P[Y = k]`` of ``Y ~ N_Z(0, sigma^2)``: ``e^{-k^2/(2 sigma^2)} / sum_j e^{-j^2/(2 sigma^2)}``.
 
     The normaliser is summed term by term out to 40 sigma (the rest is below
-    1e-340) ([CKS20]_, Definition 1).
+    1e-340) ([CKS20], Definition 1).
 
     Parameters
     ----------
@@ -173,7 +173,7 @@ def discrete_gaussian_delta(sigma: float, sensitivity: float, epsilon: float) ->
     """Exact delta at ``epsilon`` of adding ``N_Z(0, sigma^2)`` to one integer query of sensitivity Delta.
 
     ``delta = P[Y > eps sigma^2/Delta - Delta/2] - e^eps P[Y > eps sigma^2/Delta + Delta/2]``
-    with ``Y ~ N_Z(0, sigma^2)`` ([CKS20]_, Theorem 7; the privacy loss of a shift by
+    with ``Y ~ N_Z(0, sigma^2)`` ([CKS20], Theorem 7; the privacy loss of a shift by
     Delta exceeds epsilon exactly when ``Y > eps sigma^2/Delta - Delta/2``).  For a
     single (scalar) query only; see :func:`discrete_gaussian_sigma` for vectors.
 
@@ -215,7 +215,7 @@ def discrete_gaussian_delta(sigma: float, sensitivity: float, epsilon: float) ->
 
 
 def _zcdp_delta(rho: float, eps: float) -> float:
-    """delta of rho-zCDP at epsilon: ``inf_{a>1} e^{(a-1)(a rho - eps)} / (a-1) * (1 - 1/a)^a`` ([CKS20]_, Cor. 13)."""
+    """delta of rho-zCDP at epsilon: ``inf_{a>1} e^{(a-1)(a rho - eps)} / (a-1) * (1 - 1/a)^a`` ([CKS20], Cor. 13)."""
 
     def log_delta(a: float) -> float:
         return (a - 1) * (a * rho - eps) - math.log(a - 1) + a * math.log1p(-1.0 / a)
@@ -233,10 +233,10 @@ def discrete_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
     (:func:`discrete_gaussian_delta`, for the integer shift ``max(1, floor(Delta))``)
     at ``delta``.  ``scalar=False`` (a vector of integer queries with L2
     sensitivity ``l2_sensitivity``): the discrete Gaussian is
-    ``rho = Delta^2/(2 sigma^2)``-zCDP in one dimension ([CKS20]_, Prop. 5) and
+    ``rho = Delta^2/(2 sigma^2)``-zCDP in one dimension ([CKS20], Prop. 5) and
     Renyi divergences of independent coordinates add, so the vector is
     ``Delta_2^2/(2 sigma^2)``-zCDP; sigma is the root of its (epsilon, delta)
-    conversion ([CKS20]_, Corollary 13).  Both roots are rounded up.
+    conversion ([CKS20], Corollary 13).  Both roots are rounded up.
 
     Parameters
     ----------
@@ -291,7 +291,7 @@ def discrete_gaussian_mechanism(answers: ArrayLike, l2_sensitivity: float, epsil
     """Release ``answers + granularity * N_Z(0, sigma^2)`` per entry, (epsilon, delta)-DP on the grid.
 
     sigma (in grid units) is :func:`discrete_gaussian_sigma` of
-    ``l2_sensitivity / granularity``: the exact Theorem 7 calibration of [CKS20]_
+    ``l2_sensitivity / granularity``: the exact Theorem 7 calibration of [CKS20]
     when ``answers`` holds one number, the zCDP calibration (Prop. 5 + Cor. 13)
     for a vector.  Answers must lie on the grid.
 

@@ -32,8 +32,9 @@ References
    Algorithm 2 (discrete Laplace).
 .. [Mir12] I. Mironov. "On Significance of the Least Significant Bits for
    Differential Privacy." CCS 2012.
-.. [GRS09] A. Ghosh, T. Roughgarden, M. Sundararajan. "Universally
-   Utility-Maximizing Privacy Mechanisms." STOC 2009 (the geometric mechanism).
+
+- [GRS09] A. Ghosh, T. Roughgarden, M. Sundararajan. "Universally
+  Utility-Maximizing Privacy Mechanisms." STOC 2009 (the geometric mechanism).
 """
 
 from __future__ import annotations
@@ -58,8 +59,8 @@ def discrete_laplace(scale: float | Fraction, *, size: int | None = None, rng: R
                      method: Method = "fast") -> np.ndarray | int:
     """Draw from the discrete Laplace distribution ``DLap(t)`` on the integers, ``t = scale``.
 
-    ``P[Y = k] = (1 - e^{-1/t}) / (1 + e^{-1/t}) e^{-|k|/t}`` ([CKS20]_, Definition 2;
-    the two-sided geometric of [GRS09]_).  Adding ``DLap(Delta/epsilon)`` to an
+    ``P[Y = k] = (1 - e^{-1/t}) / (1 + e^{-1/t}) e^{-|k|/t}`` ([CKS20], Definition 2;
+    the two-sided geometric of [GRS09]).  Adding ``DLap(Delta/epsilon)`` to an
     integer query of sensitivity Delta is epsilon-DP.
 
     Parameters
@@ -73,7 +74,7 @@ def discrete_laplace(scale: float | Fraction, *, size: int | None = None, rng: R
         Source of randomness (see :func:`dpviz.rng.as_generator`).
     method : {"fast", "exact"}
         "fast": vectorised ``G1 - G2`` with numpy geometrics (exact identity,
-        double-precision inversion); "exact": [CKS20]_ Algorithm 2 in rational
+        double-precision inversion); "exact": [CKS20] Algorithm 2 in rational
         arithmetic (see the module docstring).
 
     Returns
@@ -111,7 +112,7 @@ def discrete_laplace(scale: float | Fraction, *, size: int | None = None, rng: R
 def discrete_laplace_pmf(k: ArrayLike, scale: float) -> np.ndarray:
     """Probability mass ``P[Y = k]`` of ``Y ~ DLap(t)``: ``tanh(1/(2t)) e^{-|k|/t}``.
 
-    ``tanh(1/(2t)) = (1 - e^{-1/t})/(1 + e^{-1/t})`` is the normaliser ([CKS20]_, Definition 2).
+    ``tanh(1/(2t)) = (1 - e^{-1/t})/(1 + e^{-1/t})`` is the normaliser ([CKS20], Definition 2).
 
     Parameters
     ----------
@@ -151,7 +152,7 @@ def discrete_laplace_mechanism(answers: ArrayLike, sensitivity: float, epsilon: 
     ``sensitivity``, this is epsilon-DP exactly: a neighbour (one record added
     or removed) shifts the grid-unit answers by an integer vector of L1 norm at
     most ``sensitivity/granularity`` and the pmf ratio is at most ``e^{epsilon}``
-    ([CKS20]_; [GRS09]_).  The grid-unit scale is
+    ([CKS20]; [GRS09]).  The grid-unit scale is
     :func:`~dpviz.mechanisms.laplace_scale` of ``sensitivity`` at ``granularity * epsilon``.
 
     Parameters

@@ -59,7 +59,7 @@ class _Coins:
         return self.below(p.denominator) < p.numerator
 
     def bernoulli_exp(self, gamma: Fraction) -> bool:
-        """A coin that is 1 with probability exactly ``exp(-gamma)``, gamma >= 0 rational ([CKS20]_, Algorithm 1).
+        """A coin that is 1 with probability exactly ``exp(-gamma)``, gamma >= 0 rational ([CKS20], Algorithm 1).
 
         For gamma in [0, 1]: draw ``A_k ~ Bernoulli(gamma / k)`` for k = 1, 2, ... until the
         first 0 at step K; ``P[K odd] = sum_j (-gamma)^j / j! = e^{-gamma}``.  For gamma > 1
@@ -81,7 +81,7 @@ class _Coins:
 
 
 def _exact_dlap_one(coins: _Coins, s: int, t: int) -> int:
-    """One draw of ``DLap(t/s)`` for positive integers s, t ([CKS20]_, Algorithm 2).
+    """One draw of ``DLap(t/s)`` for positive integers s, t ([CKS20], Algorithm 2).
 
     ``U`` uniform on {0..t-1} kept with probability e^{-U/t} and ``V`` geometric with
     ratio e^{-1} give ``X = U + tV`` geometric with ratio e^{-1/t}; ``Y = floor(X/s)`` is
@@ -102,7 +102,7 @@ def _exact_dlap_one(coins: _Coins, s: int, t: int) -> int:
 
 
 def _exact_dgauss_one(coins: _Coins, sigma2: Fraction) -> int:
-    """One draw of ``N_Z(0, sigma2)`` for rational sigma2 > 0 ([CKS20]_, Algorithm 3).
+    """One draw of ``N_Z(0, sigma2)`` for rational sigma2 > 0 ([CKS20], Algorithm 3).
 
     Propose ``Y ~ DLap(t)`` with ``t = floor(sigma) + 1`` and accept with probability
     ``exp(-(|Y| - sigma2/t)^2 / (2 sigma2))``.

@@ -6,11 +6,11 @@ half-width start from it.
 
 References
 ----------
-.. [BW18] B. Balle, Y.-X. Wang. "Improving the Gaussian Mechanism for
-   Differential Privacy: Analytical Calibration and Optimal Denoising."
-   ICML 2018, Theorem 8.
-.. [DR14] C. Dwork, A. Roth. "The Algorithmic Foundations of Differential
-   Privacy." Foundations and Trends in TCS 9(3-4), 2014, Thm A.1.
+- [BW18] B. Balle, Y.-X. Wang. "Improving the Gaussian Mechanism for
+  Differential Privacy: Analytical Calibration and Optimal Denoising."
+  ICML 2018, Theorem 8.
+- [DR14] C. Dwork, A. Roth. "The Algorithmic Foundations of Differential
+  Privacy." Foundations and Trends in TCS 9(3-4), 2014, Thm A.1.
 """
 
 from __future__ import annotations
@@ -36,12 +36,12 @@ from dpviz.validation import (
 
 __all__ = ["gaussian", "gaussian_sigma", "gaussian_variance", "gaussian_halfwidth", "gaussian_delta"]
 
-#: How sigma is calibrated: the exact analytic root of [BW18]_ or the classic bound of [DR14]_.
+#: How sigma is calibrated: the exact analytic root of [BW18] or the classic bound of [DR14].
 Calibration = Literal["analytic", "classic"]
 
 
 def gaussian_delta(sigma: float, l2_sensitivity: float, epsilon: float) -> float:
-    """Exact delta of the Gaussian mechanism at ``epsilon`` ([BW18]_, Theorem 8).
+    """Exact delta of the Gaussian mechanism at ``epsilon`` ([BW18], Theorem 8).
 
     ``delta(eps) = Phi(D/(2s) - eps s/D) - e^eps Phi(-D/(2s) - eps s/D)`` with
     ``D`` the L2 sensitivity and ``s`` the noise standard deviation.
@@ -86,8 +86,8 @@ def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
 
     ``calibration="analytic"`` (default) returns the smallest sigma with
     :func:`gaussian_delta` ``<= delta``, found by root finding; it is valid for
-    every epsilon > 0 ([BW18]_, Theorem 8).  ``calibration="classic"`` returns
-    ``sigma = sqrt(2 ln(1.25/delta)) * l2_sensitivity / epsilon``, which [DR14]_
+    every epsilon > 0 ([BW18], Theorem 8).  ``calibration="classic"`` returns
+    ``sigma = sqrt(2 ln(1.25/delta)) * l2_sensitivity / epsilon``, which [DR14]
     (Thm A.1) proves only for epsilon < 1.
 
     Parameters
@@ -151,8 +151,8 @@ def gaussian(answers: ArrayLike, l2_sensitivity: float, epsilon: float, delta: f
     The Gaussian mechanism is (epsilon, delta)-DP for query vectors of L2
     sensitivity at most ``l2_sensitivity`` (neighbours: add or remove one
     record).  By default sigma is the exact analytic calibration of Balle & Wang
-    ([BW18]_); ``calibration="classic"`` uses
-    ``sqrt(2 ln(1.25/delta)) * l2_sensitivity / epsilon`` ([DR14]_ Thm A.1, epsilon < 1 only).
+    ([BW18]); ``calibration="classic"`` uses
+    ``sqrt(2 ln(1.25/delta)) * l2_sensitivity / epsilon`` ([DR14] Thm A.1, epsilon < 1 only).
 
     Parameters
     ----------

@@ -6,10 +6,10 @@ quantile, half-width, the fast sampler) starts from it.
 
 References
 ----------
-.. [DMNS06] C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating Noise to
-   Sensitivity in Private Data Analysis." TCC 2006.
-.. [DR14] C. Dwork, A. Roth. "The Algorithmic Foundations of Differential
-   Privacy." Foundations and Trends in TCS 9(3-4), 2014, Thm 3.6 and Thm 3.8.
+- [DMNS06] C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating Noise to
+  Sensitivity in Private Data Analysis." TCC 2006.
+- [DR14] C. Dwork, A. Roth. "The Algorithmic Foundations of Differential
+  Privacy." Foundations and Trends in TCS 9(3-4), 2014, Thm 3.6 and Thm 3.8.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ __all__ = [
 
 
 def laplace_scale(sensitivity: float, epsilon: float) -> float:
-    """Scale ``b = sensitivity / epsilon`` of the Laplace mechanism [DMNS06]_.
+    """Scale ``b = sensitivity / epsilon`` of the Laplace mechanism [DMNS06].
 
     Parameters
     ----------
@@ -125,7 +125,7 @@ def laplace(answers: ArrayLike, sensitivity: float, epsilon: float, *, rng: RngL
             size: int | None = None, sampler: Sampler = "float") -> np.ndarray:
     """Release ``answers + Lap(sensitivity / epsilon)`` independently per entry.
 
-    The Laplace mechanism [DMNS06]_ is epsilon-DP for any query vector whose L1
+    The Laplace mechanism [DMNS06] is epsilon-DP for any query vector whose L1
     sensitivity is at most ``sensitivity`` (neighbouring datasets differ by
     adding or removing one record).  The noise has density
     ``exp(-|z| / b) / (2b)`` with ``b = sensitivity / epsilon``, mean 0 and
@@ -249,7 +249,7 @@ def laplace_quantile(q: ArrayLike, sensitivity: float, epsilon: float) -> np.nda
 
 
 def laplace_halfwidth(sensitivity: float, epsilon: float, alpha: float = 0.05) -> float:
-    """Half-width ``t`` with ``P(|Lap(b)| > t) = alpha``: ``t = b ln(1/alpha)`` ([DR14]_, Thm 3.8).
+    """Half-width ``t`` with ``P(|Lap(b)| > t) = alpha``: ``t = b ln(1/alpha)`` ([DR14], Thm 3.8).
 
     Parameters
     ----------

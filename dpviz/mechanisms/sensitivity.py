@@ -7,8 +7,8 @@ is therefore the largest L1 (L2) norm of a column.
 
 References
 ----------
-.. [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
-   Linear Counting Queries Under Differential Privacy." PODS 2010, Prop. 2.
+- [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
+  Linear Counting Queries Under Differential Privacy." PODS 2010, Prop. 2.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def _column_norms(W: Any, order: int) -> np.ndarray:
 
 
 def l1(W: Any) -> float:
-    """L1 sensitivity ``||W||_1 = max_j sum_i |W_ij|`` (largest column L1 norm) [LHRMM10]_.
+    """L1 sensitivity ``||W||_1 = max_j sum_i |W_ij|`` (largest column L1 norm) [LHRMM10].
 
     This is the sensitivity the Laplace mechanism is calibrated with.
 

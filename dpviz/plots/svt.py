@@ -2,8 +2,8 @@
 
 References
 ----------
-.. [CM15] Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on
-   the Sparse Vector Technique." arXiv:1508.07306, 2015.
+- [CM15] Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on
+  the Sparse Vector Technique." arXiv:1508.07306, 2015.
 """
 
 from __future__ import annotations

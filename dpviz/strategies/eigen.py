@@ -21,14 +21,14 @@ __all__ = ["eigen_design"]
 
 def eigen_design(W: Any, *, gram: bool = False, norm: str = "l2", max_iter: int = 2000,
                  tol: float = 1e-3) -> np.ndarray:
-    """Eigen-design [LM12]_: measure the eigenvectors of ``W^T W``, each scaled optimally.
+    """Eigen-design [LM12]: measure the eigenvectors of ``W^T W``, each scaled optimally.
 
     **Strategy.**  ``A = diag(lambda) Q^T`` where ``W^T W = Q diag(sigma) Q^T``.
     Then ``tr(W^T W (A^T A)^{-1}) = sum_i sigma_i / lambda_i^2``.
 
     **Objective.**  Minimise ``||A||^2 sum_i sigma_i / lambda_i^2`` over
     ``lambda >= 0`` with ``||A||`` the L2 sensitivity ``max_j (sum_i lambda_i^2 Q_ji^2)^(1/2)``
-    (``norm="l2"``, the Gaussian mechanism, as in [LM12]_) or the L1
+    (``norm="l2"``, the Gaussian mechanism, as in [LM12]) or the L1
     sensitivity ``max_j sum_i lambda_i |Q_ji|`` (``norm="l1"``, Laplace).  Both
     are convex; they are solved through their concave duals over the
     probability simplex ``nu`` on the cells: ``max_nu (sum_i sqrt(sigma_i rho_i))^2``

@@ -2,10 +2,10 @@
 
 References
 ----------
-.. [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
-   Linear Counting Queries Under Differential Privacy." PODS 2010.
-.. [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. "Boosting the Accuracy of
-   Differentially Private Histograms Through Consistency." PVLDB 3(1), 2010.
+- [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
+  Linear Counting Queries Under Differential Privacy." PODS 2010.
+- [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. "Boosting the Accuracy of
+  Differentially Private Histograms Through Consistency." PVLDB 3(1), 2010.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def identity(n: int) -> sp.csr_matrix:
 
 
 def workload(W: Workload | npt.ArrayLike | sp.sparray | sp.spmatrix) -> Any:
-    """The workload as its own strategy (``A = W``; never worse than the plain Laplace mechanism [LHRMM10]_).
+    """The workload as its own strategy (``A = W``; never worse than the plain Laplace mechanism [LHRMM10]).
 
     Parameters
     ----------
@@ -86,7 +86,7 @@ def workload(W: Workload | npt.ArrayLike | sp.sparray | sp.spmatrix) -> Any:
 
 def hierarchical(n: int, branching: int = 2, *, measure_root: bool = True,
                  allocation: str = "uniform") -> sp.csr_array:
-    """The b-ary hierarchical strategy H_b [HRMS10]_: one row per tree node (leaves first).
+    """The b-ary hierarchical strategy H_b [HRMS10]: one row per tree node (leaves first).
 
     Wraps :func:`dpviz.hierarchy.strategy_matrix` (same tree, same row order),
     so its least-squares error equals the constrained-inference error of

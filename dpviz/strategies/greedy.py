@@ -37,7 +37,7 @@ def _argmin_p(S: np.ndarray, q: np.ndarray, k: np.ndarray, d: float) -> np.ndarr
 
 
 def greedy_h(W: Any, branching: int = 2, *, gram: bool = False) -> sp.csr_array:
-    """GreedyH [LHMW14]_: a b-ary tree of intervals whose node weights are chosen greedily for the workload.
+    """GreedyH [LHMW14]: a b-ary tree of intervals whose node weights are chosen greedily for the workload.
 
     **Strategy.**  The nodes of the b-ary tree of :func:`dpviz.hierarchy.build_tree`
     (leaves, then coarser levels), each an interval indicator times a weight;

@@ -2,9 +2,9 @@
 
 References
 ----------
-.. [XWG10] X. Xiao, G. Wang, J. Gehrke. "Differential Privacy via Wavelet
-   Transforms." ICDE 2010.
-.. [Mik12] G. Miklau. DIMACS workshop slides, 2012 (the rescaled wavelet Y'').
+- [XWG10] X. Xiao, G. Wang, J. Gehrke. "Differential Privacy via Wavelet
+  Transforms." ICDE 2010.
+- [Mik12] G. Miklau. DIMACS workshop slides, 2012 (the rescaled wavelet Y'').
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ __all__ = ["wavelet", "rescaled_wavelet"]
 
 
 def wavelet(n: int) -> sp.csr_array:
-    """Privelet's Haar wavelet strategy Y [XWG10]_ (``||Y||_1 = 1 + log2 N``).
+    """Privelet's Haar wavelet strategy Y [XWG10] (``||Y||_1 = 1 + log2 N``).
 
     Wraps :func:`dpviz.wavelet.haar_matrix`.
 
@@ -42,7 +42,7 @@ def wavelet(n: int) -> sp.csr_array:
 
 
 def rescaled_wavelet(n: int) -> sp.csr_array:
-    """The slides' better-scaled wavelet Y'': same ``A^T A`` as the Haar matrix Y, smaller sensitivity [Mik12]_.
+    """The slides' better-scaled wavelet Y'': same ``A^T A`` as the Haar matrix Y, smaller sensitivity [Mik12].
 
     The total and the coarsest difference rows of Y, ``1_L + 1_R`` and
     ``1_L - 1_R`` (L, R the two halves of the padded domain), have the same

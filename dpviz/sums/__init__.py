@@ -32,15 +32,16 @@ References
 .. [WPKM19] Y. Wu, D. Pujol, I. Kotsogiannis, A. Machanavajjhala. "Answering
    Summation Queries for Numerical Attributes under Differential Privacy."
    TPDP 2019, arXiv:1908.10268.
-.. [CZ13] S. Chen, S. Zhou. "Recursive Mechanism: Towards Node Differential
-   Privacy and Unrestricted Joins." SIGMOD 2013.
-.. [LSL17] M. Lyu, D. Su, N. Li. "Understanding the Sparse Vector Technique for
-   Differential Privacy." PVLDB 10(6), 2017.
-.. [LMHMR15] C. Li, G. Miklau, M. Hay, A. McGregor, V. Rastogi. "The matrix
-   mechanism: optimizing linear counting queries under differential privacy."
-   VLDB Journal 24(6), 2015.
-.. [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. "Boosting the accuracy of
-   differentially private histograms through consistency." PVLDB 3(1), 2010.
+
+- [CZ13] S. Chen, S. Zhou. "Recursive Mechanism: Towards Node Differential
+  Privacy and Unrestricted Joins." SIGMOD 2013.
+- [LSL17] M. Lyu, D. Su, N. Li. "Understanding the Sparse Vector Technique for
+  Differential Privacy." PVLDB 10(6), 2017.
+- [LMHMR15] C. Li, G. Miklau, M. Hay, A. McGregor, V. Rastogi. "The matrix
+  mechanism: optimizing linear counting queries under differential privacy."
+  VLDB Journal 24(6), 2015.
+- [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. "Boosting the accuracy of
+  differentially private histograms through consistency." PVLDB 3(1), 2010.
 """
 
 from __future__ import annotations

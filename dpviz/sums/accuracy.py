@@ -2,9 +2,9 @@
 
 References
 ----------
-.. [WPKM19] Y. Wu, D. Pujol, I. Kotsogiannis, A. Machanavajjhala. "Answering
-   Summation Queries for Numerical Attributes under Differential Privacy."
-   TPDP 2019, arXiv:1908.10268.
+- [WPKM19] Y. Wu, D. Pujol, I. Kotsogiannis, A. Machanavajjhala. "Answering
+  Summation Queries for Numerical Attributes under Differential Privacy."
+  TPDP 2019, arXiv:1908.10268.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ __all__ = ["relative_error", "expected_variance", "expected_squared_error"]
 
 
 def relative_error(answers: npt.ArrayLike, truth: npt.ArrayLike, delta: float = 1.0) -> npt.NDArray[np.float64]:
-    """The seed's relative error ``|y^ - y| / max(|y|, delta)`` per query ([WPKM19]_ Sec. 4, "Error").
+    """The seed's relative error ``|y^ - y| / max(|y|, delta)`` per query ([WPKM19] Sec. 4, "Error").
 
     Parameters
     ----------
@@ -62,7 +62,7 @@ def relative_error(answers: npt.ArrayLike, truth: npt.ArrayLike, delta: float = 
 def expected_variance(problem: SumProblem, algorithm: str, tau: float, epsilon: float) -> npt.NDArray[np.float64]:
     """Variance of each noisy answer given ``tau`` (no isotonic regression), per query, shape (m,).
 
-    With ``b = 1/eps`` the Laplace scale of one count ([WPKM19]_ App. A.3-A.4):
+    With ``b = 1/eps`` the Laplace scale of one count ([WPKM19] App. A.3-A.4):
 
     * Identity: ``2 b^2 sum_{j <= k_i} min(v_j, tau)^2``
     * Workload: ``2 (||W_s diag(v^tau)||_1 b)^2``

@@ -17,11 +17,12 @@ References
 .. [WPKM19] Y. Wu, D. Pujol, I. Kotsogiannis, A. Machanavajjhala. "Answering
    Summation Queries for Numerical Attributes under Differential Privacy."
    TPDP 2019, arXiv:1908.10268.
-.. [LMHMR15] C. Li, G. Miklau, M. Hay, A. McGregor, V. Rastogi. "The matrix
-   mechanism: optimizing linear counting queries under differential privacy."
-   VLDB Journal 24(6), 2015.
-.. [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. "Boosting the accuracy of
-   differentially private histograms through consistency." PVLDB 3(1), 2010.
+
+- [LMHMR15] C. Li, G. Miklau, M. Hay, A. McGregor, V. Rastogi. "The matrix
+  mechanism: optimizing linear counting queries under differential privacy."
+  VLDB Journal 24(6), 2015.
+- [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. "Boosting the accuracy of
+  differentially private histograms through consistency." PVLDB 3(1), 2010.
 """
 
 from __future__ import annotations
@@ -72,10 +73,10 @@ def answer_with_threshold(problem: SumProblem, algorithm: str, tau: npt.ArrayLik
 
     Notes
     -----
-    Noise scales ([WPKM19]_ Table 1, App. A.3-A.4): Identity ``Lap(1/eps)`` per
+    Noise scales ([WPKM19] Table 1, App. A.3-A.4): Identity ``Lap(1/eps)`` per
     count; Workload ``Lap(||W_s diag(v^tau)||_1 / eps)`` per query; TiMM and TaMM
     ``Lap(||A'||_1 / eps)`` per strategy query with least-squares reconstruction
-    ([LMHMR15]_), ``A' = A diag(v^tau)`` for TiMM.
+    ([LMHMR15]), ``A' = A diag(v^tau)`` for TiMM.
 
     Examples
     --------
@@ -112,7 +113,7 @@ def answer_with_threshold(problem: SumProblem, algorithm: str, tau: npt.ArrayLik
 
 
 def isotonic(answers: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Least-squares non-decreasing fit of each row (``scipy.optimize.isotonic_regression``) ([HRMS10]_).
+    """Least-squares non-decreasing fit of each row (``scipy.optimize.isotonic_regression``) ([HRMS10]).
 
     Prefix sums of non-negative values never decrease, so projecting noisy
     answers on that cone is free post-processing.

@@ -187,7 +187,7 @@ def _threshold_indices(bins: npt.NDArray[np.float64], thresholds: npt.ArrayLike)
 def prefix_workload(bins: npt.ArrayLike, thresholds: npt.ArrayLike) -> sp.csr_array:
     """The prefix workload ``W_s`` (m x n, 0/1): row i selects the bins with upper edge ``<= thresholds[i]``.
 
-    ``W_s diag(v) x`` are the prefix sums ([WPKM19]_ Sec. 2, "workload matrix").
+    ``W_s diag(v) x`` are the prefix sums ([WPKM19] Sec. 2, "workload matrix").
 
     Parameters
     ----------
@@ -223,7 +223,7 @@ def prefix_workload(bins: npt.ArrayLike, thresholds: npt.ArrayLike) -> sp.csr_ar
 
 
 def weighted_workload(workload: npt.ArrayLike | sp.sparray | sp.spmatrix, weights: npt.ArrayLike) -> sp.csr_array:
-    """``W diag(v)``: the workload whose answers on the counts are the sums ([WPKM19]_ "weighted workload").
+    """``W diag(v)``: the workload whose answers on the counts are the sums ([WPKM19] "weighted workload").
 
     Parameters
     ----------

@@ -19,7 +19,7 @@ __all__ = ["split_budget"]
 
 
 def split_budget(epsilon: float, rho: float, truncation: str) -> tuple[Fraction, Fraction]:
-    """Exact split ``(eps_threshold, eps_answers)`` of epsilon ([WPKM19]_ Sec. 3.2).
+    """Exact split ``(eps_threshold, eps_answers)`` of epsilon ([WPKM19] Sec. 3.2).
 
     ``rho * eps`` goes to a private threshold choice ("svt", "recursive") and the
     rest to the answers; "oracle" (not DP) and "none" spend nothing on the

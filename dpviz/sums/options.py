@@ -2,16 +2,16 @@
 
 References
 ----------
-.. [WPKM19] Y. Wu, D. Pujol, I. Kotsogiannis, A. Machanavajjhala. "Answering
-   Summation Queries for Numerical Attributes under Differential Privacy."
-   TPDP 2019, arXiv:1908.10268.
+- [WPKM19] Y. Wu, D. Pujol, I. Kotsogiannis, A. Machanavajjhala. "Answering
+  Summation Queries for Numerical Attributes under Differential Privacy."
+  TPDP 2019, arXiv:1908.10268.
 """
 
 from __future__ import annotations
 
 __all__ = ["ALGORITHMS", "THRESHOLD_METHODS", "NOT_DP"]
 
-#: The algorithms of [WPKM19]_ Table 1.
+#: The algorithms of [WPKM19] Table 1.
 ALGORITHMS = ("sqm", "identity", "workload", "timm", "tamm")
 #: Ways to choose the truncation threshold.
 THRESHOLD_METHODS = ("svt", "recursive", "oracle", "none")

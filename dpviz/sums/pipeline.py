@@ -120,7 +120,7 @@ def release(problem: SumProblem, epsilon: float, *, algorithm: str = "tamm", tru
     epsilon : float
         Total privacy budget per trial.
     algorithm : {"sqm", "identity", "workload", "timm", "tamm"}
-        The answering algorithm ([WPKM19]_ Table 1).
+        The answering algorithm ([WPKM19] Table 1).
     truncation : {"svt", "recursive", "oracle", "none"}
         How the threshold is chosen ("oracle" is NOT DP).
     ratio : float in (0, 1]
@@ -229,7 +229,7 @@ def answer_prefix_sums(values: npt.ArrayLike, thresholds: npt.ArrayLike, epsilon
     truncation threshold with ``rho * epsilon`` (``truncation`` = "svt",
     "recursive"; "oracle" is NOT DP; "none" skips truncation and spends
     everything on the answers), answers with ``algorithm`` (SQM, Identity,
-    Workload, TiMM, TaMM of [WPKM19]_ Table 1) using the rest, and optionally
+    Workload, TiMM, TaMM of [WPKM19] Table 1) using the rest, and optionally
     applies isotonic regression.  Per trial the release is epsilon-DP under
     adding or removing one record (except with the oracle): the threshold step
     and the answer step compose sequentially.

@@ -2,9 +2,9 @@
 
 References
 ----------
-.. [WPKM19] Y. Wu, D. Pujol, I. Kotsogiannis, A. Machanavajjhala. "Answering
-   Summation Queries for Numerical Attributes under Differential Privacy."
-   TPDP 2019, arXiv:1908.10268.
+- [WPKM19] Y. Wu, D. Pujol, I. Kotsogiannis, A. Machanavajjhala. "Answering
+  Summation Queries for Numerical Attributes under Differential Privacy."
+  TPDP 2019, arXiv:1908.10268.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ class SumProblem:
 
 
 def prepare(values: npt.ArrayLike, thresholds: npt.ArrayLike, bins: npt.ArrayLike | None = None) -> SumProblem:
-    """Vectorise records and set up the prefix-sum queries ([WPKM19]_ Sec. 2).
+    """Vectorise records and set up the prefix-sum queries ([WPKM19] Sec. 2).
 
     Parameters
     ----------

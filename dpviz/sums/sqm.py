@@ -136,7 +136,7 @@ def sqm_thresholds(problem: SumProblem, epsilon: float, method: str = "svt", *, 
 
 def sqm_answers(problem: SumProblem, tau: npt.ArrayLike, epsilon: float, *,
                 rng: RngLike = None) -> npt.NDArray[np.float64]:
-    """SQM's noisy answers given its per-query thresholds ([WPKM19]_ Table 1).
+    """SQM's noisy answers given its per-query thresholds ([WPKM19] Table 1).
 
     Query i is truncated at ``tau_i`` and released with Laplace noise of scale
     ``min(tau_i, t_i) m / epsilon``: it spends ``epsilon / m`` and one record moves it by at most

@@ -41,7 +41,7 @@ __all__ = ["threshold_grid", "svt_threshold", "recursive_threshold", "oracle_thr
 
 
 def threshold_grid(start: float, growth: float, upper: float) -> npt.NDArray[np.float64]:
-    """The candidate thresholds ``start * growth^k`` below ``upper``, then ``upper`` ([WPKM19]_ Sec. 3.1).
+    """The candidate thresholds ``start * growth^k`` below ``upper``, then ``upper`` ([WPKM19] Sec. 3.1).
 
     Parameters
     ----------
@@ -133,11 +133,11 @@ def _threshold_setup(problem: SumProblem, epsilon: float, start: float | None, g
 def svt_threshold(problem: SumProblem, epsilon: float, *, ratio: float = 0.95, start: float | None = None,
                   growth: float = 1.1, accountant: PrivacyAccountant | None = None, rng: RngLike = None,
                   size: int | None = None) -> npt.NDArray[np.float64] | float:
-    """Choose a truncation threshold with the sparse vector technique ([WPKM19]_ Sec. 3.1, Alg. 2).
+    """Choose a truncation threshold with the sparse vector technique ([WPKM19] Sec. 3.1, Alg. 2).
 
     Walks the grid ``theta_k`` of :func:`threshold_grid` (``start`` defaults to the
     first bin weight, the grid ends at the top weight) and returns the first
-    ``theta_k`` for which SVT ([LSL17]_ Alg. 1, ``c = 1``) reports
+    ``theta_k`` for which SVT ([LSL17] Alg. 1, ``c = 1``) reports
     ``#{w <= theta_k} - ratio * N >= 0``; if none does, the top weight (no
     truncation).  Adding or removing one record moves each query by at most
     ``max(ratio, 1 - ratio)``, its sensitivity, so the choice is epsilon-DP
@@ -196,11 +196,11 @@ def recursive_threshold(problem: SumProblem, epsilon: float, *, beta: float = 1e
                         size: int | None = None) -> npt.NDArray[np.float64] | float:
     """Choose a truncation threshold the recursive-mechanism way, specialised to sums.
 
-    For sums, the answer stage of the recursive mechanism [CZ13]_ with internal
-    threshold ``Delta`` equals truncation at ``tau = Delta`` ([WPKM19]_ App. A.5,
+    For sums, the answer stage of the recursive mechanism [CZ13] with internal
+    threshold ``Delta`` equals truncation at ``tau = Delta`` ([WPKM19] App. A.5,
     Theorem 1).  Its first stage picks ``Delta`` by trading the bias of a small
     ``Delta`` against its noise with a parameter ``beta``.  Our version (a
-    specialisation written for dpviz, not a transcription of [CZ13]_):
+    specialisation written for dpviz, not a transcription of [CZ13]):
 
         ``ln S(D) = min_k [ ln theta_k + beta * #{w > theta_k} ]``,
         ``tau = round_up_to_grid( exp(ln S(D) + Lap(beta / epsilon)) )``.

@@ -112,7 +112,7 @@ def truncated_prefix_sums(problem: SumProblem, tau: npt.ArrayLike) -> npt.NDArra
 
 
 def truncation_bias(problem: SumProblem, tau: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Exact bias of truncation at ``tau``: ``-sum_{j <= k_i} (v_j - tau)_+ x_j`` per query ([WPKM19]_ Sec. 3.1).
+    """Exact bias of truncation at ``tau``: ``-sum_{j <= k_i} (v_j - tau)_+ x_j`` per query ([WPKM19] Sec. 3.1).
 
     This is the expected error of every unbiased-noise algorithm (Identity,
     Workload, TiMM, TaMM without isotonic regression) given ``tau``.
@@ -151,7 +151,7 @@ def workload_sensitivity(problem: SumProblem, tau: npt.ArrayLike) -> float | npt
 
     ``c_j`` is the number of queries that contain bin j; adding or removing one
     record of bin j moves the answers by ``c_j min(v_j, tau)`` in L1 norm.  It
-    is the Workload algorithm's noise scale times epsilon ([WPKM19]_ Table 1).
+    is the Workload algorithm's noise scale times epsilon ([WPKM19] Table 1).
 
     Parameters
     ----------

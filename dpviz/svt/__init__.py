@@ -66,8 +66,9 @@ References
    the Sparse Vector Technique." arXiv:1508.07306, 2015.
 .. [LSL17] M. Lyu, D. Su, N. Li. "Understanding the Sparse Vector Technique for
    Differential Privacy." PVLDB 10(6), 2017.
-.. [DR14] C. Dwork, A. Roth. "The Algorithmic Foundations of Differential
-   Privacy." Foundations and Trends in TCS 9(3-4), 2014, Section 3.6.
+
+- [DR14] C. Dwork, A. Roth. "The Algorithmic Foundations of Differential
+  Privacy." Foundations and Trends in TCS 9(3-4), 2014, Section 3.6.
 """
 
 from __future__ import annotations

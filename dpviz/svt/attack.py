@@ -11,8 +11,9 @@ References
 ----------
 .. [CM15] Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on
    the Sparse Vector Technique." arXiv:1508.07306, 2015.
-.. [DMNS06] C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating Noise to
-   Sensitivity in Private Data Analysis." TCC 2006.
+
+- [DMNS06] C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating Noise to
+  Sensitivity in Private Data Analysis." TCC 2006.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ class Reconstruction:
 
     References
     ----------
-    See [CM15]_ (Alg. 4) in the module docstring.
+    See [CM15] (Alg. 4) in the module docstring.
 
     Examples
     --------
@@ -104,7 +105,7 @@ def ordered_estimate(averages: npt.ArrayLike, weights: npt.ArrayLike) -> np.ndar
     ``a_i - i`` (weights ``w_i``, :func:`scipy.optimize.isotonic_regression`)
     followed by ``max(u, 0)`` (a lower bound commutes with the isotonic fit).
     The constraints hold for the true group averages whenever the groups are
-    intervals of counts in increasing order ([CM15]_ Lemma 5.10), since then the
+    intervals of counts in increasing order ([CM15] Lemma 5.10), since then the
     largest count of group i is below the smallest of group i+1.  This
     estimator is ours, not the paper's.
 
@@ -128,7 +129,7 @@ def ordered_estimate(averages: npt.ArrayLike, weights: npt.ArrayLike) -> np.ndar
 
     References
     ----------
-    See [CM15]_ (Lemma 5.10) in the module docstring.
+    See [CM15] (Lemma 5.10) in the module docstring.
 
     Examples
     --------
@@ -147,7 +148,7 @@ def ordered_estimate(averages: npt.ArrayLike, weights: npt.ArrayLike) -> np.ndar
 def reconstruct_from_oracle(oracle: DifferenceOracle, epsilon_totals: float, *, copies: int = 1,
                             calibrate: bool = False, estimator: str = "average", query_scale: float | None = None,
                             block: int = 512) -> Reconstruction:
-    """Algorithm 4 of [CM15]_ given only an oracle: partition (Alg. 3), noisy group totals, rounded averages.
+    """Algorithm 4 of [CM15] given only an oracle: partition (Alg. 3), noisy group totals, rounded averages.
 
     The attack that shows GPTT is NOT differentially private; run through an :class:`SVTOracle` it is
     epsilon-DP end to end (and learns far less).
@@ -194,7 +195,7 @@ def reconstruct_from_oracle(oracle: DifferenceOracle, epsilon_totals: float, *, 
 
     References
     ----------
-    See [CM15]_ (Alg. 3, Alg. 4) in the module docstring.
+    See [CM15] (Alg. 3, Alg. 4) in the module docstring.
 
     Examples
     --------
@@ -238,7 +239,7 @@ def _split(epsilon: float, split: float) -> tuple[float, float]:
 def reconstruct(counts: npt.ArrayLike, epsilon: float, *, split: float = 0.5, query_share: float = 0.0, copies: int = 1,
                 calibrate: bool = False, estimator: str = "average", threshold: float = 0.5,
                 rng: RngLike = None) -> Reconstruction:
-    """Reconstruct a histogram with GPTT (**NOT differentially private**): Algorithms 3 and 4 of [CM15]_.
+    """Reconstruct a histogram with GPTT (**NOT differentially private**): Algorithms 3 and 4 of [CM15].
 
     The (claimed) budget epsilon is split: ``split * epsilon`` goes to GPTT on all
     difference queries (of which the fraction ``query_share`` is query noise;
@@ -281,7 +282,7 @@ def reconstruct(counts: npt.ArrayLike, epsilon: float, *, split: float = 0.5, qu
 
     References
     ----------
-    See [CM15]_ (Alg. 3, Alg. 4, Tables 2 and 3) in the module docstring.
+    See [CM15] (Alg. 3, Alg. 4, Tables 2 and 3) in the module docstring.
 
     Examples
     --------
@@ -304,7 +305,7 @@ def laplace_reconstruct(counts: npt.ArrayLike, epsilon: float, *, rng: RngLike =
     """The honest baseline: release every count with ``Lap(1/epsilon)`` noise and round (epsilon-DP).
 
     A histogram has L1 sensitivity 1 (adding or removing one record changes one
-    count by one), so this is epsilon-DP [DMNS06]_;
+    count by one), so this is epsilon-DP [DMNS06];
     ``guess = max(0, round(c(x) + Lap(1/epsilon)))`` is the same post-processing
     as the attack's.
 
@@ -330,7 +331,7 @@ def laplace_reconstruct(counts: npt.ArrayLike, epsilon: float, *, rng: RngLike =
 
     References
     ----------
-    See [DMNS06]_ in the module docstring.
+    See [DMNS06] in the module docstring.
 
     Examples
     --------

@@ -47,7 +47,7 @@ def counterexample_databases() -> tuple[np.ndarray, np.ndarray]:
 
     References
     ----------
-    See [CM15]_ (Section 4) in the module docstring.
+    See [CM15] (Section 4) in the module docstring.
 
     Examples
     --------
@@ -59,7 +59,7 @@ def counterexample_databases() -> tuple[np.ndarray, np.ndarray]:
 
 
 def counterexample_answers(t: int) -> tuple[np.ndarray, np.ndarray]:
-    """Answers of the counterexample's ``2t`` queries on ``D`` and on ``D'`` ([CM15]_ Section 4, our instance).
+    """Answers of the counterexample's ``2t`` queries on ``D`` and on ``D'`` ([CM15] Section 4, our instance).
 
     The queries are ``t`` copies of ``q_1 = c(x)`` followed by ``t`` copies of
     ``q_2 = c(y)``; each has sensitivity 1.  On ``D`` they answer ``(0,...,0, 1,...,1)``,
@@ -84,7 +84,7 @@ def counterexample_answers(t: int) -> tuple[np.ndarray, np.ndarray]:
 
     References
     ----------
-    See [CM15]_ (Section 4) in the module docstring.
+    See [CM15] (Section 4) in the module docstring.
 
     Examples
     --------
@@ -156,7 +156,7 @@ class CounterexampleProbability:
 
     References
     ----------
-    See [CM15]_ (Section 4, Thm 4.7) in the module docstring.
+    See [CM15] (Section 4, Thm 4.7) in the module docstring.
 
     Examples
     --------
@@ -204,7 +204,7 @@ def counterexample_log_ratio_bound(t: npt.ArrayLike, epsilon_threshold: float,
                                    epsilon_query: float | None = None) -> np.ndarray:
     """A proven lower bound on ``log(P_D(E) / P_D'(E))`` for the counterexample with threshold 1/2.
 
-    Derivation (ours, following [CM15]_ Thm 4.7).  With query noise of scale b:
+    Derivation (ours, following [CM15] Thm 4.7).  With query noise of scale b:
     on ``D'`` the integrand is ``(F(s) S(s))^t <= 4^-t`` for every s, so
     ``P_D'(E) <= 4^-t``.  On ``D`` it is ``(F(s) S(s - 1))^t``, and for s in [0, 1]
     ``F(s) S(s-1) >= F(0) S(-1) = (2 - e^{-1/b})/4``, so
@@ -234,7 +234,7 @@ def counterexample_log_ratio_bound(t: npt.ArrayLike, epsilon_threshold: float,
 
     References
     ----------
-    See [CM15]_ (Thm 4.7) in the module docstring.
+    See [CM15] (Thm 4.7) in the module docstring.
 
     Examples
     --------
@@ -260,7 +260,7 @@ def counterexample_probability(t: npt.ArrayLike, epsilon_threshold: float, epsil
     ``c(y)`` above).  Both probabilities come from :func:`event_probability`
     (numerical integration over the noisy threshold).  Differential privacy with
     epsilon would need ``P_D(E) <= e^epsilon P_D'(E)``; the ratio grows without bound
-    in t ([CM15]_ Thm 4.7), and without query noise ``P_D'(E) = 0 < P_D(E)``.
+    in t ([CM15] Thm 4.7), and without query noise ``P_D'(E) = 0 < P_D(E)``.
 
     Parameters
     ----------
@@ -284,7 +284,7 @@ def counterexample_probability(t: npt.ArrayLike, epsilon_threshold: float, epsil
 
     References
     ----------
-    See [CM15]_ (Section 4, Thm 4.7) in the module docstring.
+    See [CM15] (Section 4, Thm 4.7) in the module docstring.
 
     Examples
     --------

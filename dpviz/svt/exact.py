@@ -12,8 +12,9 @@ References
 ----------
 .. [CM15] Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on
    the Sparse Vector Technique." arXiv:1508.07306, 2015.
-.. [LSL17] M. Lyu, D. Su, N. Li. "Understanding the Sparse Vector Technique for
-   Differential Privacy." PVLDB 10(6), 2017.
+
+- [LSL17] M. Lyu, D. Su, N. Li. "Understanding the Sparse Vector Technique for
+  Differential Privacy." PVLDB 10(6), 2017.
 """
 
 from __future__ import annotations
@@ -38,12 +39,12 @@ def event_probability(answers: npt.ArrayLike, event: npt.ArrayLike, threshold: f
                       log: bool = False) -> float:
     """Exact probability that GPTT outputs ``event`` on ``answers``, by integrating over the noisy threshold.
 
-    GPTT is NOT differentially private: this is the tool that shows it (Section 4 of [CM15]_).
+    GPTT is NOT differentially private: this is the tool that shows it (Section 4 of [CM15]).
 
     Given the noisy threshold ``s = T + rho``, GPTT's answers are independent, so
     ``P(event) = int f_rho(s - T) prod_{i: ABOVE} S(s - q_i) prod_{i: BELOW} F(s - q_i) ds``
     with ``f_rho`` the ``Lap(Delta/eps1)`` density and ``F``, ``S = 1 - F`` the cdf and
-    survival function of the query noise ``Lap(Delta/eps2)`` ([CM15]_ Section 4).
+    survival function of the query noise ``Lap(Delta/eps2)`` ([CM15] Section 4).
     The integrand is evaluated in log space and integrated with
     :func:`scipy.integrate.quad` piecewise between its kinks (T and every q_i),
     so probabilities far below 1e-300 are returned accurately as logarithms.
@@ -81,7 +82,7 @@ def event_probability(answers: npt.ArrayLike, event: npt.ArrayLike, threshold: f
 
     References
     ----------
-    See [CM15]_ (Section 4) in the module docstring.
+    See [CM15] (Section 4) in the module docstring.
 
     Examples
     --------
@@ -147,7 +148,7 @@ def sparse_vector_probability(answers: npt.ArrayLike, output: npt.ArrayLike, thr
     output has at most ``c`` ``ABOVE`` answers, is ``HALTED`` from just after the
     c-th ``ABOVE`` on, and nowhere else; any other vector has probability 0.
     Used to check the epsilon-DP inequality ``P_D(a) <= e^epsilon P_D'(a)`` exactly
-    ([LSL17]_ Thm 2).
+    ([LSL17] Thm 2).
 
     Parameters
     ----------
@@ -184,7 +185,7 @@ def sparse_vector_probability(answers: npt.ArrayLike, output: npt.ArrayLike, thr
 
     References
     ----------
-    See [LSL17]_ (Thm 2) in the module docstring.
+    See [LSL17] (Thm 2) in the module docstring.
 
     Examples
     --------

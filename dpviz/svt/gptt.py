@@ -43,7 +43,7 @@ def gptt_noise_scales(epsilon_threshold: float, epsilon_query: float | None = No
                       sensitivity: float = 1.0) -> tuple[float, float]:
     """Laplace scales ``(Delta/eps1, Delta/eps2)`` of GPTT; ``b_query = 0`` when there is no query noise.
 
-    GPTT is **NOT differentially private** ([CM15]_ Thm 4.7): prior work claimed
+    GPTT is **NOT differentially private** ([CM15] Thm 4.7): prior work claimed
     these scales make it ``(eps1 + eps2)``-DP, and the claim is false.  Both
     scales come from :func:`dpviz.mechanisms.laplace_scale`.
 
@@ -71,7 +71,7 @@ def gptt_noise_scales(epsilon_threshold: float, epsilon_query: float | None = No
 
     References
     ----------
-    See [CM15]_ (Alg. 2, Thm 4.7) in the module docstring.
+    See [CM15] (Alg. 2, Thm 4.7) in the module docstring.
 
     Examples
     --------
@@ -88,12 +88,12 @@ def gptt_noise_scales(epsilon_threshold: float, epsilon_query: float | None = No
 
 def gptt(answers: npt.ArrayLike, threshold: float, epsilon_threshold: float, epsilon_query: float | None = None, *,
          sensitivity: float = 1.0, rng: RngLike = None, size: int | None = None) -> np.ndarray:
-    """Generalized private threshold testing -- **NOT differentially private** ([CM15]_ Thm 4.7).
+    """Generalized private threshold testing -- **NOT differentially private** ([CM15] Thm 4.7).
 
     Like :func:`sparse_vector` but never halts: one noisy threshold
     ``T^ = T + Lap(Delta/eps1)``, each query ``q_i + Lap(Delta/eps2)`` (no query noise
     when ``epsilon_query`` is None or inf), and the answer ``ABOVE`` (1) if
-    ``q_i + nu_i >= T^``, ``BELOW`` (0) otherwise, for every query ([CM15]_ Alg. 2;
+    ``q_i + nu_i >= T^``, ``BELOW`` (0) otherwise, for every query ([CM15] Alg. 2;
     Lee & Clifton 2014 use eps1 = eps/4, eps2 = 3eps/4; Chen et al. 2015 eps/2 each;
     Stoddard et al. 2014 eps1 = eps, no query noise).  Prior work claimed
     ``(eps1 + eps2)``-DP independent of the number of queries; the claim is false
@@ -130,7 +130,7 @@ def gptt(answers: npt.ArrayLike, threshold: float, epsilon_threshold: float, eps
 
     References
     ----------
-    See [CM15]_ (Alg. 2, Thm 4.7) in the module docstring.
+    See [CM15] (Alg. 2, Thm 4.7) in the module docstring.
 
     Examples
     --------

@@ -10,8 +10,9 @@ References
 ----------
 .. [CM15] Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on
    the Sparse Vector Technique." arXiv:1508.07306, 2015.
-.. [DMNS06] C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating Noise to
-   Sensitivity in Private Data Analysis." TCC 2006.
+
+- [DMNS06] C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating Noise to
+  Sensitivity in Private Data Analysis." TCC 2006.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ class DifferenceOracle(Protocol):
 
     References
     ----------
-    See [CM15]_ (Section 5) in the module docstring.
+    See [CM15] (Section 5) in the module docstring.
 
     Examples
     --------
@@ -126,7 +127,7 @@ class _HistogramOracle:
 
         The groups are disjoint, so adding or removing one record changes one
         total by one: the vector of totals has L1 sensitivity 1, and the Laplace
-        mechanism [DMNS06]_ with scale ``laplace_scale(1, epsilon)`` makes it
+        mechanism [DMNS06] with scale ``laplace_scale(1, epsilon)`` makes it
         epsilon-DP.  ``laplace_epsilon`` accumulates the budget spent.
 
         Parameters
@@ -168,7 +169,7 @@ class GPTTOracle(_HistogramOracle):
 
     With ``copies > 1`` each query is asked ``copies`` times and the number of
     ``ABOVE`` answers is returned: given ``T^`` the copies are independent, so this
-    count is drawn exactly as ``Binomial(copies, P(q + nu >= T^))`` ([CM15]_ Thm 3.5).
+    count is drawn exactly as ``Binomial(copies, P(q + nu >= T^))`` ([CM15] Thm 3.5).
 
     Parameters
     ----------
@@ -202,7 +203,7 @@ class GPTTOracle(_HistogramOracle):
 
     References
     ----------
-    See [CM15]_ (Alg. 2, Section 5) in the module docstring.
+    See [CM15] (Alg. 2, Section 5) in the module docstring.
 
     Examples
     --------
@@ -316,7 +317,7 @@ class SVTOracle(_HistogramOracle):
 
     References
     ----------
-    See [CM15]_ (Alg. 1) in the module docstring.
+    See [CM15] (Alg. 1) in the module docstring.
 
     Examples
     --------

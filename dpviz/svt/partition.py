@@ -44,7 +44,7 @@ class OrderedPartition:
 
     References
     ----------
-    See [CM15]_ (Alg. 3) in the module docstring.
+    See [CM15] (Alg. 3) in the module docstring.
 
     Examples
     --------
@@ -87,7 +87,7 @@ def calibrate_shift(oracle: DifferenceOracle, *, copies: int = 1, query_scale: f
     estimates ``T^ - j = S^{-1}(p)`` (``S`` the Laplace survival function), and
     the shift ``T^_est - 1/2`` puts the effective threshold half-way between the
     integer differences 0 and 1, where majority votes are most reliable.
-    This refinement is ours, not [CM15]_'s: an attacker need not be lucky with
+    This refinement is ours, not [CM15]'s: an attacker need not be lucky with
     the threshold noise.
 
     Parameters
@@ -114,7 +114,7 @@ def calibrate_shift(oracle: DifferenceOracle, *, copies: int = 1, query_scale: f
 
     References
     ----------
-    See [CM15]_ (Section 5) in the module docstring.
+    See [CM15] (Section 5) in the module docstring.
 
     Examples
     --------
@@ -169,7 +169,7 @@ def calibrate_shift(oracle: DifferenceOracle, *, copies: int = 1, query_scale: f
 
 def ordered_partition(oracle: DifferenceOracle, *, copies: int = 1, calibrate: bool = False,
                       query_scale: float = 0.0, block: int = 512) -> OrderedPartition:
-    """Algorithm 3 of [CM15]_: ordered partition of the domain from threshold answers to all difference queries.
+    """Algorithm 3 of [CM15]: ordered partition of the domain from threshold answers to all difference queries.
 
     Against a GPTT oracle (NOT differentially private) the partition orders the cells by count; against an
     honest SVT oracle the halt after c answers leaves it almost uninformative.
@@ -183,7 +183,7 @@ def ordered_partition(oracle: DifferenceOracle, *, copies: int = 1, calibrate: b
     million ordered queries) takes a fraction of a second.
 
     When the noisy threshold lies in (0, 1] the groups are exactly the sets of
-    cells with equal counts ([CM15]_ Lemma 5.10, Thm 5.12).  With
+    cells with equal counts ([CM15] Lemma 5.10, Thm 5.12).  With
     ``calibrate=True`` the queries are first shifted by :func:`calibrate_shift`
     so that this holds whatever the threshold noise (our refinement).
 
@@ -215,7 +215,7 @@ def ordered_partition(oracle: DifferenceOracle, *, copies: int = 1, calibrate: b
 
     References
     ----------
-    See [CM15]_ (Alg. 3, Lemma 5.10, Thm 5.12) in the module docstring.
+    See [CM15] (Alg. 3, Lemma 5.10, Thm 5.12) in the module docstring.
 
     Examples
     --------

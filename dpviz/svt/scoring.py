@@ -25,7 +25,7 @@ __all__ = ["ReconstructionAccuracy", "fraction_exact", "support_k"]
 class ReconstructionAccuracy:
     """Fraction of cells guessed exactly: overall, among small counts, and among small non-zero counts.
 
-    "Small" means a true count <= k ([CM15]_ Tables 2 and 3); the cells with
+    "Small" means a true count <= k ([CM15] Tables 2 and 3); the cells with
     1 <= count <= k are those where guessing "0 everywhere" does not help.
     Built by :func:`fraction_exact`.
 
@@ -48,7 +48,7 @@ class ReconstructionAccuracy:
 
     References
     ----------
-    See [CM15]_ (Tables 1-3) in the module docstring.
+    See [CM15] (Tables 1-3) in the module docstring.
 
     Examples
     --------
@@ -67,7 +67,7 @@ class ReconstructionAccuracy:
 
 
 def support_k(counts: npt.ArrayLike) -> int:
-    """Largest k such that every count 0, 1, ..., k occurs in some cell (-1 if no cell is 0); [CM15]_ Table 1.
+    """Largest k such that every count 0, 1, ..., k occurs in some cell (-1 if no cell is 0); [CM15] Table 1.
 
     Parameters
     ----------
@@ -86,7 +86,7 @@ def support_k(counts: npt.ArrayLike) -> int:
 
     References
     ----------
-    See [CM15]_ (Table 1) in the module docstring.
+    See [CM15] (Table 1) in the module docstring.
 
     Examples
     --------
@@ -112,7 +112,7 @@ def fraction_exact(counts: npt.ArrayLike, guess: npt.ArrayLike, k: int | None = 
         The guessed counts.
     k : int, optional
         Cut-off for "small" counts, >= 0; defaults to :func:`support_k` of
-        ``counts`` (the k of [CM15]_ Table 1).
+        ``counts`` (the k of [CM15] Table 1).
 
     Returns
     -------
@@ -127,7 +127,7 @@ def fraction_exact(counts: npt.ArrayLike, guess: npt.ArrayLike, k: int | None = 
 
     References
     ----------
-    See [CM15]_ (Tables 2 and 3) in the module docstring.
+    See [CM15] (Tables 2 and 3) in the module docstring.
 
     Examples
     --------

@@ -13,8 +13,9 @@ References
    the Sparse Vector Technique." arXiv:1508.07306, 2015.
 .. [LSL17] M. Lyu, D. Su, N. Li. "Understanding the Sparse Vector Technique for
    Differential Privacy." PVLDB 10(6), 2017.
-.. [DR14] C. Dwork, A. Roth. "The Algorithmic Foundations of Differential
-   Privacy." Foundations and Trends in TCS 9(3-4), 2014, Section 3.6.
+
+- [DR14] C. Dwork, A. Roth. "The Algorithmic Foundations of Differential
+  Privacy." Foundations and Trends in TCS 9(3-4), 2014, Section 3.6.
 """
 
 from __future__ import annotations
@@ -45,8 +46,8 @@ def svt_noise_scales(epsilon: float, c: int = 1, *, sensitivity: float = 1.0, th
 
     With ``eps1 = threshold_share * epsilon`` and ``eps2 = epsilon - eps1``:
     ``b_threshold = Delta / eps1`` and ``b_query = 2 c Delta / eps2`` (``c Delta / eps2``
-    when every query is monotone in the data) ([LSL17]_ Alg. 1, Thm 2).  The
-    calibration of [DR14]_/[CM15]_ Alg. 1 (``Lap(2c Delta/eps)`` and
+    when every query is monotone in the data) ([LSL17] Alg. 1, Thm 2).  The
+    calibration of [DR14]/[CM15] Alg. 1 (``Lap(2c Delta/eps)`` and
     ``Lap(4c Delta/eps)``) is the special case ``eps1 = eps/(2c)``, ``eps2 = eps/2``,
     which spends less than epsilon.  Both scales come from
     :func:`dpviz.mechanisms.laplace_scale`.
@@ -81,7 +82,7 @@ def svt_noise_scales(epsilon: float, c: int = 1, *, sensitivity: float = 1.0, th
 
     References
     ----------
-    See [LSL17]_ (Alg. 1, Thm 2), [DR14]_ and [CM15]_ (Alg. 1) in the module docstring.
+    See [LSL17] (Alg. 1, Thm 2), [DR14] and [CM15] (Alg. 1) in the module docstring.
 
     Examples
     --------
@@ -110,7 +111,7 @@ def sparse_vector(answers: npt.ArrayLike, threshold: float, epsilon: float, c: i
     ``ABOVE`` (1) if ``q_i + nu_i >= T + rho`` and ``BELOW`` (0) otherwise, until
     the ``c``-th ``ABOVE``; every later query is ``HALTED`` (-1).  The whole run
     is epsilon-DP when each query has sensitivity at most ``sensitivity``
-    ([CM15]_ Alg. 1; [LSL17]_ Thm 2), however many queries answer ``BELOW``.
+    ([CM15] Alg. 1; [LSL17] Thm 2), however many queries answer ``BELOW``.
 
     Parameters
     ----------
@@ -152,7 +153,7 @@ def sparse_vector(answers: npt.ArrayLike, threshold: float, epsilon: float, c: i
 
     References
     ----------
-    See [CM15]_ (Alg. 1) and [LSL17]_ (Alg. 1, Thm 2) in the module docstring.
+    See [CM15] (Alg. 1) and [LSL17] (Alg. 1, Thm 2) in the module docstring.
 
     Examples
     --------

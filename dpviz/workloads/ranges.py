@@ -56,7 +56,7 @@ def identity(n: int) -> Workload:
 
 
 def prefix(n: int) -> Workload:
-    """The n prefix (cumulative) counts ``x_0 + ... + x_k``, k = 0..n-1 (a CDF).
+    """The n prefix (cumulative) counts ``x_0 + x_1 + x_k``, k = 0, 1, n-1 (a CDF).
 
     Parameters
     ----------
@@ -85,7 +85,7 @@ def prefix(n: int) -> Workload:
 
 
 def all_ranges(n: int) -> Workload:
-    """All ``n(n+1)/2`` range queries ``x_i + ... + x_j``, widest first, held implicitly [Mik12]_.
+    """All ``n(n+1)/2`` range queries ``x_i + x_(i+1) + x_j``, widest first, held implicitly [Mik12].
 
     Parameters
     ----------

@@ -13,8 +13,9 @@ References
 ----------
 .. [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
    Linear Counting Queries Under Differential Privacy." PODS 2010.
-.. [LM12] C. Li, G. Miklau. "An Adaptive Mechanism for Accurate Query
-   Answering under Differential Privacy." PVLDB 5(6), 2012.
+
+- [LM12] C. Li, G. Miklau. "An Adaptive Mechanism for Accurate Query
+  Answering under Differential Privacy." PVLDB 5(6), 2012.
 """
 
 from __future__ import annotations
@@ -333,7 +334,7 @@ class Workload:
         return _range_coverage(self.kind, self.n, *self._stored())
 
     def l1(self) -> float:
-        """L1 sensitivity ``||W||_1``: the largest column L1 norm (closed form for ranges) [LHRMM10]_.
+        """L1 sensitivity ``||W||_1``: the largest column L1 norm (closed form for ranges) [LHRMM10].
 
         Returns
         -------
@@ -357,7 +358,7 @@ class Workload:
         return float(np.sqrt(self.coverage().max()))
 
     def singular_values(self) -> np.ndarray:
-        """Singular values of ``W``, closed forms for identity, prefix and all ranges [LM12]_.
+        """Singular values of ``W``, closed forms for identity, prefix and all ranges [LM12].
 
         Returns
         -------

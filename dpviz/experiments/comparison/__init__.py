@@ -44,10 +44,11 @@ References
 .. [HMMCZ16] M. Hay, A. Machanavajjhala, G. Miklau, Y. Chen, D. Zhang.
    "Principled Evaluation of Differentially Private Algorithms using
    DPBench." SIGMOD 2016 (scaled error: Definition 4; data generator: §4).
-.. [HLM12] M. Hardt, K. Ligett, F. McSherry. NeurIPS 2012 (MWEM).
-.. [LHMW14] C. Li, M. Hay, G. Miklau, Y. Wang. PVLDB 7(5), 2014 (DAWA, GreedyH).
-.. [QYL13] W. Qardaji, W. Yang, N. Li. PVLDB 6(14), 2013 (H_b).
-.. [XWG10] X. Xiao, G. Wang, J. Gehrke. ICDE 2010 (Privelet).
+
+- [HLM12] M. Hardt, K. Ligett, F. McSherry. NeurIPS 2012 (MWEM).
+- [LHMW14] C. Li, M. Hay, G. Miklau, Y. Wang. PVLDB 7(5), 2014 (DAWA, GreedyH).
+- [QYL13] W. Qardaji, W. Yang, N. Li. PVLDB 6(14), 2013 (H_b).
+- [XWG10] X. Xiao, G. Wang, J. Gehrke. ICDE 2010 (Privelet).
 """
 
 from __future__ import annotations

@@ -80,7 +80,7 @@ def make_histogram(source: str, n: int | None = None, *, scale: float | None = N
     ``source`` is a shipped histogram name (:func:`dpviz.datasets.names`, coarsened
     to ``n`` cells by summing consecutive cells) or one of :data:`SHAPES`.
     With ``scale`` given, ``scale`` records are drawn iid from the shape
-    ``p = x / ||x||_1`` (multinomial; DPBench's data generator [HMMCZ16]_); a
+    ``p = x / ||x||_1`` (multinomial; DPBench's data generator [HMMCZ16]); a
     synthetic shape needs a scale (default 10,000).  Without ``scale`` a shipped
     histogram keeps its real counts.
 
@@ -180,7 +180,7 @@ def _workload(name: str, n: int, k: int) -> workloads.Workload:
 
 
 def scaled_error(estimates: ArrayLike, x: ArrayLike, workload: workloads.Workload) -> np.ndarray:
-    """DPBench's scaled average per-query error ``||W x_hat - W x||_2 / (m ||x||_1)`` per release [HMMCZ16]_.
+    """DPBench's scaled average per-query error ``||W x_hat - W x||_2 / (m ||x||_1)`` per release [HMMCZ16].
 
     Parameters
     ----------

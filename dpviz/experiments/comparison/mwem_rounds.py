@@ -1,4 +1,4 @@
-"""How MWEM learns: the error of its estimate after every round, over independent runs [HLM12]_."""
+"""How MWEM learns: the error of its estimate after every round, over independent runs [HLM12]."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ class RoundCurve:
 def mwem_error_by_round(x: ArrayLike, workload: workloads.Workload, epsilon: float, *, rounds: int = 20,
                         trials: int = 20, rng: RngLike = 0,
                         band: tuple[float, float] = (5.0, 95.0)) -> RoundCurve:
-    """Run MWEM ``trials`` times with T = ``rounds`` and score the estimate after every round [HLM12]_.
+    """Run MWEM ``trials`` times with T = ``rounds`` and score the estimate after every round [HLM12].
 
     Every prefix of an MWEM run is itself differentially private (it uses only
     the released selections and measurements so far), so the curve shows how

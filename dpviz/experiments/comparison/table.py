@@ -226,7 +226,7 @@ class ComparisonTable:
         return {e: {a: sum(w[(d, e)] == a for d in self.datasets) for a in self.algorithms} for e in self.epsilons}
 
     def pivot(self, epsilon: float, *, relative_to: str | None = None) -> str:
-        """Fixed-width text table for one epsilon: datasets x algorithms, mean scaled error, winner marked *.
+        """Fixed-width text table for one epsilon: datasets x algorithms, mean scaled error, winner marked with ``*``.
 
         Parameters
         ----------

@@ -25,12 +25,12 @@ Where things are
 
 References
 ----------
-.. [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
-   Differentially Private Histograms." PVLDB 6(14), 2013.
-.. [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. "Boosting the Accuracy of
-   Differentially Private Histograms Through Consistency." PVLDB 3(1), 2010.
-.. [XWG10] X. Xiao, G. Wang, J. Gehrke. "Differential Privacy via Wavelet
-   Transforms." ICDE 2010.
+- [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
+  Differentially Private Histograms." PVLDB 6(14), 2013.
+- [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. "Boosting the Accuracy of
+  Differentially Private Histograms Through Consistency." PVLDB 3(1), 2010.
+- [XWG10] X. Xiao, G. Wang, J. Gehrke. "Differential Privacy via Wavelet
+  Transforms." ICDE 2010.
 """
 
 from __future__ import annotations

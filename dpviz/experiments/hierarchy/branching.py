@@ -2,8 +2,8 @@
 
 References
 ----------
-.. [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
-   Differentially Private Histograms." PVLDB 6(14), 2013.
+- [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
+  Differentially Private Histograms." PVLDB 6(14), 2013.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class BranchingStudy:
 def branching_study(x: ArrayLike, epsilon: float, branchings: ArrayLike, *, allocation: str = "uniform",
                     measure_root: bool = True, trials: int = 0, ranges_per_trial: int = 2000,
                     rng: RngLike = None) -> BranchingStudy:
-    """Exact (and, if ``trials >= 2``, simulated) average range MSE of H_b and H_b + CI for each b [QYL13]_.
+    """Exact (and, if ``trials >= 2``, simulated) average range MSE of H_b and H_b + CI for each b [QYL13].
 
     The simulation draws ``ranges_per_trial`` ranges uniformly from all ranges
     per release, so each trial's mean squared error estimates the average MSE.
@@ -106,7 +106,7 @@ def branching_study(x: ArrayLike, epsilon: float, branchings: ArrayLike, *, allo
 
     References
     ----------
-    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_), §3.
+    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]), §3.
     """
     x = check_counts("x", x)
     n = x.size

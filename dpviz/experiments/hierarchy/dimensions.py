@@ -2,8 +2,8 @@
 
 References
 ----------
-.. [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
-   Differentially Private Histograms." PVLDB 6(14), 2013.
+- [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
+  Differentially Private Histograms." PVLDB 6(14), 2013.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def dimension_study(ns: ArrayLike, dims: ArrayLike, epsilon: float, branchings: 
 
     References
     ----------
-    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_), §5.
+    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]), §5.
     """
     ns_ = [check_int("ns[]", v, minimum=1) for v in np.atleast_1d(ns)]
     bs = [check_int("branchings[]", b, minimum=2) for b in np.atleast_1d(branchings)]
@@ -118,7 +118,7 @@ def dimension_simulation(n: int, d: int, branching: int | None, epsilon: float, 
 
     Each box has independent sides drawn uniformly from all 1-D ranges, i.e.
     uniformly from all boxes, so each trial's mean squared error estimates
-    the exact average [QYL13]_ §5.  The grid holds Poisson(5) counts (the
+    the exact average [QYL13] §5.  The grid holds Poisson(5) counts (the
     error does not depend on the data).
 
     Parameters
@@ -154,7 +154,7 @@ def dimension_simulation(n: int, d: int, branching: int | None, epsilon: float, 
 
     References
     ----------
-    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_), §5.
+    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]), §5.
     """
     n = check_int("n", n, minimum=1)
     d = check_int("d", d, minimum=1, maximum=4)

@@ -2,8 +2,8 @@
 
 References
 ----------
-.. [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. "Boosting the Accuracy of
-   Differentially Private Histograms Through Consistency." PVLDB 3(1), 2010.
+- [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. "Boosting the Accuracy of
+  Differentially Private Histograms Through Consistency." PVLDB 3(1), 2010.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def hierarchy_explorer_run(x: ArrayLike, branching: int, epsilon: float, *, allo
     tree release and one Flat release are drawn from the same generator: they
     are "the" release shown, with the node counts on the minimal cover of
     ``query = (start, stop)`` (default the first third of the domain) before
-    and after constrained inference [HRMS10]_.
+    and after constrained inference [HRMS10].
     ``widths`` defaults to 16 log-spaced widths and each (trial, width) uses
     ``ranges_per_trial`` random ranges, which keeps a redraw fast.
 
@@ -165,7 +165,7 @@ def hierarchy_explorer_run(x: ArrayLike, branching: int, epsilon: float, *, allo
 
     References
     ----------
-    Hay et al., PVLDB 2010 ([HRMS10]_).
+    Hay et al., PVLDB 2010 ([HRMS10]).
     """
     x = check_counts("x", x)
     n = x.size

@@ -2,10 +2,10 @@
 
 References
 ----------
-.. [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
-   Differentially Private Histograms." PVLDB 6(14), 2013.
-.. [XWG10] X. Xiao, G. Wang, J. Gehrke. "Differential Privacy via Wavelet
-   Transforms." ICDE 2010.
+- [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
+  Differentially Private Histograms." PVLDB 6(14), 2013.
+- [XWG10] X. Xiao, G. Wang, J. Gehrke. "Differential Privacy via Wavelet
+  Transforms." ICDE 2010.
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def range_error_by_width(x: ArrayLike, branching: int, epsilon: float, widths: A
     the trial's average squared error over all ranges of that width (or over
     ``ranges_per_trial`` ranges drawn uniformly, which estimates the same mean)
     is recorded; ``simulated`` is its mean over trials and must agree with the
-    exact ``analytic`` curve within a few ``stderr`` [QYL13]_ [XWG10]_.
+    exact ``analytic`` curve within a few ``stderr`` [QYL13] [XWG10].
 
     Parameters
     ----------
@@ -179,7 +179,7 @@ def range_error_by_width(x: ArrayLike, branching: int, epsilon: float, widths: A
 
     References
     ----------
-    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]_); Xiao, Wang, Gehrke, ICDE 2010 ([XWG10]_).
+    Qardaji, Yang, Li, PVLDB 2013 ([QYL13]); Xiao, Wang, Gehrke, ICDE 2010 ([XWG10]).
     """
     x = check_counts("x", x)
     n = x.size

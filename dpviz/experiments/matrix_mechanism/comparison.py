@@ -9,10 +9,10 @@ across calls.
 
 References
 ----------
-.. [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
-   Linear Counting Queries Under Differential Privacy." PODS 2010.
-.. [LM12] C. Li, G. Miklau. "An Adaptive Mechanism for Accurate Query Answering
-   under Differential Privacy." PVLDB 5(6), 2012.
+- [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
+  Linear Counting Queries Under Differential Privacy." PODS 2010.
+- [LM12] C. Li, G. Miklau. "An Adaptive Mechanism for Accurate Query Answering
+  under Differential Privacy." PVLDB 5(6), 2012.
 """
 
 from __future__ import annotations
@@ -119,8 +119,8 @@ def compare_strategies(W: Any, epsilon: float = 1.0, names: Iterable[str] = st.S
 
     Total error ``v(A) tr(W^T W (A^T A)^+)`` with ``v(A) = 2 ||A||_1^2 / epsilon^2``
     (Laplace) or the Gaussian ``sigma(||A||_2)^2`` when ``delta`` is given
-    [LHRMM10]_; lower bound ``(2/epsilon^2)(1/n)(sum of singular values)^2``
-    (or its Gaussian form) [LM12]_.  With ``delta`` the eigen-design is optimised
+    [LHRMM10]; lower bound ``(2/epsilon^2)(1/n)(sum of singular values)^2``
+    (or its Gaussian form) [LM12].  With ``delta`` the eigen-design is optimised
     for L2 sensitivity, otherwise for L1.
 
     Parameters

@@ -27,10 +27,10 @@ from dpviz.experiments.sums.cps import DEFAULTS, cps_problem
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_choice, check_epsilon, check_int, check_open_unit, check_positive, check_probability
 
-__all__ = ["Config", "SumComparison", "compare_algorithms", "RatioSweep", "ratio_sweep", "base_algs"]
+__all__ = ["_Config", "SumComparison", "compare_algorithms", "RatioSweep", "ratio_sweep", "base_algs"]
 
 #: A configuration: (algorithm, truncation, isotonic).
-Config = tuple[str, str, bool]
+_Config = tuple[str, str, bool]
 
 
 @dataclass(frozen=True)
@@ -69,8 +69,8 @@ class SumComparison:
 
     thresholds: np.ndarray
     truth: np.ndarray
-    answers: dict[Config, np.ndarray]
-    errors: dict[Config, np.ndarray]
+    answers: dict[_Config, np.ndarray]
+    errors: dict[_Config, np.ndarray]
     taus: dict[str, np.ndarray]
     sqm_taus: dict[str, np.ndarray]
     epsilon: float
@@ -161,7 +161,7 @@ def compare_algorithms(problem: sums.SumProblem | None = None, *, epsilon: float
                        rho: float = DEFAULTS["rho"], beta: float = DEFAULTS["beta"],
                        growth: float = DEFAULTS["growth"], delta: float = DEFAULTS["delta"], trials: int = 100,
                        rng: RngLike = 0) -> SumComparison:
-    """Run every configuration ``trials`` times, as in [WPKM19]_ Sec. 4 (Algorithm 9).
+    """Run every configuration ``trials`` times, as in [WPKM19] Sec. 4 (Algorithm 9).
 
     Per truncation method one threshold per trial is drawn with ``rho * epsilon``
     and shared by Identity, Workload, TiMM and TaMM; each then answers with the
@@ -222,8 +222,8 @@ def compare_algorithms(problem: sums.SumProblem | None = None, *, epsilon: float
     # one independent stream per (truncation, algorithm): a configuration's numbers do not depend on which
     # other configurations are run alongside it
     streams = as_generator(rng).spawn(len(sums.THRESHOLD_METHODS))
-    answers: dict[Config, np.ndarray] = {}
-    errors: dict[Config, np.ndarray] = {}
+    answers: dict[_Config, np.ndarray] = {}
+    errors: dict[_Config, np.ndarray] = {}
     taus: dict[str, np.ndarray] = {}
     sqm_taus: dict[str, np.ndarray] = {}
     for trunc in truncations:

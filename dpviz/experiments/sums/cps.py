@@ -2,9 +2,9 @@
 
 References
 ----------
-.. [WPKM19] Y. Wu, D. Pujol, I. Kotsogiannis, A. Machanavajjhala. "Answering
-   Summation Queries for Numerical Attributes under Differential Privacy."
-   TPDP 2019, arXiv:1908.10268.
+- [WPKM19] Y. Wu, D. Pujol, I. Kotsogiannis, A. Machanavajjhala. "Answering
+  Summation Queries for Numerical Attributes under Differential Privacy."
+  TPDP 2019, arXiv:1908.10268.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 References
 ----------
-.. [CM15] Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on
-   the Sparse Vector Technique." arXiv:1508.07306, 2015.
+- [CM15] Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on
+  the Sparse Vector Technique." arXiv:1508.07306, 2015.
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def gptt_attack_run(name: str, epsilon: float, *, split: float = 0.5, query_shar
                     seed: int = 0) -> GPTTAttackRun:
     """The GPTT attack (**NOT differentially private**), the same attack through SVT, and Laplace, at one epsilon.
 
-    * GPTT: :func:`dpviz.svt.reconstruct` (Algorithms 3 and 4 of [CM15]_).
+    * GPTT: :func:`dpviz.svt.reconstruct` (Algorithms 3 and 4 of [CM15]).
     * SVT: the same Algorithm 4 with the partition step answered by an
       epsilon-DP :class:`dpviz.svt.SVTOracle` (``split * epsilon``, halting after
       ``svt_c`` ABOVE answers) and the same Laplace totals.
@@ -149,7 +149,7 @@ def gptt_attack_run(name: str, epsilon: float, *, split: float = 0.5, query_shar
 
     References
     ----------
-    See [CM15]_ (Alg. 3 and 4) in the module docstring.
+    See [CM15] (Alg. 3 and 4) in the module docstring.
     """
     epsilon = check_epsilon(epsilon)
     split = check_open_unit("split", split)

@@ -36,13 +36,13 @@ __all__ = ["AttackTable", "attack_table", "PAPER_DATASETS", "TABLE_FIELDS"]
 
 #: The per-repetition fields of :class:`AttackTable`.
 TABLE_FIELDS = ("overall", "small", "small_nonzero", "laplace_overall", "laplace_small", "laplace_small_nonzero")
-#: The four histograms of [CM15]_ Table 1, by their dpviz names.
+#: The four histograms of [CM15] Table 1, by their dpviz names.
 PAPER_DATASETS = ("ADULT", "MEDCOST", "INCOME", "HEPTH")
 
 
 @dataclass(frozen=True)
 class AttackTable:
-    """Fractions of cells reconstructed exactly by the GPTT attack ([CM15]_ Tables 2 and 3), per repetition.
+    """Fractions of cells reconstructed exactly by the GPTT attack ([CM15] Tables 2 and 3), per repetition.
 
     GPTT is **NOT differentially private**.  Arrays are indexed
     ``[dataset, epsilon, repetition]``; ``laplace_*`` are the honest baseline
@@ -148,7 +148,7 @@ class AttackTable:
 def attack_table(names: Sequence[str] = PAPER_DATASETS, epsilons: Sequence[float] = (1.0, 0.5, 0.1),
                  repetitions: int = 10, *, split: float = 0.5,
                  calibrate: bool = False, estimator: str = "average", rng: RngLike = None) -> AttackTable:
-    """Run the GPTT reconstruction attack (Alg. 4 of [CM15]_) on shipped histograms at several epsilons.
+    """Run the GPTT reconstruction attack (Alg. 4 of [CM15]) on shipped histograms at several epsilons.
 
     Each repetition calls :func:`dpviz.svt.reconstruct` (GPTT is **NOT
     differentially private**) and scores it with :func:`dpviz.svt.fraction_exact`:
@@ -187,7 +187,7 @@ def attack_table(names: Sequence[str] = PAPER_DATASETS, epsilons: Sequence[float
 
     References
     ----------
-    See [CM15]_ (Tables 1-3) in the module docstring.
+    See [CM15] (Tables 1-3) in the module docstring.
     """
     names = tuple(names)
     if not names:

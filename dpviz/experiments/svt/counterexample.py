@@ -2,8 +2,8 @@
 
 References
 ----------
-.. [CM15] Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on
-   the Sparse Vector Technique." arXiv:1508.07306, 2015.
+- [CM15] Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on
+  the Sparse Vector Technique." arXiv:1508.07306, 2015.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ class CounterexampleExperiment:
 def counterexample_experiment(t_values: npt.ArrayLike, epsilon_threshold: float, epsilon_query: float | None = None, *,
                               trials: int = 100_000, simulate_max_t: int = 6,
                               rng: RngLike = None) -> CounterexampleExperiment:
-    """Exact probabilities of the [CM15]_ Section 4 event (integration) next to GPTT simulations.
+    """Exact probabilities of the [CM15] Section 4 event (integration) next to GPTT simulations.
 
     For every t the exact ``P_D(E)`` and ``P_D'(E)`` come from
     :func:`dpviz.svt.counterexample_probability`; for ``t <= simulate_max_t``
@@ -117,7 +117,7 @@ def counterexample_experiment(t_values: npt.ArrayLike, epsilon_threshold: float,
 
     References
     ----------
-    See [CM15]_ (Section 4) in the module docstring.
+    See [CM15] (Section 4) in the module docstring.
     """
     exact = counterexample_probability(t_values, epsilon_threshold, epsilon_query)
     trials = check_int("trials", trials, minimum=1)

@@ -2,8 +2,8 @@
 
 References
 ----------
-.. [CM15] Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on
-   the Sparse Vector Technique." arXiv:1508.07306, 2015.
+- [CM15] Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on
+  the Sparse Vector Technique." arXiv:1508.07306, 2015.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def threshold_answers_experiment(answers: npt.ArrayLike, threshold: float, epsil
 
     References
     ----------
-    See [CM15]_ (Alg. 1 and 2) in the module docstring.
+    See [CM15] (Alg. 1 and 2) in the module docstring.
     """
     answers = check_array("answers", answers, ndim=1)
     epsilon = check_epsilon(epsilon)
