@@ -111,3 +111,93 @@ def test_never_exceeds_budget(spends):
     total = sum(r.epsilon for r in acc.history)
     assert total <= 1
     assert total == (acc.history[-1].total_epsilon if acc.history else 0)
+
+
+# --------------------------------------------------------------------------- one accounting rule (issue 13)
+def test_can_spend_respects_the_delta_budget():
+    """delta is often the binding constraint: a can_spend that ignored it would answer True here."""
+    acc = PrivacyAccountant(10.0, delta=1e-5)
+    assert acc.can_spend(0.1, 1e-5)
+    assert not acc.can_spend(0.1, 2e-5)
+    acc.spend(0.1, 6e-6)
+    assert not acc.can_spend(0.1, 6e-6)  # 1.2e-5 > 1e-5
+    assert acc.can_spend(0.1, 4e-6)
+
+
+@pytest.mark.parametrize("epsilon,delta,exc", [
+    (0.1, 1.5, ValueError), (0.1, -1e-9, ValueError), (0.1, float("nan"), ValueError), (0, 0, ValueError),
+    ("0.1", 0, TypeError), (0.1, None, TypeError), (float("inf"), 0, ValueError), (True, 0, TypeError),
+])
+def test_can_spend_refuses_what_spend_refuses(epsilon, delta, exc):
+    acc = PrivacyAccountant(1.0, delta=0.5)
+    with pytest.raises(exc) as err:
+        acc.can_spend(epsilon, delta)
+    with pytest.raises(exc) as err2:
+        acc.spend(epsilon, delta)
+    assert type(err.value) is type(err2.value)
+    assert acc.history == []
+
+
+@pytest.mark.parametrize("k", [1, 2, 7, 50])
+def test_repeat_charges_k_times_in_one_row(k):
+    acc = PrivacyAccountant(100.0, delta=0.5)
+    row = acc.spend(0.3, 1e-4, label="release", repeat=k)
+    # sequential composition of k (0.3, 1e-4)-DP mechanisms, derived by hand as exact decimals
+    assert row.epsilon == Fraction(3, 10) * k and row.delta == Fraction(1, 10_000) * k
+    assert acc.spent.epsilon == pytest.approx(0.3 * k, rel=1e-15)
+    assert row.parts == k and len(acc.history) == 1
+    assert ("sequential" if k == 1 else f"sequential x{k}") in acc.table()
+
+
+@pytest.mark.parametrize("repeat,exc", [(0, ValueError), (-2, ValueError), (1.5, TypeError), (True, TypeError),
+                                        ("3", TypeError)])
+def test_bad_repeat(repeat, exc):
+    acc = PrivacyAccountant(1.0)
+    with pytest.raises(exc, match="repeat"):
+        acc.spend(0.1, repeat=repeat)
+    assert acc.history == []
+
+
+def test_charge_is_size_times_epsilon():
+    from dpviz.accountant import charge
+
+    acc = PrivacyAccountant(10.0)
+    assert charge(acc, 0.25, size=None, label="one") is not None
+    charge(acc, 0.25, size=8, label="eight")
+    assert [r.epsilon for r in acc.history] == [Fraction(1, 4), Fraction(2)]
+    assert acc.history[-1].label == "eight x8"
+    assert charge(None, 0.25, size=8, label="no ledger") is None
+
+
+@pytest.mark.parametrize("bad", ["acc", 1, object(), [PrivacyAccountant(1.0)]])
+def test_charge_type_checks_the_accountant(bad):
+    from dpviz.accountant import charge, charge_all
+
+    with pytest.raises(TypeError, match="accountant"):
+        charge(bad, 0.1, label="x")
+    with pytest.raises(TypeError, match="accountant"):
+        charge_all(bad, [("x", 0.1, 0.0)])
+
+
+def test_charge_validates_even_without_an_accountant():
+    from dpviz.accountant import charge
+
+    with pytest.raises(ValueError, match="delta"):
+        charge(None, 0.1, 2.0, label="x")
+    with pytest.raises(ValueError, match="size"):
+        charge(None, 0.1, size=0, label="x")
+
+
+def test_charge_all_is_all_or_nothing():
+    from dpviz.accountant import charge_all
+
+    acc = PrivacyAccountant(1.0)
+    acc.spend(0.5, label="earlier")
+    with pytest.raises(BudgetExceededError, match="nothing was recorded"):
+        charge_all(acc, [("threshold", 0.25, 0.0), ("answers", 0.5, 0.0)])  # 0.75 > 0.5 left
+    assert len(acc.history) == 1
+    rows = charge_all(acc, [("threshold", 0.1, 0.0), ("answers", 0.15, 0.0)], size=2)
+    assert [r.epsilon for r in rows] == [Fraction(1, 5), Fraction(3, 10)]
+    assert acc.remaining.epsilon == 0.0
+    with pytest.raises(ValueError, match="charges"):
+        charge_all(acc, [])
