@@ -132,7 +132,7 @@ class _Recorded(Exception):
 def _find_base_call(t: Target) -> None:
     """Fill ``t.args``/``t.kwargs`` from the first call of ``t.fn`` in its docstring example."""
     owner_mod = importlib.import_module(t.fn.__module__)
-    is_method = t.qualname.count(".") > t.fn.__module__.count(".") + 1
+    is_method = "." in t.fn.__qualname__
     cls_name = t.fn.__qualname__.split(".")[0] if is_method else None
     doc = inspect.getdoc(t.fn) or ""
     if is_method:  # a method's own example first, then its class's

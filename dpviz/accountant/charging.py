@@ -79,7 +79,12 @@ def charge(accountant: PrivacyAccountant | None, epsilon: Amount, delta: Amount 
     _amounts(epsilon, delta, k)  # validate even without an accountant
     if acc is None:
         return None
-    return acc.spend(epsilon, delta, label=label if k == 1 else f"{label} x{k}", repeat=k)
+    try:
+        return acc.spend(epsilon, delta, label=label if k == 1 else f"{label} x{k}", repeat=k)
+    except BudgetExceededError as err:
+        if k == 1:
+            raise
+        raise BudgetExceededError(f"size={k} releases cost {k} x epsilon: {err}") from None
 
 
 def charge_all(accountant: PrivacyAccountant | None, charges: Sequence[tuple[str, Amount, Amount]], *,
