@@ -7,7 +7,7 @@ PORT ?= 8888
 STAMP_LAB := $(VENV)/.installed-lab
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: lab app test lint typecheck doctest fuzz unit notebooks browser browser-deps bench docs clean
+.PHONY: lab app test lint typecheck doctest fuzz mutation unit notebooks browser browser-deps bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,10 @@ doctest: $(STAMP_TEST)
 # The bad-input fuzzer over the whole public API, with its full report (tests/badinput.py).
 fuzz: $(STAMP_TEST)
 	$(BIN)/python -m tests.badinput
+
+# Mutants of the privacy-critical lines (benchmarks/mutants.py); every one must be killed by the unit tests.
+mutation: $(STAMP_TEST)
+	$(BIN)/python -m benchmarks.mutation
 
 unit: $(STAMP_TEST)
 	$(BIN)/python -m pytest tests

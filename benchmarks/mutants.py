@@ -1,0 +1,83 @@
+"""The privacy-critical mutants of ``python -m benchmarks.mutation`` (``make mutation``).
+
+Each line below is a place where a wrong constant is a wrong privacy guarantee or a wrong error bar: a noise
+calibration, a sensitivity, a budget split, the accountant, constrained inference.  Each mutant names the test
+files that must catch it.
+"""
+
+from __future__ import annotations
+
+from benchmarks.mutation import Mutant
+
+MECH = ("tests/test_mechanisms.py",)
+HIER = ("tests/test_hierarchy.py",)
+
+MUTANTS = (
+    # ------------------------------------------------------------------ calibration
+    Mutant("Laplace scale halved", "dpviz/mechanisms/laplace_noise.py",
+           'b = check_nonnegative("sensitivity", sensitivity) / check_epsilon(epsilon)',
+           'b = check_nonnegative("sensitivity", sensitivity) / (2 * check_epsilon(epsilon))', MECH),
+    Mutant("Laplace sampler draws half the scale", "dpviz/mechanisms/laplace_noise.py",
+           "checked + as_generator(rng).laplace(0.0, b, size=shape)",
+           "checked + as_generator(rng).laplace(0.0, 0.5 * b, size=shape)", MECH),
+    Mutant("classic Gaussian: 1.25 -> 2.5 inside the log", "dpviz/mechanisms/gaussian_noise.py",
+           "return math.sqrt(2.0 * math.log(1.25 / delta)) * d / eps",
+           "return math.sqrt(2.0 * math.log(1.25 / (2 * delta))) * d / eps", MECH),
+    Mutant("discrete Gaussian calibrated for a real (not integer) shift", "dpviz/mechanisms/discrete_gaussian_noise.py",
+           "return float(max(1, math.floor(sensitivity * (1 + 1e-12))))",
+           "return float(max(1.0, sensitivity))", ("tests/test_discrete.py",)),
+    Mutant("SVT query noise without the factor c", "dpviz/svt/sparse_vector.py",
+           "return laplace_scale(delta, eps1), laplace_scale(factor * c * delta, eps2)",
+           "return laplace_scale(delta, eps1), laplace_scale(factor * delta, eps2)", ("tests/test_svt.py",)),
+    Mutant("SQM per-query budget not divided by m", "dpviz/sums/sqm.py",
+           "* sens * laplace_scale(m, eps_ans)", "* sens * laplace_scale(1, eps_ans)", ("tests/test_sums.py",)),
+    Mutant("MWEM measurement noise halved", "dpviz/data_aware/mwem.py",
+           "meas[:, t] = truth[idx] + gen.laplace(0.0, laplace_scale(1.0, em), size=k)",
+           "meas[:, t] = truth[idx] + gen.laplace(0.0, laplace_scale(0.5, em), size=k)",
+           ("tests/test_data_aware.py",)),
+    Mutant("DAWA bucket noise halved", "dpviz/data_aware/dawa.py",
+           "return z + gen.laplace(0.0, laplace_scale(1.0, eps2), size=z.size)",
+           "return z + gen.laplace(0.0, laplace_scale(0.5, eps2), size=z.size)", ("tests/test_data_aware.py",)),
+    Mutant("hierarchy level noise at twice the level budget", "dpviz/hierarchy/release.py",
+           "scale[tree.offsets[l]: tree.offsets[l + 1]] = laplace_scale(1.0, eps_l[l])",
+           "scale[tree.offsets[l]: tree.offsets[l + 1]] = laplace_scale(1.0, 2 * eps_l[l])", HIER),
+    Mutant("matrix mechanism noise ignores the strategy's L1 sensitivity", "dpviz/matrix_mechanism/release.py",
+           "y = mechanisms.laplace(truth_a, ls.l1, epsilon, rng=rng, size=size)",
+           "y = mechanisms.laplace(truth_a, 1.0, epsilon, rng=rng, size=size)", ("tests/test_matrix_mechanism.py",)),
+    # ------------------------------------------------------------------ sensitivity
+    Mutant("L1 sensitivity as the largest row sum", "dpviz/mechanisms/sensitivity.py",
+           "return np.asarray(abs(mat).sum(axis=0)).ravel()", "return np.asarray(abs(mat).sum(axis=1)).ravel()",
+           ("tests/test_sensitivity.py",)),
+    Mutant("L2 sensitivity without the square root", "dpviz/mechanisms/sensitivity.py",
+           "return np.sqrt(np.asarray(mat.multiply(mat).sum(axis=0)).ravel())",
+           "return np.asarray(mat.multiply(mat).sum(axis=0)).ravel()", ("tests/test_sensitivity.py",)),
+    # ------------------------------------------------------------------ budget splits
+    Mutant("geometric allocation ratio b^(1/2) instead of b^(1/3)", "dpviz/hierarchy/budgets.py",
+           "w[lv] = float(tree.branching) ** (-lv / 3.0)", "w[lv] = float(tree.branching) ** (-lv / 2.0)", HIER),
+    Mutant("optimal allocation with square roots instead of cube roots", "dpviz/hierarchy/budgets.py",
+           "w[lv] = np.cbrt(level_usage(tree)[lv])", "w[lv] = np.sqrt(level_usage(tree)[lv])", HIER),
+    Mutant("advanced composition without the k eps (e^eps - 1) term", "dpviz/composition/theorems.py",
+           "total = math.sqrt(2 * k * math.log(1 / dp)) * eps + k * eps * math.expm1(eps)",
+           "total = math.sqrt(2 * k * math.log(1 / dp)) * eps", ("tests/test_composition.py",)),
+    # ------------------------------------------------------------------ accountant
+    Mutant("can_spend ignores delta", "dpviz/accountant/privacy_accountant.py",
+           "return e + eps <= self._epsilon and d + dlt <= self._delta", "return e + eps <= self._epsilon",
+           ("tests/test_accountant.py",)),
+    Mutant("repeat=k charged once", "dpviz/accountant/privacy_accountant.py",
+           "return int(repeat) * eps, int(repeat) * dlt", "return eps, dlt", ("tests/test_accountant.py",)),
+    Mutant("parallel composition charges the minimum", "dpviz/accountant/privacy_accountant.py",
+           "eps, dlt = max(eps_list), max(dlt_list)", "eps, dlt = min(eps_list), min(dlt_list)",
+           ("tests/test_accountant.py",)),
+    Mutant("a spend may overshoot the budget", "dpviz/accountant/privacy_accountant.py",
+           "if e + eps > self._epsilon or d + dlt > self._delta:",
+           "if e + eps > 2 * self._epsilon or d + dlt > self._delta:",
+           ("tests/test_accountant.py",)),
+    Mutant("charge_all records without checking the total", "dpviz/accountant/charging.py",
+           "if not acc.can_spend(eps_total, dlt_total):", "if False:", ("tests/test_accountant.py",)),
+    # ------------------------------------------------------------------ constrained inference
+    Mutant("constrained inference weights node and children the wrong way round", "dpviz/hierarchy/inference.py",
+           "own.append(S / (V[l] + S))", "own.append(V[l] / (V[l] + S))", HIER),
+    Mutant("constrained inference spreads the gap evenly", "dpviz/hierarchy/inference.py",
+           "share.append(below[l - 1] / np.repeat(S, b)[: tree.sizes[l - 1]])",
+           "share.append(np.full(tree.sizes[l - 1], 1.0 / b))", HIER),
+)
