@@ -26,10 +26,10 @@ import numpy.typing as npt
 from scipy import integrate
 
 from dpviz.svt.codes import ABOVE, BELOW, HALTED
-from dpviz.svt.gptt import gptt_noise_scales
+from dpviz.svt.gptt import _check_threshold, gptt_noise_scales
 from dpviz.svt.noise import _laplace_cdf, _laplace_logcdf, _laplace_logsf
 from dpviz.svt.sparse_vector import svt_noise_scales
-from dpviz.validation import check_array
+from dpviz.validation import check_array, check_bool
 
 __all__ = ["event_probability", "sparse_vector_probability"]
 
@@ -77,8 +77,9 @@ def event_probability(answers: npt.ArrayLike, event: npt.ArrayLike, threshold: f
     ------
     ValueError, TypeError
         If ``answers`` or ``event`` is not a finite 1-D array, their shapes differ,
-        ``event`` holds anything but 0 and 1, or a budget, the threshold or the
-        sensitivity is invalid (see :func:`gptt_noise_scales`).
+        ``event`` holds anything but 0 and 1, a budget, the threshold (a bool is
+        refused) or the sensitivity is invalid (see :func:`gptt_noise_scales`),
+        or ``log`` is not a bool.
 
     References
     ----------
@@ -95,8 +96,9 @@ def event_probability(answers: npt.ArrayLike, event: npt.ArrayLike, threshold: f
         raise ValueError(f"event must have the shape of answers {answers.shape}, got {event.shape}")
     if not np.all((event == ABOVE) | (event == BELOW)):
         raise ValueError("event must contain only ABOVE (1) and BELOW (0)")
-    threshold = float(check_array("threshold", threshold, ndim=0))
+    threshold = _check_threshold(threshold)
     b1, b2 = gptt_noise_scales(epsilon_threshold, epsilon_query, sensitivity=sensitivity)
+    log = check_bool("log", log)
     up = answers[event == ABOVE]
     down = answers[event == BELOW]
     if b2 == 0.0:
@@ -180,8 +182,9 @@ def sparse_vector_probability(answers: npt.ArrayLike, output: npt.ArrayLike, thr
     ------
     ValueError, TypeError
         If ``answers`` or ``output`` is not a finite 1-D array, their shapes
-        differ, ``output`` holds anything but 1, 0 and -1, or a parameter is
-        invalid (see :func:`svt_noise_scales`).
+        differ, ``output`` holds anything but 1, 0 and -1, ``threshold`` is not a
+        finite number (a bool is refused), ``log`` is not a bool, or a parameter
+        is invalid (see :func:`svt_noise_scales`).
 
     References
     ----------
@@ -199,8 +202,10 @@ def sparse_vector_probability(answers: npt.ArrayLike, output: npt.ArrayLike, thr
         raise ValueError(f"output must have the shape of answers {answers.shape}, got {output.shape}")
     if not np.all((output == ABOVE) | (output == BELOW) | (output == HALTED)):
         raise ValueError("output must contain only ABOVE (1), BELOW (0) and HALTED (-1)")
+    threshold = _check_threshold(threshold)
     b_thr, b_q = svt_noise_scales(epsilon, c, sensitivity=sensitivity, threshold_share=threshold_share,
                                   monotonic=monotonic)
+    log = check_bool("log", log)
     halted = np.flatnonzero(output == HALTED)
     n = int(halted[0]) if halted.size else output.size
     prefix = output[:n]
