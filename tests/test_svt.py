@@ -3,6 +3,7 @@
 import inspect
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -392,3 +393,129 @@ def test_ordered_estimator_is_at_least_as_good_on_a_real_dataset():
     acc = {e: np.mean([svt.fraction_exact(x, svt.reconstruct(x, 0.5, calibrate=True, estimator=e, rng=s).guess).small
                        for s in range(3)]) for e in svt.ESTIMATORS}
     assert acc["ordered"] > acc["average"] + 0.05
+
+
+# --------------------------------------------------------------------------- issue 13: one accounting rule
+@pytest.mark.parametrize("k", [None, 1, 3, 7])
+def test_sparse_vector_size_k_charges_k_epsilon_exactly(k):
+    # sequential composition by hand: k independent runs of a 1/10-DP mechanism cost exactly k/10
+    acc = PrivacyAccountant(5)
+    out = svt.sparse_vector([0.0, 9.0, 1.0], 0.5, 0.1, c=2, accountant=acc, rng=0, size=k)
+    runs = 1 if k is None else k
+    assert out.shape == ((3,) if k is None else (k, 3))
+    assert len(acc.history) == 1
+    row = acc.history[0]
+    assert row.total_epsilon == Fraction(runs, 10) and row.total_delta == 0
+    assert row.label == "sparse vector (c=2)" + ("" if runs == 1 else f" x{runs}")
+
+
+def test_sparse_vector_refused_spend_records_and_draws_nothing():
+    acc = PrivacyAccountant(1)
+    svt.sparse_vector([1.0], 0.0, Fraction(1, 4), accountant=acc, rng=0)          # 1/4 spent, 3/4 left
+    before = [(r.label, r.total_epsilon) for r in acc.history]
+    gen = np.random.default_rng(11)
+    state = gen.bit_generator.state
+    # 3 runs at 1/4 would fit (3/4) but 4 do not: the whole batch is refused, not charged once
+    with pytest.raises(BudgetExceededError):
+        svt.sparse_vector([1.0, 2.0], 0.0, 0.25, accountant=acc, rng=gen, size=4)
+    assert [(r.label, r.total_epsilon) for r in acc.history] == before
+    assert gen.bit_generator.state == state
+    svt.sparse_vector([1.0, 2.0], 0.0, 0.25, accountant=acc, rng=gen, size=3)
+    assert acc.history[-1].total_epsilon == Fraction(1)
+
+
+@pytest.mark.parametrize("bad", ["acc", 1, object()])
+def test_sparse_vector_refuses_a_non_accountant(bad):
+    gen = np.random.default_rng(0)
+    state = gen.bit_generator.state
+    with pytest.raises(TypeError, match=r"\baccountant\b"):
+        svt.sparse_vector([1.0], 0.0, 0.5, accountant=bad, rng=gen)
+    assert gen.bit_generator.state == state
+
+
+def test_bad_input_is_refused_before_anything_is_charged():
+    acc = PrivacyAccountant(1)
+    for kwargs, match in (({"threshold": True}, "threshold"), ({"monotonic": "no"}, "monotonic"),
+                          ({"size": 0}, "size"), ({"size": 2**40}, "size"), ({"rng": "seed"}, "rng|seed")):
+        args = {"answers": [1.0, 2.0], "threshold": 0.0, "epsilon": 0.5, "accountant": acc, **kwargs}
+        with pytest.raises((TypeError, ValueError), match=match):
+            svt.sparse_vector(**args)
+    assert acc.history == []
+
+
+@pytest.mark.parametrize("call", [
+    lambda acc: svt.gptt([0.0, 1.0], 0.5, 1.0, accountant=acc),
+    lambda acc: svt.GPTTOracle([0, 1], 1.0, accountant=acc),
+    lambda acc: svt.reconstruct([0, 1, 2], 1.0, accountant=acc),
+    lambda acc: svt.reconstruct_from_oracle(svt.GPTTOracle([0, 1], 1.0, rng=0), 1.0, accountant=acc),
+    lambda acc: svt.counterexample_probability(2, 0.5, 0.5, accountant=acc),
+])
+def test_not_dp_mechanisms_refuse_an_accountant(call):
+    # GPTT is NOT DP: there is no epsilon a ledger could honestly record, so no accountant is accepted
+    acc = PrivacyAccountant(10)
+    with pytest.raises(TypeError, match="accountant"):
+        call(acc)
+    assert acc.history == [] and acc.spent.epsilon == 0
+
+
+# --------------------------------------------------------------------------- issue 13: no silent wrong answer
+@pytest.mark.parametrize("call", [
+    lambda: svt.sparse_vector([0.0, 2.0], True, 1.0, rng=0),
+    lambda: svt.gptt([0.0, 2.0], True, 1.0, rng=0),
+    lambda: svt.event_probability([0.0, 2.0], [0, 1], True, 1.0),
+    lambda: svt.sparse_vector_probability([0.0, 2.0], [0, 1], np.True_, 1.0),
+    lambda: svt.GPTTOracle([0, 2], 1.0, threshold=True),
+    lambda: svt.SVTOracle([0, 2], 1.0, threshold=True),
+    lambda: svt.reconstruct([0, 2], 1.0, threshold=True),
+])
+def test_threshold_true_is_not_taken_as_one(call):
+    with pytest.raises(TypeError, match=r"\bthreshold\b"):
+        call()
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: svt.reconstruct([0, 1], 1.0, calibrate="no"), "calibrate"),
+    (lambda: svt.reconstruct([0, 1], 1.0, calibrate=1), "calibrate"),
+    (lambda: svt.ordered_partition(svt.GPTTOracle([0, 1], 1.0, rng=0), calibrate="no"), "calibrate"),
+    (lambda: svt.reconstruct_from_oracle(svt.GPTTOracle([0, 1], 1.0, rng=0), 1.0, calibrate=None), "calibrate"),
+    (lambda: svt.event_probability([0, 1], [0, 1], 0.5, 1.0, log="no"), "log"),
+    (lambda: svt.sparse_vector_probability([0, 1], [0, 1], 0.5, 1.0, log=1), "log"),
+    (lambda: svt.calibrate_shift(svt.GPTTOracle([0, 1], 1.0, rng=0), max_steps=10**15), "max_steps"),
+    (lambda: svt.calibrate_shift(svt.GPTTOracle([0, 1], 1.0, rng=0), max_steps=2.5), "max_steps"),
+    (lambda: svt.calibrate_shift(svt.GPTTOracle([0, 1], 1.0, rng=0), max_steps=-1), "max_steps"),
+    (lambda: svt.reconstruct([0, 1], 1.0, copies=10**15), "copies"),
+    (lambda: svt.GPTTOracle([0, 1], 1.0).answer_differences(np.array([0]), copies=2**31), "copies"),
+    (lambda: svt.reconstruct([0, 1], 1e-300, calibrate=True), "epsilon"),
+    (lambda: svt.reconstruct([0, 1], 1.0, split=1e-300, calibrate=True), "split"),
+    (lambda: svt.counterexample_answers(10**12), r"\bt\b"),
+    (lambda: svt.counterexample_probability([10**12], 0.5), r"\bt\b"),
+    (lambda: svt.gptt(np.zeros(4), 0.5, 1.0, size=2**40), "size"),
+    (lambda: svt.ordered_partition(svt.GPTTOracle(np.zeros(20_000), 1.0, rng=0)), "domain_size"),
+])
+def test_bad_input_is_refused_naming_the_parameter(call, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()
+
+
+def test_calibrate_shift_gives_up_naming_max_steps():
+    oracle = svt.GPTTOracle([0, 1], 1e-6, rng=3)            # noisy threshold far beyond 2**3
+    with pytest.raises(ValueError, match=r"max_steps=3\b"):
+        svt.calibrate_shift(oracle, max_steps=3)
+
+
+def test_many_copies_are_counted_not_wrapped_around():
+    # no query noise: every one of 2**31 - 1 copies answers the same; int32 holds the count exactly
+    oracle = svt.GPTTOracle([0, 5], 1.0, rng=0)
+    s = oracle._GPTTOracle__noisy_threshold
+    a = oracle.answer_differences(np.array([1]), copies=svt.MAX_COPIES, shift=math.ceil(s) - 1.0)
+    assert a.tolist() == [[svt.MAX_COPIES, 0]]      # c(1) - c(0) = 5 >= 1 > T^ - shift; c(1) - c(1) = 0 is not
+
+
+@pytest.mark.parametrize("eps1", [1e-300, 1e-20, 1e-9])
+def test_log_ratio_bound_for_tiny_threshold_budget(eps1):
+    # log(1 - e^{-x}) = log(x) - x/2 + O(x^2) with x = eps1/2 (Taylor, independent of the code)
+    b = svt.counterexample_log_ratio_bound([1, 2], eps1, 1.0)
+    per_t = math.log(2.0 - math.exp(-1.0))
+    x = eps1 / 2
+    expected = math.log(x) - x / 2 + np.array([1, 2]) * per_t
+    np.testing.assert_allclose(b, expected, rtol=1e-12)
