@@ -519,3 +519,25 @@ def test_log_ratio_bound_for_tiny_threshold_budget(eps1):
     x = eps1 / 2
     expected = math.log(x) - x / 2 + np.array([1, 2]) * per_t
     np.testing.assert_allclose(b, expected, rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- issue 13: mutant-killing checks
+def test_sparse_vector_query_noise_grows_with_c_exact_dp_check():
+    # Adversarial neighbours for c = 2 (exact probabilities, the DP definition): 8 queries go up by one and answer
+    # BELOW, 2 go down by one and answer ABOVE.  With Lap(2 c Delta / eps2) query noise the privacy loss stays
+    # below epsilon = 1; with the c = 1 scale Lap(2 Delta / eps2) it reaches about 1.46.
+    q = np.zeros(10)
+    shift = np.r_[np.ones(8), -np.ones(2)]
+    out = np.r_[np.zeros(8), 1, 1]
+    loss = (svt.sparse_vector_probability(q, out, 0.0, 1.0, 2, log=True)
+            - svt.sparse_vector_probability(q + shift, out, 0.0, 1.0, 2, log=True))
+    assert 0.85 < loss <= 1.0 + 1e-9
+
+
+def test_oracle_group_totals_carry_laplace_noise_of_scale_one_over_epsilon():
+    # E|Lap(b)| = b: one cell per group, so each noisy total minus its count is one Laplace draw of scale 1/epsilon
+    n, eps = 20_000, 0.5
+    oracle = svt.GPTTOracle(np.zeros(n), 1.0, rng=4)
+    noise = oracle.noisy_group_totals(np.arange(n), eps)
+    assert abs(np.mean(np.abs(noise)) - 1 / eps) <= Z * (1 / eps) / math.sqrt(n)   # sd of |Lap(b)| is b
+    assert oracle.laplace_epsilon == eps
