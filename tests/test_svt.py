@@ -541,3 +541,22 @@ def test_oracle_group_totals_carry_laplace_noise_of_scale_one_over_epsilon():
     noise = oracle.noisy_group_totals(np.arange(n), eps)
     assert abs(np.mean(np.abs(noise)) - 1 / eps) <= Z * (1 / eps) / math.sqrt(n)   # sd of |Lap(b)| is b
     assert oracle.laplace_epsilon == eps
+
+
+@pytest.mark.parametrize("eps1", [1e-300, 1e-12, 0.3, 2.0])
+def test_event_probability_without_query_noise_is_accurate_for_any_threshold_budget(eps1):
+    # P(max BELOW < T^ <= min ABOVE) with T^ = T + Lap(1/eps1): against scipy's Laplace cdf where it is accurate,
+    # and against density x width (the Laplace density is flat, 1/(2b), over a width-1 gap when b is huge)
+    from scipy import stats
+
+    b = 1 / eps1
+    cases = [([0, 1], [0, 1], 0.5), ([2, 3], [0, 1], 0.5), ([-3, -2], [0, 1], 0.5), ([0, 0, 4], [0, 0, 1], -1.0)]
+    for answers, event, thr in cases:
+        pairs = list(zip(answers, event, strict=True))
+        lo, hi = max(a for a, e in pairs if e == 0), min(a for a, e in pairs if e == 1)
+        got = svt.event_probability(answers, event, thr, eps1, log=True)
+        if eps1 >= 0.3:
+            ref = math.log(stats.laplace.cdf(hi - thr, scale=b) - stats.laplace.cdf(lo - thr, scale=b))
+            assert got == pytest.approx(ref, rel=1e-12, abs=1e-12)
+        else:
+            assert got == pytest.approx(math.log((hi - lo) / (2 * b)), rel=1e-9)
