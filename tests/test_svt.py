@@ -560,3 +560,11 @@ def test_event_probability_without_query_noise_is_accurate_for_any_threshold_bud
             assert got == pytest.approx(ref, rel=1e-12, abs=1e-12)
         else:
             assert got == pytest.approx(math.log((hi - lo) / (2 * b)), rel=1e-9)
+
+
+@pytest.mark.parametrize("sensitivity", [1e6, 1e100, 1e300])
+def test_event_probability_with_huge_noise_is_the_ordering_probability(sensitivity):
+    # threshold and query noise of the same huge scale swamp the answers: the event "q1 + nu1 < T + rho <= q2 + nu2"
+    # is one of the 3! equally likely orderings of three iid Laplace draws, probability 1/6
+    p = svt.event_probability([0.0, 1.0], [0, 1], 0.5, 1.0, 1.0, sensitivity=sensitivity)
+    assert p == pytest.approx(1 / 6, rel=1e-5 if sensitivity < 1e10 else 1e-9)

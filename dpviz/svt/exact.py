@@ -132,20 +132,23 @@ def event_probability(answers: npt.ArrayLike, event: npt.ArrayLike, threshold: f
             out = out + (mult_dn * _laplace_logcdf(s[..., None] - vals_dn, b2)).sum(axis=-1)
         return out
 
-    kinks = np.unique(np.concatenate([[threshold], vals_up, vals_dn]))
+    # work in units of the widest noise scale, s = span * u: the grid and quad then see features of width
+    # about 1 whatever the scales (with span = 1e100 quad saw a flat integrand and returned 0)
     span = max(b1, b2, 1.0)
-    grid = np.concatenate([np.linspace(kinks[0] - 40 * span, kinks[-1] + 40 * span, 4001), kinks])
-    lg = logf(grid)
+    kinks = np.unique(np.concatenate([[threshold], vals_up, vals_dn])) / span
+    grid = np.concatenate([np.linspace(kinks[0] - 40, kinks[-1] + 40, 4001), kinks])
+    with np.errstate(over="ignore", invalid="ignore"):
+        lg = logf(span * grid)
     peak = float(grid[np.argmax(lg)])
     m = float(lg.max())
     pts = np.unique(np.concatenate([kinks, [peak]]))
     pieces = [(-math.inf, pts[0])] + list(zip(pts[:-1], pts[1:], strict=True)) + [(pts[-1], math.inf)]
     total = 0.0
     for a, b in pieces:
-        val, _ = integrate.quad(lambda s: math.exp(float(logf(s)) - m), a, b, epsabs=0.0, epsrel=1e-10,
+        val, _ = integrate.quad(lambda u: math.exp(float(logf(span * u)) - m), a, b, epsabs=0.0, epsrel=1e-10,
                                 limit=200)
         total += val
-    logp = m + math.log(total) if total > 0 else -math.inf
+    logp = m + math.log(total) + math.log(span) if total > 0 else -math.inf
     return logp if log else math.exp(logp)
 
 
