@@ -568,3 +568,12 @@ def test_event_probability_with_huge_noise_is_the_ordering_probability(sensitivi
     # is one of the 3! equally likely orderings of three iid Laplace draws, probability 1/6
     p = svt.event_probability([0.0, 1.0], [0, 1], 0.5, 1.0, 1.0, sensitivity=sensitivity)
     assert p == pytest.approx(1 / 6, rel=1e-5 if sensitivity < 1e10 else 1e-9)
+
+
+@pytest.mark.parametrize("thr", [1e300, -1e300, 1e6])
+def test_event_probability_far_threshold_is_a_tail_not_an_error(thr):
+    # T far from both answers: log P(0 < T + Lap(1) <= 1) = log(1/2) - far + log(1 - 1/e), far the distance from T
+    # to the nearer end of (0, 1] (two Laplace tails on the same side, by hand)
+    got = svt.event_probability([0.0, 1.0], [0, 1], thr, 1.0, log=True)
+    far = abs(thr) - (1.0 if thr > 0 else 0.0)
+    assert got == pytest.approx(math.log(0.5) - far + math.log(1 - math.exp(-1)), rel=1e-12)

@@ -34,17 +34,19 @@ from dpviz.validation import check_array, check_bool
 __all__ = ["event_probability", "sparse_vector_probability"]
 
 
-def _laplace_interval_logp(lo: float, hi: float, b: float) -> float:
-    """``log P(lo < Lap(b) <= hi)`` for ``lo < hi``, without cancellation however wide ``b`` is.
+def _laplace_interval_logp(lo: float, hi: float, b: float, w: float) -> float:
+    """``log P(lo < Lap(b) <= hi)`` for ``lo < hi`` of width ``w > 0``, without cancellation however wide ``b`` is.
 
-    With ``w = hi - lo``: ``P = e^{-lo/b} (1 - e^{-w/b}) / 2`` when ``lo >= 0``, ``P = e^{hi/b} (1 - e^{-w/b}) / 2``
-    when ``hi <= 0``, and ``P = 1 - e^{lo/b}/2 - e^{-hi/b}/2`` otherwise; every ``1 - e^{-x}`` is ``-expm1(-x)``,
-    exact when ``e^{-x}`` rounds to 1 (the difference of two cdf values would round to 0).
+    ``w = hi - lo`` is passed apart, computed before ``lo`` and ``hi`` were shifted by the threshold (which may
+    round them together).  Then: ``P = e^{-lo/b} (1 - e^{-w/b}) / 2`` when ``lo >= 0``,
+    ``P = e^{hi/b} (1 - e^{-w/b}) / 2`` when ``hi <= 0``, and ``P = 1 - e^{lo/b}/2 - e^{-hi/b}/2`` otherwise;
+    every ``1 - e^{-x}`` is ``-expm1(-x)``, exact when ``e^{-x}`` rounds to 1 (the difference of two cdf values
+    would round to 0).
     """
     if lo >= 0:
-        return math.log(0.5) - lo / b + math.log(-math.expm1(-(hi - lo) / b))
+        return math.log(0.5) - lo / b + math.log(-math.expm1(-w / b))
     if hi <= 0:
-        return math.log(0.5) + hi / b + math.log(-math.expm1(-(hi - lo) / b))
+        return math.log(0.5) + hi / b + math.log(-math.expm1(-w / b))
     return math.log(-0.5 * math.expm1(lo / b) - 0.5 * math.expm1(-hi / b))
 
 
@@ -118,7 +120,7 @@ def event_probability(answers: npt.ArrayLike, event: npt.ArrayLike, threshold: f
     if b2 == 0.0:
         hi = up.min() if up.size else math.inf
         lo = down.max() if down.size else -math.inf
-        logp = -math.inf if hi <= lo else _laplace_interval_logp(lo - threshold, hi - threshold, b1)
+        logp = -math.inf if hi <= lo else _laplace_interval_logp(lo - threshold, hi - threshold, b1, hi - lo)
         return logp if log else math.exp(logp)
     vals_up, mult_up = np.unique(up, return_counts=True)
     vals_dn, mult_dn = np.unique(down, return_counts=True)
