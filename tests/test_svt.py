@@ -3,6 +3,7 @@
 import inspect
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -392,3 +393,187 @@ def test_ordered_estimator_is_at_least_as_good_on_a_real_dataset():
     acc = {e: np.mean([svt.fraction_exact(x, svt.reconstruct(x, 0.5, calibrate=True, estimator=e, rng=s).guess).small
                        for s in range(3)]) for e in svt.ESTIMATORS}
     assert acc["ordered"] > acc["average"] + 0.05
+
+
+# --------------------------------------------------------------------------- issue 13: one accounting rule
+@pytest.mark.parametrize("k", [None, 1, 3, 7])
+def test_sparse_vector_size_k_charges_k_epsilon_exactly(k):
+    # sequential composition by hand: k independent runs of a 1/10-DP mechanism cost exactly k/10
+    acc = PrivacyAccountant(5)
+    out = svt.sparse_vector([0.0, 9.0, 1.0], 0.5, 0.1, c=2, accountant=acc, rng=0, size=k)
+    runs = 1 if k is None else k
+    assert out.shape == ((3,) if k is None else (k, 3))
+    assert len(acc.history) == 1
+    row = acc.history[0]
+    assert row.total_epsilon == Fraction(runs, 10) and row.total_delta == 0
+    assert row.label == "sparse vector (c=2)" + ("" if runs == 1 else f" x{runs}")
+
+
+def test_sparse_vector_refused_spend_records_and_draws_nothing():
+    acc = PrivacyAccountant(1)
+    svt.sparse_vector([1.0], 0.0, Fraction(1, 4), accountant=acc, rng=0)          # 1/4 spent, 3/4 left
+    before = [(r.label, r.total_epsilon) for r in acc.history]
+    gen = np.random.default_rng(11)
+    state = gen.bit_generator.state
+    # 3 runs at 1/4 would fit (3/4) but 4 do not: the whole batch is refused, not charged once
+    with pytest.raises(BudgetExceededError):
+        svt.sparse_vector([1.0, 2.0], 0.0, 0.25, accountant=acc, rng=gen, size=4)
+    assert [(r.label, r.total_epsilon) for r in acc.history] == before
+    assert gen.bit_generator.state == state
+    svt.sparse_vector([1.0, 2.0], 0.0, 0.25, accountant=acc, rng=gen, size=3)
+    assert acc.history[-1].total_epsilon == Fraction(1)
+
+
+@pytest.mark.parametrize("bad", ["acc", 1, object()])
+def test_sparse_vector_refuses_a_non_accountant(bad):
+    gen = np.random.default_rng(0)
+    state = gen.bit_generator.state
+    with pytest.raises(TypeError, match=r"\baccountant\b"):
+        svt.sparse_vector([1.0], 0.0, 0.5, accountant=bad, rng=gen)
+    assert gen.bit_generator.state == state
+
+
+def test_bad_input_is_refused_before_anything_is_charged():
+    acc = PrivacyAccountant(1)
+    for kwargs, match in (({"threshold": True}, "threshold"), ({"monotonic": "no"}, "monotonic"),
+                          ({"size": 0}, "size"), ({"size": 2**40}, "size"), ({"rng": "seed"}, "rng|seed")):
+        args = {"answers": [1.0, 2.0], "threshold": 0.0, "epsilon": 0.5, "accountant": acc, **kwargs}
+        with pytest.raises((TypeError, ValueError), match=match):
+            svt.sparse_vector(**args)
+    assert acc.history == []
+
+
+@pytest.mark.parametrize("call", [
+    lambda acc: svt.gptt([0.0, 1.0], 0.5, 1.0, accountant=acc),
+    lambda acc: svt.GPTTOracle([0, 1], 1.0, accountant=acc),
+    lambda acc: svt.reconstruct([0, 1, 2], 1.0, accountant=acc),
+    lambda acc: svt.reconstruct_from_oracle(svt.GPTTOracle([0, 1], 1.0, rng=0), 1.0, accountant=acc),
+    lambda acc: svt.counterexample_probability(2, 0.5, 0.5, accountant=acc),
+])
+def test_not_dp_mechanisms_refuse_an_accountant(call):
+    # GPTT is NOT DP: there is no epsilon a ledger could honestly record, so no accountant is accepted
+    acc = PrivacyAccountant(10)
+    with pytest.raises(TypeError, match="accountant"):
+        call(acc)
+    assert acc.history == [] and acc.spent.epsilon == 0
+
+
+# --------------------------------------------------------------------------- issue 13: no silent wrong answer
+@pytest.mark.parametrize("call", [
+    lambda: svt.sparse_vector([0.0, 2.0], True, 1.0, rng=0),
+    lambda: svt.gptt([0.0, 2.0], True, 1.0, rng=0),
+    lambda: svt.event_probability([0.0, 2.0], [0, 1], True, 1.0),
+    lambda: svt.sparse_vector_probability([0.0, 2.0], [0, 1], np.True_, 1.0),
+    lambda: svt.GPTTOracle([0, 2], 1.0, threshold=True),
+    lambda: svt.SVTOracle([0, 2], 1.0, threshold=True),
+    lambda: svt.reconstruct([0, 2], 1.0, threshold=True),
+])
+def test_threshold_true_is_not_taken_as_one(call):
+    with pytest.raises(TypeError, match=r"\bthreshold\b"):
+        call()
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: svt.reconstruct([0, 1], 1.0, calibrate="no"), "calibrate"),
+    (lambda: svt.reconstruct([0, 1], 1.0, calibrate=1), "calibrate"),
+    (lambda: svt.ordered_partition(svt.GPTTOracle([0, 1], 1.0, rng=0), calibrate="no"), "calibrate"),
+    (lambda: svt.reconstruct_from_oracle(svt.GPTTOracle([0, 1], 1.0, rng=0), 1.0, calibrate=None), "calibrate"),
+    (lambda: svt.event_probability([0, 1], [0, 1], 0.5, 1.0, log="no"), "log"),
+    (lambda: svt.sparse_vector_probability([0, 1], [0, 1], 0.5, 1.0, log=1), "log"),
+    (lambda: svt.calibrate_shift(svt.GPTTOracle([0, 1], 1.0, rng=0), max_steps=10**15), "max_steps"),
+    (lambda: svt.calibrate_shift(svt.GPTTOracle([0, 1], 1.0, rng=0), max_steps=2.5), "max_steps"),
+    (lambda: svt.calibrate_shift(svt.GPTTOracle([0, 1], 1.0, rng=0), max_steps=-1), "max_steps"),
+    (lambda: svt.reconstruct([0, 1], 1.0, copies=10**15), "copies"),
+    (lambda: svt.GPTTOracle([0, 1], 1.0).answer_differences(np.array([0]), copies=2**31), "copies"),
+    (lambda: svt.reconstruct([0, 1], 1e-300, calibrate=True), "epsilon"),
+    (lambda: svt.reconstruct([0, 1], 1.0, split=1e-300, calibrate=True), "split"),
+    (lambda: svt.counterexample_answers(10**12), r"\bt\b"),
+    (lambda: svt.counterexample_probability([10**12], 0.5), r"\bt\b"),
+    (lambda: svt.gptt(np.zeros(4), 0.5, 1.0, size=2**40), "size"),
+    (lambda: svt.ordered_partition(svt.GPTTOracle(np.zeros(20_000), 1.0, rng=0)), "domain_size"),
+])
+def test_bad_input_is_refused_naming_the_parameter(call, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()
+
+
+def test_calibrate_shift_gives_up_naming_max_steps():
+    oracle = svt.GPTTOracle([0, 1], 1e-6, rng=3)            # noisy threshold far beyond 2**3
+    with pytest.raises(ValueError, match=r"max_steps=3\b"):
+        svt.calibrate_shift(oracle, max_steps=3)
+
+
+def test_many_copies_are_counted_not_wrapped_around():
+    # no query noise: every one of 2**31 - 1 copies answers the same; int32 holds the count exactly
+    oracle = svt.GPTTOracle([0, 5], 1.0, rng=0)
+    s = oracle._GPTTOracle__noisy_threshold
+    a = oracle.answer_differences(np.array([1]), copies=svt.MAX_COPIES, shift=math.ceil(s) - 1.0)
+    assert a.tolist() == [[svt.MAX_COPIES, 0]]      # c(1) - c(0) = 5 >= 1 > T^ - shift; c(1) - c(1) = 0 is not
+
+
+@pytest.mark.parametrize("eps1", [1e-300, 1e-20, 1e-9])
+def test_log_ratio_bound_for_tiny_threshold_budget(eps1):
+    # log(1 - e^{-x}) = log(x) - x/2 + O(x^2) with x = eps1/2 (Taylor, independent of the code)
+    b = svt.counterexample_log_ratio_bound([1, 2], eps1, 1.0)
+    per_t = math.log(2.0 - math.exp(-1.0))
+    x = eps1 / 2
+    expected = math.log(x) - x / 2 + np.array([1, 2]) * per_t
+    np.testing.assert_allclose(b, expected, rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- issue 13: mutant-killing checks
+def test_sparse_vector_query_noise_grows_with_c_exact_dp_check():
+    # Adversarial neighbours for c = 2 (exact probabilities, the DP definition): 8 queries go up by one and answer
+    # BELOW, 2 go down by one and answer ABOVE.  With Lap(2 c Delta / eps2) query noise the privacy loss stays
+    # below epsilon = 1; with the c = 1 scale Lap(2 Delta / eps2) it reaches about 1.46.
+    q = np.zeros(10)
+    shift = np.r_[np.ones(8), -np.ones(2)]
+    out = np.r_[np.zeros(8), 1, 1]
+    loss = (svt.sparse_vector_probability(q, out, 0.0, 1.0, 2, log=True)
+            - svt.sparse_vector_probability(q + shift, out, 0.0, 1.0, 2, log=True))
+    assert 0.85 < loss <= 1.0 + 1e-9
+
+
+def test_oracle_group_totals_carry_laplace_noise_of_scale_one_over_epsilon():
+    # E|Lap(b)| = b: one cell per group, so each noisy total minus its count is one Laplace draw of scale 1/epsilon
+    n, eps = 20_000, 0.5
+    oracle = svt.GPTTOracle(np.zeros(n), 1.0, rng=4)
+    noise = oracle.noisy_group_totals(np.arange(n), eps)
+    assert abs(np.mean(np.abs(noise)) - 1 / eps) <= Z * (1 / eps) / math.sqrt(n)   # sd of |Lap(b)| is b
+    assert oracle.laplace_epsilon == eps
+
+
+@pytest.mark.parametrize("eps1", [1e-300, 1e-12, 0.3, 2.0])
+def test_event_probability_without_query_noise_is_accurate_for_any_threshold_budget(eps1):
+    # P(max BELOW < T^ <= min ABOVE) with T^ = T + Lap(1/eps1): against scipy's Laplace cdf where it is accurate,
+    # and against density x width (the Laplace density is flat, 1/(2b), over a width-1 gap when b is huge)
+    from scipy import stats
+
+    b = 1 / eps1
+    cases = [([0, 1], [0, 1], 0.5), ([2, 3], [0, 1], 0.5), ([-3, -2], [0, 1], 0.5), ([0, 0, 4], [0, 0, 1], -1.0)]
+    for answers, event, thr in cases:
+        pairs = list(zip(answers, event, strict=True))
+        lo, hi = max(a for a, e in pairs if e == 0), min(a for a, e in pairs if e == 1)
+        got = svt.event_probability(answers, event, thr, eps1, log=True)
+        if eps1 >= 0.3:
+            ref = math.log(stats.laplace.cdf(hi - thr, scale=b) - stats.laplace.cdf(lo - thr, scale=b))
+            assert got == pytest.approx(ref, rel=1e-12, abs=1e-12)
+        else:
+            assert got == pytest.approx(math.log((hi - lo) / (2 * b)), rel=1e-9)
+
+
+@pytest.mark.parametrize("sensitivity", [1e6, 1e100, 1e300])
+def test_event_probability_with_huge_noise_is_the_ordering_probability(sensitivity):
+    # threshold and query noise of the same huge scale swamp the answers: the event "q1 + nu1 < T + rho <= q2 + nu2"
+    # is one of the 3! equally likely orderings of three iid Laplace draws, probability 1/6
+    p = svt.event_probability([0.0, 1.0], [0, 1], 0.5, 1.0, 1.0, sensitivity=sensitivity)
+    assert p == pytest.approx(1 / 6, rel=1e-5 if sensitivity < 1e10 else 1e-9)
+
+
+@pytest.mark.parametrize("thr", [1e300, -1e300, 1e6])
+def test_event_probability_far_threshold_is_a_tail_not_an_error(thr):
+    # T far from both answers: log P(0 < T + Lap(1) <= 1) = log(1/2) - far + log(1 - 1/e), far the distance from T
+    # to the nearer end of (0, 1] (two Laplace tails on the same side, by hand)
+    got = svt.event_probability([0.0, 1.0], [0, 1], thr, 1.0, log=True)
+    far = abs(thr) - (1.0 if thr > 0 else 0.0)
+    assert got == pytest.approx(math.log(0.5) - far + math.log(1 - math.exp(-1)), rel=1e-12)

@@ -135,3 +135,51 @@ def test_static_figures_carry_the_label():
     th = threshold_answers_experiment(np.arange(10.0), 5.0, 1.0, 2, 100, rng=0)
     assert NOT_DP in plot_threshold_answers(th).get_title()
     plt.close("all")
+
+
+# --------------------------------------------------------------------------- issue 13: bad input refused, named
+def test_attack_table_refuses_record_datasets():
+    # CPS holds one income per person, not counts per cell: attacking it "as a histogram" is meaningless
+    assert datasets.describe("CPS").kind == "records"
+    with pytest.raises(ValueError, match=r"names.*'CPS'.*records"):
+        attack_table(names=("CPS",), epsilons=(1.0,), repetitions=1, rng=0)
+    with pytest.raises(ValueError, match=r"names.*'CPS'"):
+        attack_table(names=("MEDCOST", "CPS"), epsilons=(1.0,), repetitions=1, rng=0)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"names": "ADULT"}, "names"),                     # a bare string is not 5 dataset names
+    ({"names": ("nope",)}, "names"),
+    ({"names": ()}, "names"),
+    ({"epsilons": ()}, "epsilons"),
+    ({"calibrate": "no"}, "calibrate"),
+    ({"calibrate": 1}, "calibrate"),
+    ({"repetitions": 10**9}, "repetitions"),
+])
+def test_attack_table_bad_input_is_named(kwargs, match):
+    args = {"names": ("MEDCOST",), "epsilons": (1.0,), "repetitions": 1, "rng": 0, **kwargs}
+    with pytest.raises((ValueError, TypeError), match=match):
+        attack_table(**args)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: gptt_attack_run("MEDCOST", 1.0, calibrate="no"), "calibrate"),
+    (lambda: gptt_attack_run("MEDCOST", 1.0, copies=2**40), "copies"),
+    (lambda: gptt_attack_run("CPS", 1.0), "name"),
+    (lambda: gptt_attack_run("MEDCOST", 1e-300, calibrate=True), "epsilon"),
+    (lambda: counterexample_experiment(["a"], 0.5, 0.5), "t_values"),
+    (lambda: counterexample_experiment([1.5], 0.5, 0.5), "t_values"),
+    (lambda: counterexample_experiment([1, 2], 0.5, 0.5, trials=10**9), "trials"),
+    (lambda: threshold_answers_experiment([0.0, 1.0], True, 1.0, 1, 10), "threshold"),
+    (lambda: threshold_answers_experiment([0.0, 1.0], 0.5, 1.0, 1, 10**9), "trials"),
+])
+def test_experiments_bad_input_is_named(call, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()
+
+
+def test_gptt_attack_run_calibrate_flag_is_honoured():
+    # calibrate=False and True are different runs (the cache keys on the real bool)
+    off = gptt_attack_run("MEDCOST", 0.1, calibrate=False, seed=3)
+    on = gptt_attack_run("MEDCOST", 0.1, calibrate=True, seed=3)
+    assert off.calibrate is False and on.calibrate is True

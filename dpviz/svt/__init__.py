@@ -75,6 +75,7 @@ from __future__ import annotations
 
 from dpviz.svt.attack import (
     ESTIMATORS,
+    MIN_CALIBRATED_EPSILON,
     Reconstruction,
     laplace_reconstruct,
     ordered_estimate,
@@ -84,6 +85,7 @@ from dpviz.svt.attack import (
 from dpviz.svt.codes import ABOVE, BELOW, HALTED, NOT_DP
 from dpviz.svt.counterexample import (
     COUNTEREXAMPLE_THRESHOLD,
+    MAX_T_VALUES,
     CounterexampleProbability,
     counterexample_answers,
     counterexample_databases,
@@ -93,8 +95,8 @@ from dpviz.svt.counterexample import (
 )
 from dpviz.svt.exact import event_probability, sparse_vector_probability
 from dpviz.svt.gptt import gptt, gptt_noise_scales
-from dpviz.svt.oracles import DifferenceOracle, GPTTOracle, SVTOracle
-from dpviz.svt.partition import OrderedPartition, calibrate_shift, ordered_partition
+from dpviz.svt.oracles import MAX_COPIES, DifferenceOracle, GPTTOracle, SVTOracle
+from dpviz.svt.partition import MAX_CALIBRATION_STEPS, OrderedPartition, calibrate_shift, ordered_partition
 from dpviz.svt.scoring import ReconstructionAccuracy, fraction_exact, support_k
 from dpviz.svt.sparse_vector import sparse_vector, svt_noise_scales
 
@@ -106,4 +108,5 @@ __all__ = [
     "GPTTOracle", "SVTOracle", "DifferenceOracle", "OrderedPartition", "ordered_partition", "calibrate_shift",
     "Reconstruction", "ESTIMATORS", "ordered_estimate", "reconstruct_from_oracle", "reconstruct", "laplace_reconstruct",
     "ReconstructionAccuracy", "fraction_exact", "support_k",
+    "MAX_COPIES", "MAX_CALIBRATION_STEPS", "MAX_T_VALUES", "MIN_CALIBRATED_EPSILON",
 ]

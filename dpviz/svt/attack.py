@@ -28,15 +28,30 @@ from scipy.optimize import isotonic_regression
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.svt.codes import NOT_DP
-from dpviz.svt.oracles import DifferenceOracle, GPTTOracle, SVTOracle
+from dpviz.svt.gptt import _check_threshold
+from dpviz.svt.oracles import MAX_COPIES, DifferenceOracle, GPTTOracle, SVTOracle
 from dpviz.svt.partition import OrderedPartition, ordered_partition
-from dpviz.validation import check_array, check_choice, check_counts, check_epsilon, check_open_unit, check_probability
+from dpviz.validation import (
+    check_array,
+    check_bool,
+    check_choice,
+    check_counts,
+    check_epsilon,
+    check_int,
+    check_nonnegative,
+    check_open_unit,
+    check_probability,
+)
 
-__all__ = ["Reconstruction", "ESTIMATORS", "ordered_estimate", "reconstruct_from_oracle", "reconstruct",
-           "laplace_reconstruct"]
+__all__ = ["Reconstruction", "ESTIMATORS", "MIN_CALIBRATED_EPSILON", "ordered_estimate", "reconstruct_from_oracle",
+           "reconstruct", "laplace_reconstruct"]
 
 #: Estimators of Algorithm 4: the paper's rounded averages, or the order-constrained fit (ours).
 ESTIMATORS = ("average", "ordered")
+
+#: Smallest threshold budget with which ``calibrate=True`` is accepted by :func:`reconstruct`: the calibration
+#: searches shifts up to 2**64, and ``P(|Lap(1/eps1)| > 2**64) = exp(-2**64 eps1)`` is below e^-40 from here on.
+MIN_CALIBRATED_EPSILON = 40.0 / 2.0**64
 
 
 @dataclass(frozen=True, repr=False)
@@ -188,10 +203,13 @@ def reconstruct_from_oracle(oracle: DifferenceOracle, epsilon_totals: float, *, 
     Raises
     ------
     TypeError
-        If ``oracle`` is not an oracle (e.g. an array of counts).
+        If ``oracle`` is not an oracle (e.g. an array of counts), or
+        ``calibrate`` is not a bool.
     ValueError
         If ``epsilon_totals`` is not finite and > 0, ``estimator`` is not one of
-        :data:`ESTIMATORS`, or ``copies``/``block`` is not an int >= 1.
+        :data:`ESTIMATORS`, ``copies`` is not an int in ``[1, 2**30]``,
+        ``block`` is not an int >= 1, ``query_scale`` is negative, or the
+        calibration cannot locate the noisy threshold (see :func:`calibrate_shift`).
 
     References
     ----------
@@ -206,9 +224,16 @@ def reconstruct_from_oracle(oracle: DifferenceOracle, epsilon_totals: float, *, 
     >>> reconstruct_from_oracle(SVTOracle(x, 0.5, c=5, rng=1), 0.5).partition.n_groups   # SVT learns little
     2
     """
+    if not isinstance(oracle, DifferenceOracle) or isinstance(oracle, np.ndarray):
+        raise TypeError(f"oracle must provide answer_differences and noisy_group_totals, got {type(oracle).__name__}")
     epsilon_totals = check_epsilon(epsilon_totals, "epsilon_totals")
+    check_int("copies", copies, minimum=1, maximum=MAX_COPIES)
+    check_bool("calibrate", calibrate)
     check_choice("estimator", estimator, ESTIMATORS)
-    if query_scale is None:
+    check_int("block", block, minimum=1)
+    if query_scale is not None:
+        query_scale = check_nonnegative("query_scale", query_scale)
+    else:
         eps_q = oracle.epsilon_query if isinstance(oracle, GPTTOracle) else math.inf
         query_scale = 0.0 if math.isinf(eps_q) else laplace_scale(1.0, eps_q)
     partition = ordered_partition(oracle, copies=copies, calibrate=calibrate, query_scale=query_scale, block=block)
@@ -277,8 +302,13 @@ def reconstruct(counts: npt.ArrayLike, epsilon: float, *, split: float = 0.5, qu
     Raises
     ------
     ValueError, TypeError
-        If ``counts`` are not non-negative integer counts, or ``epsilon``,
-        ``split``, ``query_share``, ``copies`` or ``estimator`` is invalid.
+        If ``counts`` are not non-negative integer counts, ``epsilon``,
+        ``split``, ``query_share``, ``copies`` (an int in ``[1, 2**30]``),
+        ``calibrate`` (a bool), ``threshold`` (a finite number, not a bool) or
+        ``estimator`` is invalid, or ``calibrate=True`` with a threshold budget
+        ``(1 - query_share) * split * epsilon`` below
+        :data:`MIN_CALIBRATED_EPSILON` (about 2.2e-18).  There is no
+        ``accountant`` parameter (passing one is a TypeError): GPTT is NOT DP.
 
     References
     ----------
@@ -295,6 +325,14 @@ def reconstruct(counts: npt.ArrayLike, epsilon: float, *, split: float = 0.5, qu
     eps_gptt, eps_totals = _split(epsilon, split)
     check_choice("estimator", estimator, ESTIMATORS)
     query_share = check_probability("query_share", query_share, low_open=False, high_open=True)
+    check_int("copies", copies, minimum=1, maximum=MAX_COPIES)
+    threshold = _check_threshold(threshold)
+    if check_bool("calibrate", calibrate) and (1.0 - query_share) * eps_gptt < MIN_CALIBRATED_EPSILON:
+        raise ValueError(
+            f"calibrate=True cannot locate GPTT's noisy threshold when its budget (1 - query_share) * split * epsilon "
+            f"= {(1.0 - query_share) * eps_gptt:.3g} is below {MIN_CALIBRATED_EPSILON:.3g} (epsilon={epsilon!r}, "
+            f"split={split!r}, query_share={query_share!r}): its noise would exceed the 2**64 searched; "
+            "raise epsilon or split, or pass calibrate=False")
     gen = as_generator(rng)
     eps_q = None if query_share == 0 else query_share * eps_gptt
     oracle = GPTTOracle(counts, (1.0 - query_share) * eps_gptt, eps_q, threshold=threshold, rng=gen)

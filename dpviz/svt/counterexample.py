@@ -24,11 +24,14 @@ import numpy.typing as npt
 from dpviz.svt.codes import ABOVE, BELOW, NOT_DP
 from dpviz.svt.exact import event_probability
 from dpviz.svt.gptt import _query_epsilon, gptt_noise_scales
-from dpviz.validation import check_array, check_epsilon, check_int
+from dpviz.validation import check_array, check_elements, check_epsilon, check_int
+
+#: Most values of t one :func:`counterexample_probability` call integrates (each costs about 10 ms).
+MAX_T_VALUES = 1000
 
 __all__ = [
     "COUNTEREXAMPLE_THRESHOLD", "counterexample_databases", "counterexample_answers", "counterexample_event",
-    "counterexample_probability", "counterexample_log_ratio_bound", "CounterexampleProbability",
+    "counterexample_probability", "counterexample_log_ratio_bound", "CounterexampleProbability", "MAX_T_VALUES",
 ]
 
 
@@ -80,7 +83,7 @@ def counterexample_answers(t: int) -> tuple[np.ndarray, np.ndarray]:
     Raises
     ------
     ValueError, TypeError
-        If ``t`` is not an integer >= 1.
+        If ``t`` is not an integer >= 1, or ``2 t`` exceeds :data:`dpviz.validation.MAX_ELEMENTS`.
 
     References
     ----------
@@ -93,6 +96,7 @@ def counterexample_answers(t: int) -> tuple[np.ndarray, np.ndarray]:
     ([0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0])
     """
     t = check_int("t", t, minimum=1)
+    check_elements(2.0 * t, "query answers (2t)", t=t)
     d, dp = counterexample_databases()
     return np.repeat(d.astype(float), t), np.repeat(dp.astype(float), t)
 
@@ -113,7 +117,7 @@ def counterexample_event(t: int) -> np.ndarray:
     Raises
     ------
     ValueError, TypeError
-        If ``t`` is not an integer >= 1.
+        If ``t`` is not an integer >= 1, or ``2 t`` exceeds :data:`dpviz.validation.MAX_ELEMENTS`.
 
     Examples
     --------
@@ -121,6 +125,7 @@ def counterexample_event(t: int) -> np.ndarray:
     array([0, 0, 1, 1], dtype=int8)
     """
     t = check_int("t", t, minimum=1)
+    check_elements(2.0 * t, "output codes (2t)", t=t)
     return np.repeat(np.array([BELOW, ABOVE], dtype=np.int8), t)
 
 
@@ -247,7 +252,8 @@ def counterexample_log_ratio_bound(t: npt.ArrayLike, epsilon_threshold: float,
     b1, b2 = gptt_noise_scales(epsilon_threshold, epsilon_query)
     if b2 == 0:
         return np.full(t.shape, math.inf)
-    return math.log1p(-math.exp(-0.5 / b1)) + t * math.log(2.0 - math.exp(-1.0 / b2))
+    # log(1 - e^{-x}) as log(-expm1(-x)): exact also when x is so small that e^{-x} rounds to 1
+    return math.log(-math.expm1(-0.5 / b1)) + t * math.log(2.0 - math.exp(-1.0 / b2))
 
 
 def counterexample_probability(t: npt.ArrayLike, epsilon_threshold: float, epsilon_query: float | None = None
@@ -280,7 +286,9 @@ def counterexample_probability(t: npt.ArrayLike, epsilon_threshold: float, epsil
     Raises
     ------
     ValueError, TypeError
-        If ``t`` is empty or some t is not an integer >= 1, or a budget is invalid.
+        If ``t`` is empty, lists more than :data:`MAX_T_VALUES` (1000) values, or
+        some t is not an integer >= 1 (or ``2 t`` exceeds
+        :data:`dpviz.validation.MAX_ELEMENTS`), or a budget is invalid.
 
     References
     ----------
@@ -295,6 +303,10 @@ def counterexample_probability(t: npt.ArrayLike, epsilon_threshold: float, epsil
     t_arr = np.atleast_1d(check_array("t", t, ndim=(0, 1)))
     if t_arr.size == 0 or np.any(t_arr < 1) or np.any(t_arr != np.round(t_arr)):
         raise ValueError(f"t must be integers >= 1, got {t_arr.tolist()}")
+    if t_arr.size > MAX_T_VALUES:
+        raise ValueError(f"t must list at most {MAX_T_VALUES} values (one numerical integration each), "
+                         f"got {t_arr.size}")
+    check_elements(2.0 * float(t_arr.max()), "query answers (2t)", t=int(t_arr.max()))
     t_arr = t_arr.astype(int)
     eps2 = _query_epsilon(epsilon_query)
     eps1 = check_epsilon(epsilon_threshold, "epsilon_threshold")

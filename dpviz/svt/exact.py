@@ -26,12 +26,28 @@ import numpy.typing as npt
 from scipy import integrate
 
 from dpviz.svt.codes import ABOVE, BELOW, HALTED
-from dpviz.svt.gptt import gptt_noise_scales
-from dpviz.svt.noise import _laplace_cdf, _laplace_logcdf, _laplace_logsf
+from dpviz.svt.gptt import _check_threshold, gptt_noise_scales
+from dpviz.svt.noise import _laplace_logcdf, _laplace_logsf
 from dpviz.svt.sparse_vector import svt_noise_scales
-from dpviz.validation import check_array
+from dpviz.validation import check_array, check_bool
 
 __all__ = ["event_probability", "sparse_vector_probability"]
+
+
+def _laplace_interval_logp(lo: float, hi: float, b: float, w: float) -> float:
+    """``log P(lo < Lap(b) <= hi)`` for ``lo < hi`` of width ``w > 0``, without cancellation however wide ``b`` is.
+
+    ``w = hi - lo`` is passed apart, computed before ``lo`` and ``hi`` were shifted by the threshold (which may
+    round them together).  Then: ``P = e^{-lo/b} (1 - e^{-w/b}) / 2`` when ``lo >= 0``,
+    ``P = e^{hi/b} (1 - e^{-w/b}) / 2`` when ``hi <= 0``, and ``P = 1 - e^{lo/b}/2 - e^{-hi/b}/2`` otherwise;
+    every ``1 - e^{-x}`` is ``-expm1(-x)``, exact when ``e^{-x}`` rounds to 1 (the difference of two cdf values
+    would round to 0).
+    """
+    if lo >= 0:
+        return math.log(0.5) - lo / b + math.log(-math.expm1(-w / b))
+    if hi <= 0:
+        return math.log(0.5) + hi / b + math.log(-math.expm1(-w / b))
+    return math.log(-0.5 * math.expm1(lo / b) - 0.5 * math.expm1(-hi / b))
 
 
 def event_probability(answers: npt.ArrayLike, event: npt.ArrayLike, threshold: float, epsilon_threshold: float,
@@ -77,8 +93,9 @@ def event_probability(answers: npt.ArrayLike, event: npt.ArrayLike, threshold: f
     ------
     ValueError, TypeError
         If ``answers`` or ``event`` is not a finite 1-D array, their shapes differ,
-        ``event`` holds anything but 0 and 1, or a budget, the threshold or the
-        sensitivity is invalid (see :func:`gptt_noise_scales`).
+        ``event`` holds anything but 0 and 1, a budget, the threshold (a bool is
+        refused) or the sensitivity is invalid (see :func:`gptt_noise_scales`),
+        or ``log`` is not a bool.
 
     References
     ----------
@@ -95,18 +112,16 @@ def event_probability(answers: npt.ArrayLike, event: npt.ArrayLike, threshold: f
         raise ValueError(f"event must have the shape of answers {answers.shape}, got {event.shape}")
     if not np.all((event == ABOVE) | (event == BELOW)):
         raise ValueError("event must contain only ABOVE (1) and BELOW (0)")
-    threshold = float(check_array("threshold", threshold, ndim=0))
+    threshold = _check_threshold(threshold)
     b1, b2 = gptt_noise_scales(epsilon_threshold, epsilon_query, sensitivity=sensitivity)
+    log = check_bool("log", log)
     up = answers[event == ABOVE]
     down = answers[event == BELOW]
     if b2 == 0.0:
         hi = up.min() if up.size else math.inf
         lo = down.max() if down.size else -math.inf
-        if hi <= lo:
-            p = 0.0
-        else:
-            p = float(_laplace_cdf(hi - threshold, b1) - _laplace_cdf(lo - threshold, b1))
-        return (math.log(p) if p > 0 else -math.inf) if log else p
+        logp = -math.inf if hi <= lo else _laplace_interval_logp(lo - threshold, hi - threshold, b1, hi - lo)
+        return logp if log else math.exp(logp)
     vals_up, mult_up = np.unique(up, return_counts=True)
     vals_dn, mult_dn = np.unique(down, return_counts=True)
 
@@ -119,20 +134,23 @@ def event_probability(answers: npt.ArrayLike, event: npt.ArrayLike, threshold: f
             out = out + (mult_dn * _laplace_logcdf(s[..., None] - vals_dn, b2)).sum(axis=-1)
         return out
 
-    kinks = np.unique(np.concatenate([[threshold], vals_up, vals_dn]))
+    # work in units of the widest noise scale, s = span * u: the grid and quad then see features of width
+    # about 1 whatever the scales (with span = 1e100 quad saw a flat integrand and returned 0)
     span = max(b1, b2, 1.0)
-    grid = np.concatenate([np.linspace(kinks[0] - 40 * span, kinks[-1] + 40 * span, 4001), kinks])
-    lg = logf(grid)
+    kinks = np.unique(np.concatenate([[threshold], vals_up, vals_dn])) / span
+    grid = np.concatenate([np.linspace(kinks[0] - 40, kinks[-1] + 40, 4001), kinks])
+    with np.errstate(over="ignore", invalid="ignore"):
+        lg = logf(span * grid)
     peak = float(grid[np.argmax(lg)])
     m = float(lg.max())
     pts = np.unique(np.concatenate([kinks, [peak]]))
     pieces = [(-math.inf, pts[0])] + list(zip(pts[:-1], pts[1:], strict=True)) + [(pts[-1], math.inf)]
     total = 0.0
     for a, b in pieces:
-        val, _ = integrate.quad(lambda s: math.exp(float(logf(s)) - m), a, b, epsabs=0.0, epsrel=1e-10,
+        val, _ = integrate.quad(lambda u: math.exp(float(logf(span * u)) - m), a, b, epsabs=0.0, epsrel=1e-10,
                                 limit=200)
         total += val
-    logp = m + math.log(total) if total > 0 else -math.inf
+    logp = m + math.log(total) + math.log(span) if total > 0 else -math.inf
     return logp if log else math.exp(logp)
 
 
@@ -180,8 +198,9 @@ def sparse_vector_probability(answers: npt.ArrayLike, output: npt.ArrayLike, thr
     ------
     ValueError, TypeError
         If ``answers`` or ``output`` is not a finite 1-D array, their shapes
-        differ, ``output`` holds anything but 1, 0 and -1, or a parameter is
-        invalid (see :func:`svt_noise_scales`).
+        differ, ``output`` holds anything but 1, 0 and -1, ``threshold`` is not a
+        finite number (a bool is refused), ``log`` is not a bool, or a parameter
+        is invalid (see :func:`svt_noise_scales`).
 
     References
     ----------
@@ -199,8 +218,10 @@ def sparse_vector_probability(answers: npt.ArrayLike, output: npt.ArrayLike, thr
         raise ValueError(f"output must have the shape of answers {answers.shape}, got {output.shape}")
     if not np.all((output == ABOVE) | (output == BELOW) | (output == HALTED)):
         raise ValueError("output must contain only ABOVE (1), BELOW (0) and HALTED (-1)")
+    threshold = _check_threshold(threshold)
     b_thr, b_q = svt_noise_scales(epsilon, c, sensitivity=sensitivity, threshold_share=threshold_share,
                                   monotonic=monotonic)
+    log = check_bool("log", log)
     halted = np.flatnonzero(output == HALTED)
     n = int(halted[0]) if halted.size else output.size
     prefix = output[:n]

@@ -24,6 +24,7 @@ from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
     check_array,
+    check_elements,
     check_epsilon,
     check_positive,
     check_trials,
@@ -37,6 +38,13 @@ def _query_epsilon(epsilon_query: float | None) -> float:
     if epsilon_query is None:
         return math.inf
     return check_positive("epsilon_query", epsilon_query, allow_inf=True)
+
+
+def _check_threshold(threshold: float, name: str = "threshold") -> float:
+    """A public threshold: a finite real number of any sign; a bool (``True`` would be read as 1) is refused."""
+    if isinstance(threshold, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a real number, got {threshold!r} of type {type(threshold).__name__}")
+    return float(check_array(name, threshold, ndim=0))
 
 
 def gptt_noise_scales(epsilon_threshold: float, epsilon_query: float | None = None, *,
@@ -126,7 +134,10 @@ def gptt(answers: npt.ArrayLike, threshold: float, epsilon_threshold: float, eps
     ------
     ValueError, TypeError
         If ``answers`` is not a finite 1-D array, ``threshold`` not a finite
-        number, a budget or the sensitivity not > 0, or ``size`` not an int >= 1.
+        number (a bool is refused), a budget or the sensitivity not > 0, ``size``
+        not an int >= 1, or ``size * len(answers)`` above
+        :data:`dpviz.validation.MAX_ELEMENTS`.  Passing ``accountant`` is a
+        TypeError: GPTT is not DP, so no ledger can record it.
 
     References
     ----------
@@ -138,9 +149,10 @@ def gptt(answers: npt.ArrayLike, threshold: float, epsilon_threshold: float, eps
     array([0, 1, 0, 1], dtype=int8)
     """
     answers = check_array("answers", answers, ndim=1)
-    threshold = float(check_array("threshold", threshold, ndim=0))
+    threshold = _check_threshold(threshold)
     b_thr, b_q = gptt_noise_scales(epsilon_threshold, epsilon_query, sensitivity=sensitivity)
     size = check_trials(size)
+    check_elements(float(size or 1) * answers.size, "GPTT answers", size=size, **{"len(answers)": answers.size})
     gen = as_generator(rng)
     k = 1 if size is None else size
     rho = gen.laplace(0.0, b_thr, size=(k, 1))

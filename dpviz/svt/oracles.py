@@ -26,12 +26,16 @@ import numpy.typing as npt
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.svt.codes import HALTED, NOT_DP
-from dpviz.svt.gptt import _query_epsilon, gptt_noise_scales
+from dpviz.svt.gptt import _check_threshold, _query_epsilon, gptt_noise_scales
 from dpviz.svt.noise import _laplace_logsf
 from dpviz.svt.sparse_vector import svt_noise_scales
 from dpviz.validation import check_array, check_counts, check_epsilon, check_int
 
-__all__ = ["DifferenceOracle", "GPTTOracle", "SVTOracle"]
+__all__ = ["DifferenceOracle", "GPTTOracle", "SVTOracle", "MAX_COPIES"]
+
+#: Most repetitions of one difference query (the counts of ABOVE answers are int32); a million copies
+#: already defeat the explorer's largest query noise.
+MAX_COPIES = 2**30
 
 
 @runtime_checkable
@@ -198,8 +202,11 @@ class GPTTOracle(_HistogramOracle):
     Raises
     ------
     ValueError, TypeError
-        If ``counts`` are not non-negative integer counts, or a parameter is
-        invalid (see :func:`dpviz.svt.gptt_noise_scales`).
+        If ``counts`` are not non-negative integer counts, ``threshold`` is not a
+        finite number (a bool is refused), or a parameter is invalid (see
+        :func:`dpviz.svt.gptt_noise_scales`).  There is no ``accountant``
+        parameter (passing one is a TypeError): GPTT is NOT DP, so no ledger
+        can record its answers.
 
     References
     ----------
@@ -215,7 +222,7 @@ class GPTTOracle(_HistogramOracle):
     def __init__(self, counts: npt.ArrayLike, epsilon_threshold: float, epsilon_query: float | None = None, *,
                  threshold: float = 0.5, rng: RngLike = None) -> None:
         super().__init__(counts, rng)
-        self.threshold = float(check_array("threshold", threshold, ndim=0))
+        self.threshold = _check_threshold(threshold)
         self._b1, self._b2 = gptt_noise_scales(epsilon_threshold, epsilon_query)
         self.epsilon_threshold = float(epsilon_threshold)
         self.epsilon_query = _query_epsilon(epsilon_query)
@@ -232,7 +239,7 @@ class GPTTOracle(_HistogramOracle):
         rows : array_like of int, shape (r,)
             The cells x, in ``[0, domain_size)``.
         copies : int, default 1
-            Repetitions of every query, >= 1.
+            Repetitions of every query, in ``[1, MAX_COPIES]`` (2**30).
         shift : float, default 0
             Public constant added to every difference.
 
@@ -246,10 +253,10 @@ class GPTTOracle(_HistogramOracle):
         ------
         ValueError, TypeError
             If ``rows`` is not a 1-D integer array of cells, ``copies`` not an
-            int >= 1 or ``shift`` not a finite number.
+            int in ``[1, 2**30]`` or ``shift`` not a finite number.
         """
         rows = self._check_rows(rows)
-        copies = check_int("copies", copies, minimum=1)
+        copies = check_int("copies", copies, minimum=1, maximum=MAX_COPIES)
         shift = float(check_array("shift", shift, ndim=0))
         c = self._counts()
         s = self.__noisy_threshold
@@ -312,8 +319,9 @@ class SVTOracle(_HistogramOracle):
     Raises
     ------
     ValueError, TypeError
-        If ``counts`` are not non-negative integer counts, or a parameter is
-        invalid (see :func:`dpviz.svt.svt_noise_scales`).
+        If ``counts`` are not non-negative integer counts, ``threshold`` is not a
+        finite number (a bool is refused), or a parameter is invalid (see
+        :func:`dpviz.svt.svt_noise_scales`).
 
     References
     ----------
@@ -331,7 +339,7 @@ class SVTOracle(_HistogramOracle):
     def __init__(self, counts: npt.ArrayLike, epsilon: float, c: int = 1, *, threshold: float = 0.5,
                  threshold_share: float = 0.5, rng: RngLike = None) -> None:
         super().__init__(counts, rng)
-        self.threshold = float(check_array("threshold", threshold, ndim=0))
+        self.threshold = _check_threshold(threshold)
         self.epsilon = check_epsilon(epsilon)
         self.c = check_int("c", c, minimum=1)
         self._b1, self._b2 = svt_noise_scales(epsilon, c, threshold_share=threshold_share)

@@ -20,10 +20,13 @@ import numpy as np
 
 from dpviz.svt.codes import ABOVE, HALTED
 from dpviz.svt.noise import _laplace_isf
-from dpviz.svt.oracles import DifferenceOracle
-from dpviz.validation import check_int, check_nonnegative
+from dpviz.svt.oracles import MAX_COPIES, DifferenceOracle
+from dpviz.validation import check_bool, check_elements, check_int, check_nonnegative
 
-__all__ = ["OrderedPartition", "ordered_partition", "calibrate_shift"]
+__all__ = ["OrderedPartition", "ordered_partition", "calibrate_shift", "MAX_CALIBRATION_STEPS"]
+
+#: Largest ``max_steps`` of :func:`calibrate_shift`: the shifts ``2**max_steps`` must stay finite floats.
+MAX_CALIBRATION_STEPS = 1000
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ def _majority(answers: np.ndarray, copies: int) -> np.ndarray:
     """Majority vote over copies (ABOVE when more than half said ABOVE); HALTED (-1) stays -1."""
     if copies == 1:
         return answers.astype(np.int8)
-    return (answers.astype(np.int32) * 2 > copies).astype(np.int8)
+    return (answers.astype(np.int64) * 2 > copies).astype(np.int8)
 
 
 def calibrate_shift(oracle: DifferenceOracle, *, copies: int = 1, query_scale: float = 0.0,
@@ -99,7 +102,8 @@ def calibrate_shift(oracle: DifferenceOracle, *, copies: int = 1, query_scale: f
     query_scale : float, default 0
         The public Laplace scale of the oracle's query noise (0: none).
     max_steps : int, default 64
-        Give up once the doubling search passes ``2 ** max_steps``.
+        Give up once the doubling search passes ``2 ** max_steps``; in
+        ``[1, MAX_CALIBRATION_STEPS]`` (1000, so every shift is a finite float).
 
     Returns
     -------
@@ -109,8 +113,10 @@ def calibrate_shift(oracle: DifferenceOracle, *, copies: int = 1, query_scale: f
     Raises
     ------
     ValueError, TypeError
-        If ``copies`` is not an int >= 1 or ``query_scale`` is negative, or if the
-        threshold cannot be located within ``2 ** max_steps``.
+        If ``copies`` is not an int in ``[1, 2**30]``, ``query_scale`` is
+        negative, ``max_steps`` is not an int in ``[1, 1000]``, or if the
+        threshold cannot be located within ``2 ** max_steps`` (the message
+        names ``max_steps``).
 
     References
     ----------
@@ -122,8 +128,10 @@ def calibrate_shift(oracle: DifferenceOracle, *, copies: int = 1, query_scale: f
     >>> calibrate_shift(GPTTOracle([5, 2, 7], 0.1, rng=0))     # this noisy threshold lies in (3, 4]
     3.0
     """
-    copies = check_int("copies", copies, minimum=1)
+    copies = check_int("copies", copies, minimum=1, maximum=MAX_COPIES)
     query_scale = check_nonnegative("query_scale", query_scale)
+    max_steps = check_int("max_steps", max_steps, minimum=1, maximum=MAX_CALIBRATION_STEPS)
+    limit = 2 ** max_steps
     row0 = np.array([0])
 
     def count(j: float) -> int:
@@ -138,15 +146,19 @@ def calibrate_shift(oracle: DifferenceOracle, *, copies: int = 1, query_scale: f
         step = 1
         while above(-step):
             step *= 2
-            if step > 2 ** max_steps:
-                raise ValueError("could not locate the noisy threshold (no query ever answered BELOW)")
+            if step > limit:
+                raise ValueError(f"could not locate the noisy threshold: every constant query down to -2**max_steps "
+                                 f"answered ABOVE (max_steps={max_steps}); raise max_steps, or the threshold "
+                                 "budget if its noise is this large")
         lo, hi = -step, -step // 2 if step > 1 else 0
     else:
         step = 1
         while not above(step):
             step *= 2
-            if step > 2 ** max_steps:
-                raise ValueError("could not locate the noisy threshold (no query ever answered ABOVE)")
+            if step > limit:
+                raise ValueError(f"could not locate the noisy threshold: every constant query up to 2**max_steps "
+                                 f"answered BELOW (max_steps={max_steps}); raise max_steps, or the threshold "
+                                 "budget if its noise is this large")
         lo, hi = step // 2 if step > 1 else 0, step
     while hi - lo > 1:
         mid = (lo + hi) // 2
@@ -208,10 +220,13 @@ def ordered_partition(oracle: DifferenceOracle, *, copies: int = 1, calibrate: b
     Raises
     ------
     TypeError
-        If ``oracle`` is not a :class:`DifferenceOracle` (e.g. an array of counts).
+        If ``oracle`` is not a :class:`DifferenceOracle` (e.g. an array of counts),
+        or ``calibrate`` is not a bool.
     ValueError
-        If ``copies``, ``block`` or ``oracle.domain_size`` is not an int >= 1, or
-        the oracle answers with the wrong shape.
+        If ``copies`` is not an int in ``[1, 2**30]``, ``block`` or
+        ``oracle.domain_size`` is not an int >= 1, ``oracle.domain_size ** 2``
+        (the number of queries) exceeds :data:`dpviz.validation.MAX_ELEMENTS`,
+        ``query_scale`` is negative, or the oracle answers with the wrong shape.
 
     References
     ----------
@@ -225,9 +240,13 @@ def ordered_partition(oracle: DifferenceOracle, *, copies: int = 1, calibrate: b
     """
     if not isinstance(oracle, DifferenceOracle) or isinstance(oracle, np.ndarray):
         raise TypeError(f"oracle must provide answer_differences and noisy_group_totals, got {type(oracle).__name__}")
-    copies = check_int("copies", copies, minimum=1)
+    copies = check_int("copies", copies, minimum=1, maximum=MAX_COPIES)
+    calibrate = check_bool("calibrate", calibrate)
+    query_scale = check_nonnegative("query_scale", query_scale)
     block = check_int("block", block, minimum=1)
     d = check_int("oracle.domain_size", oracle.domain_size, minimum=1)
+    # d * d queries are asked (run time), and min(block, d) * d answers are held at once (memory)
+    check_elements(float(d) * d, "difference queries (d x d)", **{"oracle.domain_size": d})
     shift = calibrate_shift(oracle, copies=copies, query_scale=query_scale) if calibrate else 0.0
     packed_rows, scores = [], np.empty(d, dtype=np.int64)
     for start in range(0, d, block):

@@ -23,13 +23,15 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from dpviz.accountant import PrivacyAccountant, check_accountant
+from dpviz.accountant import PrivacyAccountant, charge
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.svt.codes import HALTED
+from dpviz.svt.gptt import _check_threshold
 from dpviz.validation import (
     check_array,
     check_bool,
+    check_elements,
     check_epsilon,
     check_int,
     check_open_unit,
@@ -131,8 +133,11 @@ def sparse_vector(answers: npt.ArrayLike, threshold: float, epsilon: float, c: i
         Whether all queries move in the same direction when a record is added or removed (allows
         query noise ``Lap(c Delta / eps2)``).
     accountant : PrivacyAccountant, optional
-        Charged ``epsilon`` once per run (``size`` runs cost ``size * epsilon``)
-        *before* any noise is drawn; raises ``BudgetExceededError`` if it does not fit.
+        Charged through :func:`dpviz.accountant.charge` after every input is
+        checked and *before* any noise is drawn: ``epsilon`` for one run, and
+        ``size * epsilon`` for ``size`` independent runs (sequential
+        composition, one ledger row "sparse vector (c=...) xsize"); raises
+        ``BudgetExceededError`` and records nothing if it does not fit.
     rng : None, int, SeedSequence or Generator
         Source of randomness.
     size : int, optional
@@ -146,8 +151,9 @@ def sparse_vector(answers: npt.ArrayLike, threshold: float, epsilon: float, c: i
     Raises
     ------
     ValueError, TypeError
-        For bad parameters (named in the message), or an ``accountant`` that is
-        not a :class:`~dpviz.accountant.PrivacyAccountant`.
+        For bad parameters (named in the message; a bool ``threshold`` is
+        refused), ``size * len(answers)`` above :data:`dpviz.validation.MAX_ELEMENTS`,
+        or an ``accountant`` that is not a :class:`~dpviz.accountant.PrivacyAccountant`.
     BudgetExceededError
         If ``accountant`` cannot afford ``size * epsilon``; nothing is drawn then.
 
@@ -161,17 +167,14 @@ def sparse_vector(answers: npt.ArrayLike, threshold: float, epsilon: float, c: i
     array([ 0,  0,  1,  0,  1, -1], dtype=int8)
     """
     answers = check_array("answers", answers, ndim=1)
-    threshold = float(check_array("threshold", threshold, ndim=0))
+    threshold = _check_threshold(threshold)
     b_thr, b_q = svt_noise_scales(epsilon, c, sensitivity=sensitivity, threshold_share=threshold_share,
                                   monotonic=monotonic)
     size = check_trials(size)
-    acc = check_accountant(accountant)
-    if acc is not None:
-        runs = 1 if size is None else size
-        acc.spend(runs * check_epsilon(epsilon), label=f"sparse vector (c={c})" +
-                         ("" if runs == 1 else f" x{runs} runs"))
-    gen = as_generator(rng)
     k = 1 if size is None else size
+    check_elements(float(k) * answers.size, "SVT answers", size=size, **{"len(answers)": answers.size})
+    gen = as_generator(rng)                 # a bad rng is refused before anything is charged
+    charge(accountant, check_epsilon(epsilon), size=size, label=f"sparse vector (c={c})")
     rho = gen.laplace(0.0, b_thr, size=(k, 1))
     nu = gen.laplace(0.0, b_q, size=(k, answers.size))
     above = answers[None, :] + nu >= threshold + rho

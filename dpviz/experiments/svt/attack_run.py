@@ -16,6 +16,8 @@ import numpy as np
 from dpviz import datasets
 from dpviz.svt import (
     ESTIMATORS,
+    MAX_COPIES,
+    MIN_CALIBRATED_EPSILON,
     NOT_DP,
     ReconstructionAccuracy,
     SVTOracle,
@@ -26,6 +28,7 @@ from dpviz.svt import (
     support_k,
 )
 from dpviz.validation import (
+    check_bool,
     check_choice,
     check_epsilon,
     check_int,
@@ -145,23 +148,37 @@ def gptt_attack_run(name: str, epsilon: float, *, split: float = 0.5, query_shar
     Raises
     ------
     ValueError, TypeError
-        If a parameter is invalid or ``name`` is not a histogram dataset.
+        If a parameter is invalid (``copies`` an int in ``[1, 2**30]``,
+        ``calibrate`` a bool), ``name`` is not a histogram dataset, or
+        ``calibrate=True`` with a threshold budget below
+        :data:`dpviz.svt.MIN_CALIBRATED_EPSILON` (see :func:`dpviz.svt.reconstruct`).
 
     References
     ----------
     See [CM15] (Alg. 3 and 4) in the module docstring.
+
+    Examples
+    --------
+    >>> run = gptt_attack_run("MEDCOST", 1.0, seed=0)
+    >>> run.gptt_accuracy.small > run.laplace_accuracy.small > run.svt_accuracy.small
+    True
     """
     epsilon = check_epsilon(epsilon)
     split = check_open_unit("split", split)
     query_share = check_probability("query_share", query_share, low_open=False, high_open=True)
-    copies = check_int("copies", copies, minimum=1)
+    copies = check_int("copies", copies, minimum=1, maximum=MAX_COPIES)
+    calibrate = check_bool("calibrate", calibrate)
     check_choice("estimator", estimator, ESTIMATORS)
     svt_c = check_int("svt_c", svt_c, minimum=1)
     seed = check_int("seed", seed, minimum=0)
     info = datasets.describe(name)
     if info.kind != "histogram":
         raise ValueError(f"name must be a histogram dataset, got {name!r} ({info.kind})")
-    return _cached_run(info.name, epsilon, split, query_share, copies, bool(calibrate), estimator, svt_c, seed)
+    if calibrate and (1.0 - query_share) * split * epsilon < MIN_CALIBRATED_EPSILON:
+        raise ValueError(f"calibrate=True needs GPTT's threshold budget (1 - query_share) * split * epsilon "
+                         f">= {MIN_CALIBRATED_EPSILON:.3g} (epsilon={epsilon!r}, split={split!r}); raise epsilon "
+                         "or split, or pass calibrate=False")
+    return _cached_run(info.name, epsilon, split, query_share, copies, calibrate, estimator, svt_c, seed)
 
 
 @functools.lru_cache(maxsize=128)

@@ -25,19 +25,23 @@ from dpviz.svt import (
     support_k,
 )
 from dpviz.validation import (
+    check_bool,
     check_choice,
     check_epsilon,
     check_int,
     check_open_unit,
 )
 
-__all__ = ["AttackTable", "attack_table", "PAPER_DATASETS", "TABLE_FIELDS"]
+__all__ = ["AttackTable", "attack_table", "PAPER_DATASETS", "TABLE_FIELDS", "MAX_ATTACKS"]
 
 
 #: The per-repetition fields of :class:`AttackTable`.
 TABLE_FIELDS = ("overall", "small", "small_nonzero", "laplace_overall", "laplace_small", "laplace_small_nonzero")
 #: The four histograms of [CM15] Table 1, by their dpviz names.
 PAPER_DATASETS = ("ADULT", "MEDCOST", "INCOME", "HEPTH")
+#: Most attacks one :func:`attack_table` call runs (datasets x epsilons x repetitions); one attack on a
+#: 4096-cell histogram takes about 20 ms, so the cap is a few minutes.
+MAX_ATTACKS = 10_000
 
 
 @dataclass(frozen=True)
@@ -182,22 +186,51 @@ def attack_table(names: Sequence[str] = PAPER_DATASETS, epsilons: Sequence[float
     Raises
     ------
     ValueError, TypeError
-        If ``names`` or ``epsilons`` is empty, an epsilon is invalid, or
-        ``repetitions``, ``split`` or ``estimator`` is invalid.
+        If ``names`` is a single string, empty, or names a dataset that is not a
+        histogram (the CPS records are refused: the attack needs counts per
+        cell), ``epsilons`` is empty, an epsilon is invalid, ``repetitions``,
+        ``split``, ``calibrate`` (a bool) or ``estimator`` is invalid, or the
+        number of attacks exceeds :data:`MAX_ATTACKS`.
 
     References
     ----------
     See [CM15] (Tables 1-3) in the module docstring.
+
+    Examples
+    --------
+    >>> t = attack_table(names=("MEDCOST",), epsilons=(1.0,), repetitions=2, rng=0)
+    >>> t.overall.shape, bool(t.mean("small")[0, 0] > t.mean("laplace_small")[0, 0])
+    ((1, 1, 2), True)
     """
+    if isinstance(names, (str, bytes)):
+        raise TypeError(f"names must be a sequence of dataset names, got the string {names!r}; "
+                        f"write names=({names!r},)")
     names = tuple(names)
     if not names:
         raise ValueError("names must list at least one dataset")
+    for name in names:
+        try:
+            info = datasets.describe(name)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"names: {err}") from None
+        if info.kind != "histogram":
+            raise ValueError(f"names must list histogram datasets: {name!r} holds {info.kind} (one value per "
+                             f"person), not counts per cell; choose from {', '.join(PAPER_DATASETS)} or another "
+                             "histogram of dpviz.datasets")
+    if isinstance(epsilons, (str, bytes)):
+        raise TypeError(f"epsilons must be a sequence of numbers, got the string {epsilons!r}")
     eps = np.array([check_epsilon(e, "epsilons") for e in epsilons], dtype=float)
     if eps.size == 0:
         raise ValueError("epsilons must list at least one epsilon")
     repetitions = check_int("repetitions", repetitions, minimum=1)
     split = check_open_unit("split", split)
+    calibrate = check_bool("calibrate", calibrate)
     check_choice("estimator", estimator, ESTIMATORS)
+    attacks = len(names) * eps.size * repetitions
+    if attacks > MAX_ATTACKS:
+        raise ValueError(f"names x epsilons x repetitions = {len(names)} x {eps.size} x {repetitions} = {attacks} "
+                         f"attacks exceeds the cap of {MAX_ATTACKS}: lower repetitions or the number of names "
+                         "or epsilons")
     gen = as_generator(rng)
     shape = (len(names), eps.size, repetitions)
     overall, small, nz, lap_o, lap_s, lap_nz = (np.empty(shape) for _ in range(6))

@@ -25,6 +25,8 @@ from dpviz.svt import (
     gptt,
 )
 from dpviz.validation import (
+    check_array,
+    check_elements,
     check_int,
 )
 
@@ -112,16 +114,32 @@ def counterexample_experiment(t_values: npt.ArrayLike, epsilon_threshold: float,
     Raises
     ------
     ValueError, TypeError
-        If some t is not an integer >= 1, a budget is invalid, or ``trials`` /
-        ``simulate_max_t`` is not a non-negative int (``trials`` >= 1).
+        If some t is not an integer >= 1, a budget is invalid, ``trials`` /
+        ``simulate_max_t`` is not a non-negative int (``trials`` >= 1), or a
+        simulation would draw more than :data:`dpviz.validation.MAX_ELEMENTS`
+        GPTT answers in all (``trials x 4 x`` the sum of the simulated t).
 
     References
     ----------
     See [CM15] (Section 4) in the module docstring.
+
+    Examples
+    --------
+    >>> r = counterexample_experiment([1, 2], 0.5, 0.5, trials=2000, rng=0)
+    >>> bool(np.all(np.abs(r.sim_p_d - r.exact.p_d) < 5 * r.se_d + 1e-12))
+    True
     """
-    exact = counterexample_probability(t_values, epsilon_threshold, epsilon_query)
+    t_arr = np.atleast_1d(check_array("t_values", t_values, ndim=(0, 1)))
+    if t_arr.size == 0 or np.any(t_arr < 1) or np.any(t_arr != np.round(t_arr)):
+        raise ValueError(f"t_values must be integers >= 1, got {t_arr.tolist()}")
     trials = check_int("trials", trials, minimum=1)
     simulate_max_t = check_int("simulate_max_t", simulate_max_t, minimum=0)
+    exact = counterexample_probability(t_values, epsilon_threshold, epsilon_query)
+    simulated = exact.t[exact.t <= simulate_max_t]
+    if simulated.size:
+        # every simulated t runs GPTT on 2t queries, trials times, on D and on D': bound memory and run time
+        check_elements(float(trials) * 4 * float(simulated.sum()), "GPTT answers in all (trials x 4 x sum of t)",
+                       trials=trials, simulate_max_t=simulate_max_t)
     gen = as_generator(rng)
     sim_d = np.full(exact.t.size, np.nan)
     sim_dp = np.full(exact.t.size, np.nan)

@@ -23,6 +23,7 @@ from dpviz.svt import (
 )
 from dpviz.validation import (
     check_array,
+    check_elements,
     check_epsilon,
     check_int,
 )
@@ -106,17 +107,26 @@ def threshold_answers_experiment(answers: npt.ArrayLike, threshold: float, epsil
     Raises
     ------
     ValueError, TypeError
-        If ``answers`` is not a finite 1-D array, or ``epsilon``, ``c`` or
-        ``trials`` is invalid.
+        If ``answers`` is not a finite 1-D array, ``threshold`` is not a finite
+        number (a bool is refused), ``epsilon``, ``c`` or ``trials`` is invalid,
+        or ``trials x len(answers)`` exceeds :data:`dpviz.validation.MAX_ELEMENTS`.
 
     References
     ----------
     See [CM15] (Alg. 1 and 2) in the module docstring.
+
+    Examples
+    --------
+    >>> r = threshold_answers_experiment([0.0, 5.0, 5.0, 5.0], 2.5, 1.0, c=1, trials=1000, rng=0)
+    >>> int(r.svt_positives.max()), int(r.gptt_positives.max()) > 1
+    (1, True)
     """
     answers = check_array("answers", answers, ndim=1)
     epsilon = check_epsilon(epsilon)
     c = check_int("c", c, minimum=1)
     trials = check_int("trials", trials, minimum=1)
+    check_elements(float(trials) * answers.size, "answers per algorithm (trials x m)", trials=trials,
+                   **{"len(answers)": answers.size})
     gen = as_generator(rng)
     s = sparse_vector(answers, threshold, epsilon, c, rng=gen, size=trials)
     g = gptt(answers, threshold, epsilon / 2, epsilon / 2, rng=gen, size=trials)
