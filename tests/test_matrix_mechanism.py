@@ -188,9 +188,12 @@ def test_run_shapes_accountant_gaussian_and_nonnegative():
     assert r.mechanism == "laplace" and r.noise_variance == pytest.approx(2 * (4 / 0.6) ** 2)
     with pytest.raises(BudgetExceededError):
         mm.run(W, A, x, 0.6, rng=1, accountant=acc)
-    g = mm.run(W, A, x, 0.4, rng=1, size=3, delta=1e-5, accountant=acc)
-    assert g.mechanism == "gaussian" and g.answers.shape == (3, 36)
-    assert float(acc.spent.epsilon) == pytest.approx(1.0)
+    with pytest.raises(BudgetExceededError):  # size=3 is three releases: 3 x 0.4 = 1.2 > the 0.4 left
+        mm.run(W, A, x, 0.4, rng=1, size=3, delta=1e-6, accountant=acc)
+    assert len(acc.history) == 1
+    g = mm.run(W, A, x, 0.2, rng=1, size=2, delta=5e-6, accountant=acc)
+    assert g.mechanism == "gaussian" and g.answers.shape == (2, 36)
+    assert float(acc.spent.epsilon) == pytest.approx(1.0) and float(acc.spent.delta) == pytest.approx(1e-5)
     nn = mm.run(W, A, np.zeros(8), 0.5, rng=2, size=3, nonnegative=True)
     assert np.all(nn.estimate >= -1e-12)
     ls_est = mm.reconstruct(A, nn.measurements)
