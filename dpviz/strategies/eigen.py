@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from dpviz.strategies.gram import _gram
-from dpviz.validation import check_choice, check_int
+from dpviz.validation import check_bool, check_choice, check_int, check_positive
 from dpviz.workloads import Workload
 
 __all__ = ["eigen_design"]
@@ -78,10 +78,10 @@ def eigen_design(W: Any, *, gram: bool = False, norm: str = "l2", max_iter: int 
     >>> eigen_design(workloads.identity(3)).shape
     (3, 3)
     """
+    gram = check_bool("gram", gram)
     check_choice("norm", norm, ("l1", "l2"))
     max_iter = check_int("max_iter", max_iter, minimum=1)
-    if not (isinstance(tol, (int, float)) and tol > 0):
-        raise ValueError(f"tol must be a number > 0, got {tol!r}")
+    tol = check_positive("tol", tol)
     if isinstance(W, Workload):
         sigma, Q = W.eigh()   # O(n^2) for prefixes and all ranges (tridiagonal inverse Gram)
     else:
