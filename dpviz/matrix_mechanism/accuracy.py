@@ -41,6 +41,16 @@ def _finite(value: Any, epsilon: float, what: str) -> Any:
     return value
 
 
+def _gaussian_variance(l2: float, epsilon: float, delta: float, calibration: Calibration) -> float:
+    """``sigma^2`` of the Gaussian mechanism, refusing (named) a sigma whose square overflows."""
+    sigma = mechanisms.gaussian_sigma(l2, epsilon, delta, calibration)
+    try:
+        return float(_finite(sigma**2, epsilon, "Gaussian noise variance"))
+    except OverflowError:
+        _finite(np.inf, epsilon, "Gaussian noise variance")
+        raise
+
+
 def noise_variance(A: Any, epsilon: float, *, delta: float | None = None,
                    calibration: Calibration = "analytic") -> float:
     """Variance of the noise added to each strategy answer.
@@ -82,8 +92,7 @@ def noise_variance(A: Any, epsilon: float, *, delta: float | None = None,
     if delta is None:
         return float(_finite(mechanisms.laplace_variance(ls.l1, epsilon), epsilon, "noise variance"))
     delta = check_delta(delta)
-    return float(_finite(mechanisms.gaussian_sigma(ls.l2, epsilon, delta, calibration) ** 2, epsilon,
-                         "noise variance"))
+    return _gaussian_variance(ls.l2, epsilon, delta, calibration)
 
 
 def expected_error(W: Any, A: Any, epsilon: float, *, per_query: bool = False, delta: float | None = None,

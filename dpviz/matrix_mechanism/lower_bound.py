@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from dpviz import mechanisms
-from dpviz.matrix_mechanism.accuracy import CALIBRATIONS, Calibration, _finite
+from dpviz.matrix_mechanism.accuracy import CALIBRATIONS, Calibration, _finite, _gaussian_variance
 from dpviz.validation import check_choice, check_delta, check_epsilon
 from dpviz.workloads import as_workload
 
@@ -76,5 +76,5 @@ def svd_lower_bound(W: Any, epsilon: float, *, delta: float | None = None,
     if delta is None:
         unit = mechanisms.laplace_variance(1.0, epsilon)
     else:
-        unit = mechanisms.gaussian_sigma(1.0, epsilon, delta, calibration) ** 2
+        unit = _gaussian_variance(1.0, epsilon, delta, calibration)
     return float(_finite(unit * s * s / W.n, epsilon, "lower bound"))
