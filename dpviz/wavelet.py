@@ -38,9 +38,18 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from dpviz.accountant import charge
 from dpviz.mechanisms import laplace_scale, laplace_variance
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_counts, check_epsilon, check_int, check_trials, check_widths
+from dpviz.validation import (
+    check_array,
+    check_counts,
+    check_elements,
+    check_epsilon,
+    check_int,
+    check_trials,
+    check_widths,
+)
 
 if TYPE_CHECKING:
     from dpviz.accountant import PrivacyAccountant
@@ -84,6 +93,21 @@ def padded_size(n: int) -> int:
     """
     n = check_int("n", n, minimum=1)
     return 1 << (n - 1).bit_length()
+
+
+def _finite(value: np.ndarray | float, epsilon: float) -> None:
+    """Refuse an epsilon so small that the variances overflow floating point (a range error, not inf)."""
+    with np.errstate(all="ignore"):
+        if not np.all(np.isfinite(value)):
+            raise ValueError(f"epsilon={epsilon!r} is too small: the Privelet variances overflow floating "
+                             "point (use a larger epsilon)")
+
+
+def _check_haar_size(n: int) -> int:
+    """Refuse an n whose padded Haar matrix would hold more than the element cap (N (1 + log2 N) entries)."""
+    N = padded_size(n)
+    check_elements(float(N) * N.bit_length(), "Haar matrix entries", n=n)
+    return N
 
 
 def _full_haar(N: int) -> tuple[sp.csr_array, np.ndarray]:
@@ -132,12 +156,19 @@ def haar_matrix(n: int) -> sp.csr_array:
     scipy.sparse.csr_array
         Shape ``(rows, n)`` with ``rows = n`` when n is a power of 2.
 
+    Raises
+    ------
+    TypeError
+        If ``n`` is not an integer.
+    ValueError
+        If ``n`` < 1, or the matrix would exceed :data:`dpviz.validation.MAX_ELEMENTS` entries.
+
     Examples
     --------
     >>> haar_matrix(4).toarray().astype(int).tolist()
     [[1, 1, 1, 1], [1, 1, -1, -1], [1, -1, 0, 0], [0, 0, 1, -1]]
     """
-    N = padded_size(n)
+    N = _check_haar_size(n)
     A, _ = _full_haar(N)
     A = A[:, :n].tocsr()
     keep = np.flatnonzero(np.diff(A.indptr) > 0)
@@ -186,19 +217,26 @@ def privelet_covariance(n: int, epsilon: float) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``epsilon`` <= 0 or ``n`` < 1.
+        If ``epsilon`` <= 0 (or so small that the variances overflow), ``n`` < 1, or the (n, n) matrix
+        would exceed :data:`dpviz.validation.MAX_ELEMENTS` entries.
+    TypeError
+        If ``n`` is not an integer.
 
     Examples
     --------
     >>> privelet_covariance(2, 1.0).tolist()   # sigma^2 = 2 * 2^2 = 8 per coefficient
     [[4.0, 0.0], [0.0, 4.0]]
     """
+    n = check_int("n", n, minimum=1)
     epsilon = check_epsilon(epsilon)
-    N = padded_size(n)
+    check_elements(float(n) * n, "covariance entries", n=n)
+    N = _check_haar_size(n)
     A, s = _full_haar(N)
     sigma2 = laplace_variance(haar_sensitivity(n), epsilon)
+    _finite(sigma2, epsilon)
     Ac = A[:, :n].tocsc()
     cov = (Ac.T @ sp.diags_array(sigma2 / s**2) @ Ac).toarray()
+    _finite(cov, epsilon)
     return cov
 
 
@@ -217,9 +255,12 @@ def privelet_release(x: npt.ArrayLike, epsilon: float, *, rng: RngLike = None, s
     rng : None, int, SeedSequence or Generator
         Randomness (see :func:`dpviz.rng.as_generator`).
     size : int, optional
-        Number of independent releases, stacked on a new first axis.
+        Number of independent releases, stacked on a new first axis; ``size * N`` must stay within
+        :data:`dpviz.validation.MAX_ELEMENTS`.
     accountant : PrivacyAccountant, optional
-        Charged epsilon before the noise is drawn.
+        Charged through :func:`dpviz.accountant.charge`, after the inputs are checked and before the noise
+        is drawn: ``epsilon`` for one release, ``k * epsilon`` for ``size=k`` independent releases
+        (sequential composition).
 
     Returns
     -------
@@ -229,7 +270,12 @@ def privelet_release(x: npt.ArrayLike, epsilon: float, *, rng: RngLike = None, s
     Raises
     ------
     ValueError
-        If ``x`` is not a 1-D array of finite non-negative counts, ``epsilon`` <= 0 or ``size`` < 1.
+        If ``x`` is not a 1-D array of finite non-negative counts, ``epsilon`` <= 0 (or so small that the
+        noise scale overflows), ``size`` < 1, or ``size * N`` exceeds the element cap.
+    TypeError
+        If ``accountant`` is not a PrivacyAccountant.
+    BudgetExceededError
+        If the accountant cannot afford the release (nothing is recorded).
 
     Examples
     --------
@@ -240,15 +286,16 @@ def privelet_release(x: npt.ArrayLike, epsilon: float, *, rng: RngLike = None, s
     epsilon = check_epsilon(epsilon)
     size = check_trials(size)
     n = x.size
-    N = padded_size(n)
+    k = 1 if size is None else size
+    N = _check_haar_size(n)
+    check_elements(float(k) * N, "noisy Haar coefficients", size=size, n=n)
+    scale = laplace_scale(haar_sensitivity(n), epsilon)
     A, s = _full_haar(N)
     xp = np.zeros(N)
     xp[:n] = x
-    if accountant is not None:
-        accountant.spend(epsilon, label=f"Privelet (Haar wavelet), n={n}")
-    k = 1 if size is None else size
+    charge(accountant, epsilon, size=size, label=f"Privelet (Haar wavelet), n={n}")
     coef = A @ xp
-    noisy = coef[None, :] + as_generator(rng).laplace(0.0, laplace_scale(haar_sensitivity(n), epsilon), size=(k, N))
+    noisy = coef[None, :] + as_generator(rng).laplace(0.0, scale, size=(k, N))
     est = (noisy / s) @ A  # Y^-1 y = Y^T diag(1/s) y, row-wise
     est = np.asarray(est)[:, :n]
     return est[0] if size is None else est
@@ -281,15 +328,25 @@ def range_variance_by_width(cov: np.ndarray, widths: npt.ArrayLike) -> np.ndarra
     numpy.ndarray
         One average variance per width.
 
+    Raises
+    ------
+    ValueError
+        If ``cov`` is not a finite square 2-D array, or a width is outside ``[1, n]``.
+    TypeError
+        If ``cov`` is not numeric or a width is not an integer.
+
     Examples
     --------
     >>> range_variance_by_width(np.eye(3), [1, 2, 3]).tolist()   # independent unit leaves
     [1.0, 2.0, 3.0]
     """
-    K = _prefix_cov(cov)
+    cov = check_array("cov", cov, ndim=2)
+    if cov.shape[0] != cov.shape[1] or cov.shape[0] == 0:
+        raise ValueError(f"cov must be a non-empty square (n, n) covariance matrix, got shape {cov.shape}")
     n = cov.shape[0]
+    ws = check_widths(n, widths)
+    K = _prefix_cov(cov)
     d = np.diagonal(K)
-    ws = np.asarray(widths)
     out = np.empty(len(ws))
     for t, w in enumerate(ws):
         i = np.arange(n - w + 1)
@@ -327,7 +384,11 @@ def privelet_range_mse_by_width(n: int, epsilon: float, widths: npt.ArrayLike | 
     [4.0, 8.0]
     """
     n = check_int("n", n, minimum=1)
-    return range_variance_by_width(privelet_covariance(n, epsilon), check_widths(n, widths))
+    check_elements(float(n) * n, "covariance entries", n=n)
+    ws = check_widths(n, widths)
+    out = range_variance_by_width(privelet_covariance(n, epsilon), ws)
+    _finite(out, epsilon)
+    return out
 
 
 def privelet_average_range_mse(n: int, epsilon: float) -> float:
@@ -362,4 +423,6 @@ def privelet_average_range_mse(n: int, epsilon: float) -> float:
     """
     n = check_int("n", n, minimum=1)
     K = _prefix_cov(privelet_covariance(n, epsilon))
-    return float(((n + 1) * np.trace(K) - K.sum()) / (n * (n + 1) / 2))
+    out = float(((n + 1) * np.trace(K) - K.sum()) / (n * (n + 1) / 2))
+    _finite(out, epsilon)
+    return out

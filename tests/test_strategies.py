@@ -164,3 +164,11 @@ def test_strategy_cache_tells_apart_workloads_that_share_a_name():
         A2d = A2.toarray() if hasattr(A2, "toarray") else np.asarray(A2)
         freshd = fresh.toarray() if hasattr(fresh, "toarray") else np.asarray(fresh)
         np.testing.assert_array_equal(A2d, freshd)
+
+
+def test_eigen_design_bounds_its_run_time_and_checks_tol():
+    # a tiny tol may never be met: max_iter is capped instead of looping for hours
+    with pytest.raises(ValueError, match="max_iter"):
+        st.eigen_design(wl.all_ranges(8), tol=1e-300, max_iter=10**15)
+    with pytest.raises(TypeError, match="tol"):
+        st.eigen_design(wl.all_ranges(8), tol=True)

@@ -83,3 +83,48 @@ def test_bad_inputs():
         W.privelet_range_mse_by_width(8, 1.0, [0, 9])
     with pytest.raises(ValueError, match="x"):
         W.privelet_release([1, -1], 1.0)
+
+
+# --- issue 13: one accounting rule, no inf for a tiny epsilon, named errors --------------------------------------
+
+def test_privelet_release_charges_k_epsilon_for_size_k():
+    from fractions import Fraction
+
+    from dpviz.accountant import PrivacyAccountant
+
+    acc = PrivacyAccountant(10.0)
+    W.privelet_release([5, 0, 3, 1], 0.1, rng=0, size=5, accountant=acc)
+    assert acc.history[-1].total_epsilon == Fraction(1, 2) and acc.history[-1].total_delta == 0
+    W.privelet_release([5, 0, 3, 1], 0.25, rng=0, accountant=acc)   # size=None: one release
+    assert acc.history[-1].total_epsilon == Fraction(3, 4)
+
+
+def test_privelet_release_refuses_a_bad_accountant_and_records_nothing_when_refused():
+    from dpviz.accountant import BudgetExceededError, PrivacyAccountant
+
+    for bad in ("acc", 3):
+        with pytest.raises(TypeError, match="accountant"):
+            W.privelet_release([5, 0, 3, 1], 1.0, rng=0, accountant=bad)
+    acc = PrivacyAccountant(1.0)
+    with pytest.raises(BudgetExceededError):   # 3 x 0.5 = 1.5 > 1
+        W.privelet_release([5, 0, 3, 1], 0.5, rng=0, size=3, accountant=acc)
+    with pytest.raises(ValueError, match="size"):
+        W.privelet_release([5, 0, 3, 1], 0.1, rng=0, size=10**12, accountant=acc)
+    with pytest.raises(ValueError, match="epsilon"):   # the scale overflows: refused before charging
+        W.privelet_release([5, 0, 3, 1], 1e-320, rng=0, accountant=acc)
+    assert acc.history == []
+
+
+def test_privelet_errors_refuse_an_epsilon_that_overflows():
+    for f in (lambda: W.privelet_covariance(4, 1e-300), lambda: W.privelet_average_range_mse(4, 1e-300),
+              lambda: W.privelet_range_mse_by_width(4, 1e-300)):
+        with pytest.raises(ValueError, match="epsilon"):
+            f()
+    with pytest.raises(ValueError, match="n="):
+        W.haar_matrix(10**15)
+    with pytest.raises((ValueError, TypeError), match="cov"):
+        W.range_variance_by_width("abc", [1])
+    with pytest.raises(ValueError, match="cov"):
+        W.range_variance_by_width(np.ones((2, 3)), [1])
+    with pytest.raises(ValueError, match="widths"):
+        W.range_variance_by_width(np.eye(3), [4])

@@ -1,5 +1,7 @@
 """Tests for dpviz.workloads: implicit forms agree with the explicit matrices, slides' numbers, bad input."""
 
+import math
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -126,3 +128,28 @@ def test_ranges_gram_is_a_dominance_count(n, k, seed):
     M = _dense(W)
     np.testing.assert_allclose(W.gram(), M.T @ M)
     np.testing.assert_allclose(W.coverage(), M.sum(axis=0))
+
+
+def test_random_ranges_picks_the_same_ranges_without_listing_all_of_them():
+    # the old code listed all n(n+1)/2 intervals (widest first, left to right) and indexed them: same draw, same
+    # ranges, checked against that brute-force listing
+    for n, k, seed in [(1, 3, 0), (5, 40, 1), (16, 5, 0), (100, 200, 7)]:
+        listing = [(s, s + w) for w in range(n, 0, -1) for s in range(n - w + 1)]
+        idx = np.random.default_rng(seed).integers(0, n * (n + 1) // 2, size=k)
+        s, e = wl.random_ranges(n, k, rng=seed).intervals()
+        assert list(zip(s.tolist(), e.tolist(), strict=True)) == [listing[i] for i in idx]
+    n = 2**27   # the largest n: group g of index i is the largest g with g(g+1)/2 <= i (exact integer sqrt)
+    s, e = wl.random_ranges(n, 50, rng=3).intervals()
+    for i, (a, b) in zip(np.random.default_rng(3).integers(0, n * (n + 1) // 2, size=50).tolist(),
+                         zip(s.tolist(), e.tolist(), strict=True), strict=True):
+        g = (math.isqrt(8 * i + 1) - 1) // 2
+        assert (a, b) == (i - g * (g + 1) // 2, i - g * (g + 1) // 2 + n - g)
+    with pytest.raises(ValueError, match="n="):
+        wl.random_ranges(10**15, 3, rng=0)
+
+
+def test_build_checks_every_argument_whichever_workload_uses_it():
+    for kw, exc, name in [({"k": -1}, ValueError, "k"), ({"k": 2.5}, TypeError, "k"), ({"rng": "x"}, TypeError, "rng"),
+                          ({"rng": -1}, ValueError, "rng"), ({"w": 0}, ValueError, "w")]:
+        with pytest.raises(exc, match=name):
+            wl.build("prefix", 8, **kw)

@@ -21,13 +21,34 @@ import numpy as np
 
 from dpviz import mechanisms
 from dpviz.matrix_mechanism.least_squares import _as_ls
-from dpviz.validation import check_bool, check_delta, check_epsilon
+from dpviz.validation import check_bool, check_choice, check_delta, check_epsilon
 from dpviz.workloads import as_workload
 
 __all__ = ["noise_variance", "expected_error", "direct_laplace_error"]
 
 #: Gaussian calibrations of :func:`dpviz.mechanisms.gaussian_sigma`.
 Calibration = Literal["analytic", "classic"]
+CALIBRATIONS = ("analytic", "classic")
+
+
+def _finite(value: Any, epsilon: float, what: str) -> Any:
+    """``value`` if every entry is finite; else a range error naming ``epsilon`` (the scale overflowed)."""
+    with np.errstate(all="ignore"):
+        ok = bool(np.all(np.isfinite(value)))
+    if not ok:
+        raise ValueError(f"epsilon={epsilon!r} is too small: the {what} overflows floating point "
+                         "(use a larger epsilon)")
+    return value
+
+
+def _gaussian_variance(l2: float, epsilon: float, delta: float, calibration: Calibration) -> float:
+    """``sigma^2`` of the Gaussian mechanism, refusing (named) a sigma whose square overflows."""
+    sigma = mechanisms.gaussian_sigma(l2, epsilon, delta, calibration)
+    try:
+        return float(_finite(sigma**2, epsilon, "Gaussian noise variance"))
+    except OverflowError:
+        _finite(np.inf, epsilon, "Gaussian noise variance")
+        raise
 
 
 def noise_variance(A: Any, epsilon: float, *, delta: float | None = None,
@@ -57,7 +78,8 @@ def noise_variance(A: Any, epsilon: float, *, delta: float | None = None,
     Raises
     ------
     ValueError
-        If ``epsilon`` <= 0 or ``delta`` is outside (0, 1).
+        If ``epsilon`` <= 0, ``delta`` is outside (0, 1), ``calibration`` is not "analytic" or "classic",
+        or ``epsilon`` is so small that the variance overflows.
 
     Examples
     --------
@@ -66,10 +88,11 @@ def noise_variance(A: Any, epsilon: float, *, delta: float | None = None,
     """
     ls = _as_ls(A)
     epsilon = check_epsilon(epsilon)
+    check_choice("calibration", calibration, CALIBRATIONS)
     if delta is None:
-        return mechanisms.laplace_variance(ls.l1, epsilon)
+        return float(_finite(mechanisms.laplace_variance(ls.l1, epsilon), epsilon, "noise variance"))
     delta = check_delta(delta)
-    return mechanisms.gaussian_sigma(ls.l2, epsilon, delta, calibration) ** 2
+    return _gaussian_variance(ls.l2, epsilon, delta, calibration)
 
 
 def expected_error(W: Any, A: Any, epsilon: float, *, per_query: bool = False, delta: float | None = None,
@@ -106,7 +129,10 @@ def expected_error(W: Any, A: Any, epsilon: float, *, per_query: bool = False, d
     Raises
     ------
     ValueError
-        Shape mismatch, epsilon <= 0, or A cannot answer W.
+        Shape mismatch, epsilon <= 0 (or so small that the error overflows), an unknown ``calibration``,
+        or A cannot answer W.
+    TypeError
+        If ``per_query`` is not a bool.
 
     Examples
     --------
@@ -115,9 +141,11 @@ def expected_error(W: Any, A: Any, epsilon: float, *, per_query: bool = False, d
     40.0
     """
     ls = _as_ls(A)
+    per_query = check_bool("per_query", per_query)
     var = noise_variance(ls, epsilon, delta=delta, calibration=calibration)
     v = ls.variances(W, per_query=per_query)
-    return var * v if per_query else float(var * v)
+    return _finite(var * v, epsilon, "expected error") if per_query else float(
+        _finite(var * v, epsilon, "expected error"))
 
 
 def direct_laplace_error(W: Any, epsilon: float, *, per_query: bool = False) -> Any:
@@ -140,7 +168,7 @@ def direct_laplace_error(W: Any, epsilon: float, *, per_query: bool = False) -> 
     Raises
     ------
     ValueError
-        If ``epsilon`` <= 0.
+        If ``epsilon`` <= 0, or so small that the error overflows.
     TypeError
         If ``per_query`` is not a bool.
 
@@ -151,5 +179,7 @@ def direct_laplace_error(W: Any, epsilon: float, *, per_query: bool = False) -> 
     720.0
     """
     W = as_workload(W, name="W")
-    per = mechanisms.laplace_variance(W.l1(), check_epsilon(epsilon))
-    return np.full(W.n_queries, per) if check_bool("per_query", per_query) else float(per * W.n_queries)
+    epsilon = check_epsilon(epsilon)
+    per_query = check_bool("per_query", per_query)
+    per = _finite(mechanisms.laplace_variance(W.l1(), epsilon), epsilon, "error")
+    return np.full(W.n_queries, per) if per_query else float(_finite(per * W.n_queries, epsilon, "total error"))

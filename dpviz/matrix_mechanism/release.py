@@ -26,11 +26,20 @@ import numpy as np
 import numpy.typing as npt
 
 from dpviz import mechanisms
-from dpviz.matrix_mechanism.accuracy import Calibration, noise_variance
+from dpviz.accountant import charge
+from dpviz.matrix_mechanism.accuracy import CALIBRATIONS, Calibration, noise_variance
 from dpviz.matrix_mechanism.least_squares import _as_ls
 from dpviz.matrix_mechanism.reconstruction import reconstruct
 from dpviz.rng import RngLike
-from dpviz.validation import check_choice, check_counts, check_delta, check_epsilon, check_trials
+from dpviz.validation import (
+    check_bool,
+    check_choice,
+    check_counts,
+    check_delta,
+    check_elements,
+    check_epsilon,
+    check_trials,
+)
 
 if TYPE_CHECKING:
     from dpviz.accountant import PrivacyAccountant
@@ -81,7 +90,9 @@ def run(W: Any, A: Any, x: npt.ArrayLike, epsilon: float, *, rng: RngLike = None
     epsilon-DP with Laplace noise of scale ``||A||_1 / epsilon`` [LHRMM10], or
     (epsilon, delta)-DP with Gaussian noise calibrated to ``||A||_2`` when
     ``delta`` is given.  The reconstruction is post-processing.  An optional
-    ``accountant`` is charged ``(epsilon, delta)`` before noise is drawn.
+    ``accountant`` is charged through :func:`dpviz.accountant.charge` before noise is drawn:
+    ``(epsilon, delta)`` for one release, ``(k epsilon, k delta)`` for ``size=k`` independent
+    releases (sequential composition).
 
     Parameters
     ----------
@@ -96,7 +107,8 @@ def run(W: Any, A: Any, x: npt.ArrayLike, epsilon: float, *, rng: RngLike = None
     rng : None, int, SeedSequence or Generator
         Randomness (see :func:`dpviz.rng.as_generator`).
     size : int, optional
-        Number of independent releases, stacked on a new first axis.
+        Number of independent releases, stacked on a new first axis; ``size * (p + n + m)`` must stay
+        within :data:`dpviz.validation.MAX_ELEMENTS`.
     delta : float, optional
         Gaussian mechanism for (epsilon, delta)-DP.
     calibration : {"analytic", "classic"}
@@ -104,7 +116,8 @@ def run(W: Any, A: Any, x: npt.ArrayLike, epsilon: float, *, rng: RngLike = None
     nonnegative : bool, default False
         Non-negative least squares instead of least squares (see :func:`reconstruct`).
     accountant : PrivacyAccountant, optional
-        Charged ``(epsilon, delta)`` before any noise is drawn.
+        Charged ``(k epsilon, k delta)`` for ``size=k`` (``(epsilon, delta)`` when ``size`` is None),
+        after the inputs are checked and before any noise is drawn.
 
     Returns
     -------
@@ -115,7 +128,11 @@ def run(W: Any, A: Any, x: npt.ArrayLike, epsilon: float, *, rng: RngLike = None
     ------
     ValueError
         If a parameter is out of range, ``x`` does not have n non-negative entries, A cannot answer W,
-        or the accountant's budget would be exceeded (its own error).
+        or ``size`` asks for more than the element cap.
+    TypeError
+        If ``accountant`` is not a PrivacyAccountant or ``nonnegative`` is not a bool.
+    BudgetExceededError
+        If the accountant cannot afford the release (nothing is recorded).
 
     Examples
     --------
@@ -126,19 +143,21 @@ def run(W: Any, A: Any, x: npt.ArrayLike, epsilon: float, *, rng: RngLike = None
     """
     ls = _as_ls(A)
     epsilon = check_epsilon(epsilon)
-    check_choice("calibration", calibration, ("analytic", "classic"))
+    check_choice("calibration", calibration, CALIBRATIONS)
     size = check_trials(size)
+    nonnegative = check_bool("nonnegative", nonnegative)
     x = check_counts("x", x)
     if x.size != ls.n:
         raise ValueError(f"x must have n={ls.n} entries (columns of A), got {x.size}")
     W = ls.check_answerable(W)
     if delta is not None:
         delta = check_delta(delta)
+    check_elements(float(1 if size is None else size) * (float(ls.n_rows) + ls.n + W.n_queries),
+                   "noisy measurements, estimates and answers", size=size)
     truth_a = ls.measure(x)
     var = noise_variance(ls, epsilon, delta=delta, calibration=calibration)
-    if accountant is not None:
-        accountant.spend(epsilon, delta=0.0 if delta is None else delta,
-                         label=f"matrix mechanism ({ls.n_rows} strategy queries)")
+    charge(accountant, epsilon, 0.0 if delta is None else delta, size=size,
+           label=f"matrix mechanism ({ls.n_rows} strategy queries)")
     if delta is None:
         y = mechanisms.laplace(truth_a, ls.l1, epsilon, rng=rng, size=size)
     else:

@@ -13,10 +13,13 @@ from typing import Any
 import numpy as np
 
 from dpviz.strategies.gram import _gram
-from dpviz.validation import check_choice, check_int
+from dpviz.validation import check_bool, check_choice, check_int, check_positive
 from dpviz.workloads import Workload
 
 __all__ = ["eigen_design"]
+
+#: Most dual iterations :func:`eigen_design` runs (a bound on run time: a tiny ``tol`` may never be met).
+MAX_ITER = 100_000
 
 
 def eigen_design(W: Any, *, gram: bool = False, norm: str = "l2", max_iter: int = 2000,
@@ -55,7 +58,8 @@ def eigen_design(W: Any, *, gram: bool = False, norm: str = "l2", max_iter: int 
     norm : {"l2", "l1"}, default "l2"
         Sensitivity the scaling is optimised for (Gaussian or Laplace mechanism).
     max_iter : int, default 2000
-        Largest number of dual iterations, >= 1.
+        Largest number of dual iterations, in ``[1, MAX_ITER]`` (100,000: a bound on run time, since a
+        tiny ``tol`` may never be met).
     tol : float, default 1e-3
         Relative optimality gap at which to stop, > 0.
 
@@ -67,10 +71,10 @@ def eigen_design(W: Any, *, gram: bool = False, norm: str = "l2", max_iter: int 
     Raises
     ------
     ValueError
-        If ``norm`` is not "l1" or "l2", ``max_iter`` < 1, ``tol`` <= 0, ``W`` is all zeros or
+        If ``norm`` is not "l1" or "l2", ``max_iter`` outside ``[1, MAX_ITER]``, ``tol`` <= 0, ``W`` is all zeros or
         not a finite matrix (square and symmetric when ``gram=True``).
     TypeError
-        If ``max_iter`` is not an integer.
+        If ``max_iter`` is not an integer, ``tol`` is not a real number or ``gram`` is not a bool.
 
     Examples
     --------
@@ -78,10 +82,10 @@ def eigen_design(W: Any, *, gram: bool = False, norm: str = "l2", max_iter: int 
     >>> eigen_design(workloads.identity(3)).shape
     (3, 3)
     """
+    gram = check_bool("gram", gram)
     check_choice("norm", norm, ("l1", "l2"))
-    max_iter = check_int("max_iter", max_iter, minimum=1)
-    if not (isinstance(tol, (int, float)) and tol > 0):
-        raise ValueError(f"tol must be a number > 0, got {tol!r}")
+    max_iter = check_int("max_iter", max_iter, minimum=1, maximum=MAX_ITER)
+    tol = check_positive("tol", tol)
     if isinstance(W, Workload):
         sigma, Q = W.eigh()   # O(n^2) for prefixes and all ranges (tridiagonal inverse Gram)
     else:

@@ -16,7 +16,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from dpviz import hierarchy
-from dpviz.validation import check_int, check_matrix
+from dpviz.validation import check_elements, check_int, check_matrix
 from dpviz.workloads import Workload
 
 __all__ = ["identity", "workload", "hierarchical"]
@@ -48,6 +48,7 @@ def identity(n: int) -> sp.csr_matrix:
     [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
     """
     n = check_int("n", n, minimum=1)
+    check_elements(n, "identity matrix entries", n=n)
     return sp.identity(n, format="csr", dtype=float).tocsr()
 
 
@@ -108,10 +109,24 @@ def hierarchical(n: int, branching: int = 2, *, measure_root: bool = True,
     scipy.sparse.csr_array
         One row per measured node, leaves first.
 
+    Raises
+    ------
+    TypeError
+        If ``n`` or ``branching`` is not an integer, or ``measure_root`` is not a bool.
+    ValueError
+        If ``n`` < 1, ``branching`` < 2, ``allocation`` is unknown, or the matrix would hold more than
+        :data:`dpviz.validation.MAX_ELEMENTS` entries (about ``n`` per level).
+
     Examples
     --------
     >>> hierarchical(4, 2).shape
     (7, 4)
     """
+    n = check_int("n", n, minimum=1)
+    b = check_int("branching", branching, minimum=2)
+    levels, width = 1, n
+    while width > 1:  # ceil(log_b n) + 1 levels, each holding n nonzeros
+        width, levels = -(-width // b), levels + 1
+    check_elements(float(n) * levels, "strategy matrix entries", n=n, branching=b)
     return hierarchy.strategy_matrix(n, branching, measure_root=measure_root, allocation=allocation)
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from dpviz.validation import check_matrix
+from dpviz.validation import check_bool, check_matrix
 from dpviz.workloads import Workload
 
 __all__: list[str] = []
@@ -20,6 +20,7 @@ def _is_sparse(M: Any) -> bool:
 
 def _gram(W: Any, gram: bool) -> np.ndarray:
     """Dense ``W^T W`` of a workload or matrix, or ``W`` itself checked square and symmetric when ``gram``."""
+    gram = check_bool("gram", gram)
     if isinstance(W, Workload):
         return W.gram()
     M: Any = check_matrix("W", W)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dpviz.rng import RngLike
+from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_choice, check_int
 from dpviz.workloads.ranges import all_ranges, identity, prefix, random_ranges, width_ranges
 from dpviz.workloads.workload import Workload
@@ -37,9 +37,10 @@ def build(name: str, n: int, *, k: int = 64, w: int | None = None, rng: RngLike 
     Raises
     ------
     ValueError
-        If ``name`` is not in :data:`WORKLOADS`, or ``n``, ``k``, ``w`` are out of range.
+        If ``name`` is not in :data:`WORKLOADS`, or ``n``, ``k``, ``w`` or ``rng`` are out of range
+        (all are checked, whichever workload uses them).
     TypeError
-        If ``n``, ``k`` or ``w`` is not an integer.
+        If ``n``, ``k`` or ``w`` is not an integer, or ``rng`` is not a seed or Generator.
 
     Examples
     --------
@@ -47,6 +48,12 @@ def build(name: str, n: int, *, k: int = 64, w: int | None = None, rng: RngLike 
     'width-2 ranges'
     """
     check_choice("workload", name, WORKLOADS)
+    n = check_int("n", n, minimum=1)
+    k = check_int("k", k, minimum=1)
+    if w is not None:
+        w = check_int("w", w, minimum=1, maximum=n)
+    if name != "random_ranges":
+        as_generator(rng)  # checked, not used: no draw, so a seeded menu stays the same
     if name == "identity":
         return identity(n)
     if name == "prefix":
@@ -55,5 +62,4 @@ def build(name: str, n: int, *, k: int = 64, w: int | None = None, rng: RngLike 
         return all_ranges(n)
     if name == "random_ranges":
         return random_ranges(n, k, rng=rng)
-    n = check_int("n", n, minimum=1)
     return width_ranges(n, max(1, n // 4) if w is None else w)

@@ -19,8 +19,8 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_int, check_matrix
-from dpviz.workloads.workload import Workload, _all_range_intervals, _is_sparse
+from dpviz.validation import check_elements, check_int, check_matrix
+from dpviz.workloads.workload import Workload, _is_sparse
 
 __all__ = ["identity", "prefix", "all_ranges", "ranges", "random_ranges", "width_ranges", "from_matrix",
            "as_workload"]
@@ -190,9 +190,26 @@ def random_ranges(n: int, k: int, *, rng: RngLike = None) -> Workload:
     """
     n = check_int("n", n, minimum=1)
     k = check_int("k", k, minimum=1)
+    check_elements(n, "bins", n=n)
+    check_elements(2.0 * k, "range endpoints", k=k)
     idx = as_generator(rng).integers(0, n * (n + 1) // 2, size=k)
-    s, e = _all_range_intervals(n)
-    return ranges(n, s[idx], e[idx], name=f"{k} random ranges")
+    s, e = _range_interval(n, idx)
+    return ranges(n, s, e, name=f"{k} random ranges")
+
+
+def _range_interval(n: int, idx: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The intervals number ``idx`` in the order of ``_all_range_intervals(n)``, without listing all n(n+1)/2.
+
+    Group g (0-based) holds the g + 1 ranges of width n - g and starts at index g (g + 1) / 2, so g is the
+    largest integer with g (g + 1) / 2 <= idx (exact integer arithmetic after a float first guess; n is at
+    most 2**27 here, so every product fits in int64).
+    """
+    idx = np.asarray(idx, dtype=np.int64)
+    g = ((np.sqrt(8.0 * idx + 1.0) - 1.0) // 2.0).astype(np.int64)
+    g = np.where(g * (g + 1) // 2 > idx, g - 1, g)
+    g = np.where((g + 1) * (g + 2) // 2 <= idx, g + 1, g)
+    s = idx - g * (g + 1) // 2
+    return s, s + (n - g)
 
 
 def width_ranges(n: int, w: int) -> Workload:
@@ -224,6 +241,7 @@ def width_ranges(n: int, w: int) -> Workload:
     """
     n = check_int("n", n, minimum=1)
     w = check_int("w", w, minimum=1, maximum=n)
+    check_elements(float(n - w + 1), "ranges", n=n, w=w)
     s = np.arange(n - w + 1, dtype=np.int64)
     return ranges(n, s, s + w, name=f"width-{w} ranges")
 

@@ -14,7 +14,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_int
+from dpviz.validation import check_elements, check_int
 from dpviz.workloads.workload import Workload, _all_range_intervals
 
 __all__ = ["all_ranges_2d", "random_ranges_2d", "marginals_2d"]
@@ -108,6 +108,7 @@ def random_ranges_2d(shape: tuple[int, int], k: int, *, rng: RngLike = None) -> 
     """
     n1, n2 = _check_shape2d(shape)
     k = check_int("k", k, minimum=1)
+    check_elements(float(k) * n1 * n2, "rectangle entries (k x n1 x n2 at most)", k=k, shape=(n1, n2))
     g = as_generator(rng)
     s1, e1 = _all_range_intervals(n1)
     s2, e2 = _all_range_intervals(n2)

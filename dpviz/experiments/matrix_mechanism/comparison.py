@@ -27,7 +27,7 @@ from dpviz import matrix_mechanism as mm
 from dpviz import strategies as st
 from dpviz import workloads as wl
 from dpviz.mechanisms import laplace_variance
-from dpviz.validation import check_choice, check_epsilon, check_int
+from dpviz.validation import check_choice, check_elements, check_epsilon, check_int
 
 __all__ = ["StrategyComparison", "compare_strategies", "comparison_table", "ErrorByWidth", "error_by_width"]
 
@@ -83,6 +83,27 @@ class StrategyComparison:
             One of ``names``.
         """
         return self.names[int(np.argmin(self.total_error))]
+
+
+def _check_cache(cache: Any) -> dict | None:
+    """``cache`` if it is a dict or None (the caches are filled in place)."""
+    if cache is not None and not isinstance(cache, dict):
+        raise TypeError(f"cache must be a dict or None, got {type(cache).__name__}")
+    return cache
+
+
+def _check_names(names: Any) -> tuple[str, ...]:
+    """Strategy keys as a non-empty tuple, each one of :data:`dpviz.strategies.STRATEGIES`."""
+    if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
+        raise TypeError(f"names must be an iterable of strategy keys (e.g. ('identity', 'wavelet')), "
+                        f"got {names!r}")
+    out = tuple(names)
+    if not out:
+        raise ValueError(f"names must hold at least one strategy key of {st.STRATEGIES}, got none")
+    for nm in out:
+        if nm not in st.STRATEGIES:
+            check_choice("names", nm, st.STRATEGIES)
+    return out
 
 
 def _ls(name: str, W: wl.Workload, mechanism: str, cache: dict | None) -> mm.LeastSquares:
@@ -144,7 +165,10 @@ def compare_strategies(W: Any, epsilon: float = 1.0, names: Iterable[str] = st.S
     Raises
     ------
     ValueError
-        If ``epsilon`` <= 0 or a name is not a known strategy.
+        If ``epsilon`` <= 0 (or so small that the errors overflow), ``names`` is empty or holds an unknown
+        strategy, or ``delta`` is outside (0, 1).
+    TypeError
+        If ``names`` is not an iterable of strings or ``cache`` is not a dict.
 
     Examples
     --------
@@ -154,18 +178,25 @@ def compare_strategies(W: Any, epsilon: float = 1.0, names: Iterable[str] = st.S
     """
     W = wl.as_workload(W, name="W")
     epsilon = check_epsilon(epsilon)
-    names = tuple(check_choice("strategy", nm, st.STRATEGIES) for nm in names)
+    names = _check_names(names)
+    cache = _check_cache(cache)
+    lower_bound = mm.svd_lower_bound(W, epsilon, delta=delta)  # checks delta, refuses an overflowing epsilon
+    direct = mm.direct_laplace_error(W, epsilon)
     mechanism = "laplace" if delta is None else "gaussian"
     unit, sens, rows = _unit_totals(W, names, mechanism, cache)
     if delta is None:
         noise = np.array([laplace_variance(s, epsilon) for s in sens])
     else:
         noise = np.array([mm.noise_variance(_ls(nm, W, mechanism, cache), epsilon, delta=delta) for nm in names])
+    total = noise * unit
+    with np.errstate(all="ignore"):
+        if not np.all(np.isfinite(total)):
+            raise ValueError(f"epsilon={epsilon!r} is too small: the total errors overflow floating point "
+                             "(use a larger epsilon)")
     return StrategyComparison(
         workload=W.name, n=W.n, epsilon=epsilon, delta=delta, names=names,
-        labels=tuple(st.LABELS[nm] for nm in names), total_error=noise * unit, sensitivity=sens, rows=rows,
-        lower_bound=mm.svd_lower_bound(W, epsilon, delta=delta),
-        direct_laplace=mm.direct_laplace_error(W, epsilon), n_queries=W.n_queries,
+        labels=tuple(st.LABELS[nm] for nm in names), total_error=total, sensitivity=sens, rows=rows,
+        lower_bound=lower_bound, direct_laplace=direct, n_queries=W.n_queries,
     )
 
 
@@ -197,16 +228,33 @@ def comparison_table(ns: Iterable[int] = (256, 1024), workloads: Iterable[str] =
     Raises
     ------
     ValueError
-        If a size is < 1 or a name is unknown.
+        If ``ns`` or ``workloads`` is empty, a size is < 1, a name is unknown, or ``epsilon`` <= 0.
     TypeError
-        If a size is not an integer.
+        If a size is not an integer, or ``ns``, ``workloads`` or ``names`` is not an iterable.
+
+    Examples
+    --------
+    >>> t = comparison_table((4, 8), ("prefix",), 1.0, ("identity", "wavelet"))
+    >>> [(c.n, c.best()) for c in t]
+    [(4, 'identity'), (8, 'identity')]
     """
-    names = tuple(names)
+    if isinstance(ns, (str, bytes)) or not isinstance(ns, Iterable):
+        raise TypeError(f"ns must be an iterable of domain sizes, got {ns!r}")
+    sizes = tuple(check_int(f"ns[{i}]", n, minimum=1) for i, n in enumerate(ns))
+    if not sizes:
+        raise ValueError("ns must hold at least one domain size, got none")
+    if isinstance(workloads, (str, bytes)) or not isinstance(workloads, Iterable):
+        raise TypeError(f"workloads must be an iterable of names of {wl.WORKLOADS}, got {workloads!r}")
+    menu = tuple(check_choice("workloads", name, wl.WORKLOADS) for name in workloads)
+    if not menu:
+        raise ValueError(f"workloads must hold at least one name of {wl.WORKLOADS}, got none")
+    names = _check_names(names)
+    epsilon = check_epsilon(epsilon)
+    cache = _check_cache(cache)
     out = []
-    for name in workloads:
-        for n in ns:
-            out.append(compare_strategies(wl.build(name, check_int("n", n, minimum=1)), epsilon, names,
-                                          delta=delta, cache=cache))
+    for name in menu:
+        for n in sizes:
+            out.append(compare_strategies(wl.build(name, n), epsilon, names, delta=delta, cache=cache))
     return out
 
 
@@ -257,13 +305,23 @@ def error_by_width(n: int, epsilon: float,
     Raises
     ------
     ValueError
-        If ``n`` < 1, ``epsilon`` <= 0 or a name is unknown.
+        If ``n`` < 1, ``epsilon`` <= 0 (or so small that the errors overflow), or ``names`` is empty or
+        holds an unknown strategy.
     TypeError
-        If ``n`` is not an integer.
+        If ``n`` is not an integer, ``names`` is not an iterable of strings or ``cache`` is not a dict.
+
+    Examples
+    --------
+    >>> r = error_by_width(4, 1.0, ("identity",))
+    >>> r.mse.tolist()   # width w: w identity cells, each of variance 2
+    [[2.0, 4.0, 6.0, 8.0]]
     """
-    names = tuple(names)
-    W = wl.all_ranges(check_int("n", n, minimum=1))
+    names = _check_names(names)
+    n = check_int("n", n, minimum=1)
+    check_elements(float(n) * (n + 1) / 2, "range queries (all ranges)", n=n)
+    W = wl.all_ranges(n)
     epsilon = check_epsilon(epsilon)
+    cache = _check_cache(cache)
     s, e = W.intervals()
     width = e - s
     counts = np.bincount(width, minlength=n + 1)[1:]

@@ -66,8 +66,27 @@ def default_histogram(n: int, dataset: str = "adult") -> np.ndarray:
     -------
     numpy.ndarray
         The (n,) histogram.
+
+    Raises
+    ------
+    TypeError
+        If ``n`` is not an integer.
+    ValueError
+        If ``n`` is outside ``[1, cells of the dataset]`` or ``dataset`` is unknown.
+
+    Examples
+    --------
+    >>> default_histogram(4).tolist()
+    [16860.0, 671.0, 131.0, 3.0]
     """
-    return aggregate(datasets.load(dataset), n)
+    n = check_int("n", n, minimum=1)
+    if not isinstance(dataset, str):
+        raise TypeError(f"dataset must be a dataset name (str), got {dataset!r} of type {type(dataset).__name__}")
+    try:
+        hist = datasets.load(dataset)
+    except ValueError as exc:
+        raise ValueError(f"dataset={dataset!r}: {exc}") from None
+    return aggregate(hist, n)
 
 
 @dataclass(frozen=True)
@@ -130,12 +149,21 @@ def matrix_mechanism_explorer_run(workload: str, strategy: str, n: int, epsilon:
     ValueError
         If a name is unknown or a number is out of range.
     TypeError
-        If ``n`` or ``trials`` is not an integer.
+        If ``n`` or ``trials`` is not an integer, or ``cache`` is not a dict.
+
+    Examples
+    --------
+    >>> r = matrix_mechanism_explorer_run("prefix", "identity", 4, 1.0, 20, rng=0)
+    >>> r.matrix.shape, r.experiment.predicted.tolist()   # prefix i sums i + 1 cells of variance 2
+    ((4, 4), [2.0, 4.0, 6.0, 8.0])
     """
     check_choice("workload", workload, wl.WORKLOADS)
     check_choice("strategy", strategy, st.STRATEGIES)
     n = check_int("n", n, minimum=2, maximum=256)
     epsilon = check_epsilon(epsilon)
+    trials = check_int("trials", trials, minimum=2)
+    if cache is not None and not isinstance(cache, dict):
+        raise TypeError(f"cache must be a dict or None, got {type(cache).__name__}")
     cache = {} if cache is None else cache
     key = ("workload", workload, n)
     if key not in cache:

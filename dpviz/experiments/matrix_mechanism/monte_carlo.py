@@ -9,9 +9,10 @@ import numpy as np
 import numpy.typing as npt
 
 from dpviz import matrix_mechanism as mm
+from dpviz import strategies as st
 from dpviz import workloads as wl
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_epsilon, check_int
+from dpviz.validation import check_array, check_choice, check_elements, check_epsilon, check_int
 
 __all__ = ["QueryErrorExperiment", "query_error_experiment"]
 
@@ -77,7 +78,7 @@ def query_error_experiment(W: Any, A: Any, x: npt.ArrayLike, epsilon: float, tri
     rng : None, int, SeedSequence or Generator
         Randomness (see :func:`dpviz.rng.as_generator`).
     strategy : str, default "custom"
-        Label stored in the result.
+        Key of the strategy (:data:`dpviz.strategies.STRATEGIES`), or "custom", stored in the result.
     predicted : array_like, optional
         Exact per-query errors at this epsilon, if already known.
 
@@ -89,14 +90,31 @@ def query_error_experiment(W: Any, A: Any, x: npt.ArrayLike, epsilon: float, tri
     Raises
     ------
     ValueError
-        If ``trials`` < 2, ``epsilon`` <= 0, or the shapes do not match.
+        If ``trials`` < 2, ``epsilon`` <= 0, ``strategy`` is unknown, the shapes do not match,
+        ``predicted`` is not a finite non-negative (m,) array, or ``trials x (m + n + p)`` exceeds the
+        element cap.
     TypeError
         If ``trials`` is not an integer.
+
+    Examples
+    --------
+    >>> from dpviz import workloads
+    >>> e = query_error_experiment(workloads.prefix(3), np.eye(3), [5, 1, 2], 1.0, 50, rng=0)
+    >>> e.predicted.tolist(), e.simulated.shape   # prefix i sums i + 1 cells of variance 2
+    ([2.0, 4.0, 6.0], (3,))
     """
     trials = check_int("trials", trials, minimum=2)
     epsilon = check_epsilon(epsilon)
+    check_choice("strategy", strategy, (*st.STRATEGIES, "custom"))
     W = wl.as_workload(W, name="W")
     ls = A if isinstance(A, mm.LeastSquares) else mm.LeastSquares(A)
+    check_elements(float(trials) * (float(ls.n_rows) + ls.n + 2.0 * W.n_queries),
+                   "simulated measurements, estimates and answers", trials=trials)
+    if predicted is not None:
+        predicted = check_array("predicted", predicted, ndim=1)
+        if predicted.size != W.n_queries or np.any(predicted < 0):
+            raise ValueError(f"predicted must hold {W.n_queries} non-negative errors (one per query of W), "
+                             f"got {predicted.size} entries with minimum {predicted.min(initial=0.0)}")
     r = mm.run(W, ls, x, epsilon, rng=as_generator(rng), size=trials)
     sq = (r.answers - r.truth) ** 2
     if predicted is None:
