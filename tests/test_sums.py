@@ -573,6 +573,9 @@ def test_empty_data_and_huge_requests_are_refused_before_allocating():
         sums.prepare([], [2000], BINS)
     with pytest.raises(ValueError, match="width"):
         sums.uniform_bins(1e-300, 1000.0)
+    # log(1000) / log(1 + 1e-15) ~ 6.9e15 grid points: refused, not allocated
+    with pytest.raises(ValueError, match="growth"):
+        sums.threshold_grid(1000.0, 1 + 1e-15, 1e6)
     _, p = _small_problem()
     for call in (lambda: sums.release(p, 1.0, size=10**15),
                  lambda: sums.choose_threshold(p, 1.0, "none", size=10**15),

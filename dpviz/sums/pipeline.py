@@ -181,7 +181,9 @@ def release(problem: SumProblem, epsilon: float, *, algorithm: str = "tamm", tru
     check_elements(float(k) * (2 * problem.n + problem.m), "noisy counts and answers", size=size)
     eps_thr, eps_ans = split_budget(epsilon, rho, truncation)
     _check_noise_epsilon(problem, float(eps_ans), "epsilon" if eps_thr == 0 else "(1 - rho) * epsilon")
-    threshold_grid(problem.weights[0] if start is None else start, growth, problem.weights[-1])  # validate early
+    grid = threshold_grid(problem.weights[0] if start is None else start, growth, problem.weights[-1])
+    check_elements(float(k) * grid.size * (problem.m if algorithm == "sqm" else 1),
+                   "threshold-search steps (trials x grid points)", size=size, growth=growth)
     gen = as_generator(rng)
     acc = check_accountant(accountant)
     if acc is not None and truncation == "oracle":

@@ -35,6 +35,7 @@ from dpviz.sums.options import NOT_DP, THRESHOLD_METHODS
 from dpviz.sums.problem import SumProblem, check_problem
 from dpviz.svt import ABOVE, sparse_vector
 from dpviz.validation import (
+    MAX_ELEMENTS,
     check_choice,
     check_elements,
     check_epsilon,
@@ -66,7 +67,8 @@ def threshold_grid(start: float, growth: float, upper: float) -> npt.NDArray[np.
     Raises
     ------
     ValueError
-        If ``start`` or ``upper`` is not > 0, or ``growth`` is not > 1.
+        If ``start`` or ``upper`` is not > 0, ``growth`` is not > 1, or the grid would hold more than
+        :data:`dpviz.validation.MAX_ELEMENTS` points (``growth`` too close to 1).
 
     Examples
     --------
@@ -80,7 +82,11 @@ def threshold_grid(start: float, growth: float, upper: float) -> npt.NDArray[np.
     upper = check_positive("upper", upper)
     if start >= upper:
         return np.array([upper])
-    k = int(math.floor(math.log(upper / start) / math.log(growth) + 1e-12))
+    steps = math.log(upper / start) / math.log(growth)
+    if steps + 1.0 > MAX_ELEMENTS:
+        raise ValueError(f"growth={growth} is too close to 1: the grid from start={start} to upper={upper} would "
+                         f"hold {steps + 1.0:.3g} points (the cap is {MAX_ELEMENTS}); use a larger growth or start")
+    k = int(math.floor(steps + 1e-12))
     grid = start * growth ** np.arange(k + 1)
     grid = grid[grid < upper]
     return np.append(grid, upper)
@@ -129,6 +135,7 @@ def _threshold_setup(problem: SumProblem, epsilon: float, start: float | None, g
     check_elements(float(k), "thresholds", size=size)
     v = problem.weights
     grid = threshold_grid(v[0] if start is None else start, growth, v[-1])
+    check_elements(float(k) * grid.size, "SVT answers (runs x grid points)", size=size, growth=growth)
     gen = as_generator(rng)
     charge(accountant, exact("epsilon", epsilon), size=size, label=label)  # after every check, before any noise
     return problem, epsilon, grid, k, gen
