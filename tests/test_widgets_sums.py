@@ -98,3 +98,14 @@ def test_unknown_control_is_refused():
 def test_a_problem_that_is_not_a_sum_problem_is_refused_by_name():
     with pytest.raises(TypeError, match="problem"):
         SumQueryExplorer(problem="CPS")
+
+
+def test_config_label_checks_its_flag_and_names():
+    from dpviz.plots import sums as ps
+
+    assert ps.config_label("sqm", "oracle", False).startswith("SQM, ") and "no isotonic" in ps.config_label(
+        "sqm", "oracle", False)
+    with pytest.raises(TypeError, match="isotonic"):
+        ps.config_label("tamm", "svt", "no")
+    with pytest.raises(ValueError, match="truncation"):
+        ps.config_label("tamm", "quantile")
