@@ -156,7 +156,9 @@ def release(problem: SumProblem, epsilon: float, *, algorithm: str = "tamm", tru
     TypeError
         If ``problem`` is not a :class:`SumProblem` or ``isotonic`` is not a bool.
     ValueError
-        For bad parameters, or an accountant with ``truncation="oracle"`` (not DP).
+        For bad parameters, an accountant with ``truncation="oracle"`` (not DP), an answering
+        budget so small that the noise would overflow float64, or ``size`` beyond the allocation
+        cap :data:`dpviz.validation.MAX_ELEMENTS`.
     dpviz.accountant.BudgetExceededError
         If the accountant cannot pay for all trials (nothing is recorded then).
 
@@ -282,8 +284,9 @@ def answer_prefix_sums(values: npt.ArrayLike, thresholds: npt.ArrayLike, epsilon
     Raises
     ------
     ValueError, TypeError
-        For bad inputs: ratio outside (0, 1], rho outside (0, 1), negative values,
-        unknown algorithm or truncation, thresholds that are not bin edges.
+        For bad inputs: no values, ratio outside (0, 1], rho outside (0, 1), negative values,
+        unknown algorithm or truncation, thresholds that are not bin edges, an accountant with
+        the oracle, an epsilon whose noise would overflow, or ``size`` beyond the allocation cap.
     dpviz.accountant.BudgetExceededError
         If the accountant cannot pay for all trials.
 
