@@ -606,3 +606,29 @@ def test_experiments_name_their_own_parameters():
     np.testing.assert_allclose(sums.relative_error([1500.0, 10.0], [1000.0, 0.0], floor=1000.0), [0.5, 0.01])
     with pytest.raises(ValueError, match="floor"):
         es.explore(p, floor=0.0, trials=2)
+
+
+@pytest.mark.parametrize("ratio", [0.2, 0.5, 0.9])
+def test_svt_sensitivity_covers_every_neighbour_by_brute_force(monkeypatch, ratio):
+    """SVT's queries #{w <= theta} - ratio N move by 1 - ratio or ratio when one record is added or removed:
+    the declared sensitivity must equal the largest move over every neighbour, found by enumeration."""
+    values, p = _small_problem(n_records=200)
+    grid = sums.threshold_grid(p.weights[0], 1.1, p.weights[-1])
+    rounded = p.weights[np.searchsorted(p.weights, values)]
+
+    def q(v):
+        return np.array([(v <= t).sum() for t in grid]) - ratio * v.size
+
+    base = q(rounded)
+    moves = [np.abs(q(np.append(rounded, w)) - base).max() for w in p.weights]          # add one record
+    moves += [np.abs(q(np.delete(rounded, i)) - base).max() for i in range(0, rounded.size, 7)]  # remove one
+    seen = []
+    real = sums_thresholds.sparse_vector
+
+    def spy(answers, threshold, epsilon, c=1, **kw):
+        seen.append(kw["sensitivity"])
+        return real(answers, threshold, epsilon, c, **kw)
+
+    monkeypatch.setattr(sums_thresholds, "sparse_vector", spy)
+    sums.svt_threshold(p, 1.0, ratio=ratio, rng=0)
+    assert seen == [pytest.approx(max(moves))]
