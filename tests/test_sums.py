@@ -1,5 +1,6 @@
 """Tests of dpviz.sums and dpviz.experiments.sums (Wu et al. 2019, sum queries with truncation)."""
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -214,9 +215,9 @@ def test_isotonic_is_scipys_projection():
 
 
 def test_relative_error():
-    np.testing.assert_allclose(sums.relative_error([[12.0, 1.0]], [10.0, 0.5], delta=2.0), [[0.2, 0.25]])
-    with pytest.raises(ValueError, match="delta"):
-        sums.relative_error([1.0], [1.0], delta=0)
+    np.testing.assert_allclose(sums.relative_error([[12.0, 1.0]], [10.0, 0.5], floor=2.0), [[0.2, 0.25]])
+    with pytest.raises(ValueError, match="floor"):
+        sums.relative_error([1.0], [1.0], floor=0)
 
 
 def test_entry_point_shapes_and_seeding():
@@ -420,7 +421,8 @@ def test_sqm_public_seams_match_release():
         r = sums.release(p, 1.0, algorithm="sqm", truncation=truncation, rho=0.2, isotonic=False, rng=11, size=5)
         eps_thr, eps_ans = (float(e) for e in sums.split_budget(1.0, 0.2, truncation))
         gen = np.random.default_rng(11)
-        t = sums.sqm_thresholds(p, eps_thr, truncation, rng=gen, size=5)
+        # "oracle" and "none" spend nothing on thresholds but still require a valid epsilon (checked, unused)
+        t = sums.sqm_thresholds(p, eps_thr or 1.0, truncation, rng=gen, size=5)
         np.testing.assert_array_equal(t, r.tau)
         np.testing.assert_array_equal(sums.sqm_answers(p, t, eps_ans, rng=gen), r.answers)
     assert sums.sqm_thresholds(p, 1.0, "oracle").shape == (p.m,)
@@ -439,3 +441,194 @@ def test_sqm_public_seams_reject_bad_input():
         sums.sqm_answers(p, np.full(p.m, -1.0), 1.0)
     with pytest.raises(ValueError, match="epsilon"):
         sums.sqm_answers(p, 5000.0, 0.0)
+
+
+# ----------------------------------------------------------------------------- the accounting rule (issue 13)
+# Every function that takes an accountant: how to call it with (problem, accountant, size), and what ONE run
+# costs, derived by hand (epsilon = 1/2 is exact in binary; release's split is rho * eps = 1/4 * 1/2 = 1/8 for
+# the threshold and 3/8 for the answers).
+_HALF = Fraction(1, 2)
+_ACCOUNTED = {
+    "svt_threshold": lambda p, acc, k: sums.svt_threshold(p, 0.5, accountant=acc, rng=0, size=k),
+    "recursive_threshold": lambda p, acc, k: sums.recursive_threshold(p, 0.5, accountant=acc, rng=0, size=k),
+    "choose_threshold(svt)": lambda p, acc, k: sums.choose_threshold(p, 0.5, "svt", accountant=acc, rng=0, size=k),
+    "choose_threshold(recursive)": lambda p, acc, k: sums.choose_threshold(p, 0.5, "recursive", accountant=acc,
+                                                                           rng=0, size=k),
+    "release(workload, svt)": lambda p, acc, k: sums.release(p, 0.5, algorithm="workload", truncation="svt",
+                                                             rho=0.25, accountant=acc, rng=0, size=k),
+    "release(sqm, recursive)": lambda p, acc, k: sums.release(p, 0.5, algorithm="sqm", truncation="recursive",
+                                                              rho=0.25, accountant=acc, rng=0, size=k),
+    "release(identity, none)": lambda p, acc, k: sums.release(p, 0.5, algorithm="identity", truncation="none",
+                                                              accountant=acc, rng=0, size=k),
+    "answer_prefix_sums": lambda p, acc, k: sums.answer_prefix_sums(_small_problem()[0], (2000, 20_000), 0.5,
+                                                                    bins=BINS, algorithm="workload", rho=0.25,
+                                                                    accountant=acc, rng=0, size=k),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_ACCOUNTED))
+@pytest.mark.parametrize("k", [None, 1, 4])
+def test_ledger_after_size_k_is_k_times_epsilon(name, k):
+    _, p = _small_problem()
+    acc = PrivacyAccountant(100.0)
+    _ACCOUNTED[name](p, acc, k)
+    runs = 1 if k is None else k
+    assert acc.history[-1].total_epsilon == runs * _HALF            # sequential composition of k releases
+    assert sum((row.epsilon for row in acc.history), Fraction(0)) == runs * _HALF
+    assert acc.spent.delta == 0
+    if name.startswith(("release(workload", "release(sqm", "answer_prefix")):   # a private threshold: two rows
+        assert [row.epsilon for row in acc.history] == [runs * Fraction(1, 8), runs * Fraction(3, 8)]
+        assert "threshold" in acc.history[0].label and "answers" in acc.history[1].label
+
+
+@pytest.mark.parametrize("name", sorted(_ACCOUNTED))
+def test_accountant_of_the_wrong_type_is_a_type_error(name):
+    _, p = _small_problem()
+    with pytest.raises(TypeError, match="accountant"):
+        _ACCOUNTED[name](p, "acc", 2)
+
+
+@pytest.mark.parametrize("name", sorted(_ACCOUNTED))
+def test_refused_spend_leaves_the_ledger_unchanged(name):
+    _, p = _small_problem()
+    acc = PrivacyAccountant(1.0)
+    acc.spend(0.75, label="earlier release")
+    before = [(row.label, row.epsilon, row.total_epsilon) for row in acc.history]
+    with pytest.raises(BudgetExceededError):
+        _ACCOUNTED[name](p, acc, 1)                                 # 1/2 > the 1/4 left
+    assert [(row.label, row.epsilon, row.total_epsilon) for row in acc.history] == before
+    with pytest.raises(BudgetExceededError):
+        _ACCOUNTED[name](p, PrivacyAccountant(1.9), 4)              # 4 x 1/2 = 2 > 1.9: all or nothing
+    assert acc.spent.epsilon == 0.75
+
+
+def test_oracle_threshold_refuses_an_accountant_like_release():
+    _, p = _small_problem()
+    acc = PrivacyAccountant(10.0)
+    with pytest.raises(ValueError, match="oracle.*accountant"):
+        sums.choose_threshold(p, 1.0, "oracle", accountant=acc)
+    with pytest.raises(ValueError, match="oracle.*accountant"):
+        sums.release(p, 1.0, algorithm="identity", truncation="oracle", accountant=acc, rng=0)
+    assert acc.history == []
+    # without an accountant it is the exact quantile (teaching only); "none" reads no data and charges nothing
+    assert sums.choose_threshold(p, 1.0, "oracle", ratio=0.9) == sums.oracle_threshold(p, 0.9)
+    assert sums.choose_threshold(p, 1.0, "none", accountant=acc) == math.inf and acc.history == []
+
+
+def test_a_bad_rng_leaves_no_charge_behind():
+    _, p = _small_problem()
+    acc = PrivacyAccountant(10.0)
+    for call in (lambda: sums.svt_threshold(p, 0.5, accountant=acc, rng="seed"),
+                 lambda: sums.choose_threshold(p, 0.5, "recursive", accountant=acc, rng="seed"),
+                 lambda: sums.release(p, 0.5, accountant=acc, rng="seed")):
+        with pytest.raises(TypeError, match="rng"):
+            call()
+    assert acc.history == []
+
+
+def test_choose_threshold_checks_every_argument_whatever_the_method():
+    _, p = _small_problem()
+    for method in ("oracle", "none"):
+        with pytest.raises(ValueError, match="epsilon"):
+            sums.choose_threshold(p, float("nan"), method)
+        for kw, bad in [("ratio", 1.5), ("beta", -1.0), ("growth", 0.5)]:
+            with pytest.raises(ValueError, match=kw):
+                sums.choose_threshold(p, 1.0, method, **{kw: bad})
+
+
+# ----------------------------------------------------------------------------- bad input (issue 13's fuzzer)
+def test_thresholds_refuse_bools_and_strings_by_name():
+    _, p = _small_problem()
+    for call, name in [(lambda t: sums.truncate_weights(p.weights, t), "tau"),
+                       (lambda t: sums.truncated_prefix_sums(p, t), "tau"),
+                       (lambda t: sums.workload_sensitivity(p, t), "tau"),
+                       (lambda t: sums.expected_variance(p, "workload", t, 1.0), "tau"),
+                       (lambda t: sums.answer_with_threshold(p, "identity", t, 1.0, rng=0), "tau"),
+                       (lambda t: sums.sqm_answers(p, t, 1.0, rng=0), "tau"),
+                       (lambda t: sums.precompute_strategies(p, t), "taus")]:
+        for bad in (True, "1500", ["a"]):
+            with pytest.raises(TypeError, match=name):
+                call(bad)
+        with pytest.raises(ValueError, match=name):
+            call([5000.0, float("nan")] if name == "taus" else float("nan"))
+
+
+def test_an_epsilon_whose_noise_overflows_is_refused_up_front():
+    _, p = _small_problem()
+    # the variance 2 (Delta / eps)^2 of the workload noise is inf for eps = 1e-300 (Delta >= 1000 here)
+    with np.errstate(over="ignore"):
+        assert not np.isfinite(2 * (np.float64(1000.0) / 1e-300) ** 2)
+    for call in (lambda: sums.expected_variance(p, "workload", 5000.0, 1e-300),
+                 lambda: sums.expected_squared_error(p, "identity", 5000.0, 1e-300),
+                 lambda: sums.answer_with_threshold(p, "identity", 5000.0, 1e-300, rng=0),
+                 lambda: sums.sqm_answers(p, 5000.0, 1e-300, rng=0),
+                 lambda: sums.release(p, 1e-300, rng=0)):
+        with pytest.raises(ValueError, match="epsilon.*too small"):
+            call()
+    assert np.all(np.isfinite(sums.expected_variance(p, "tamm", 5000.0, 1e-3)))     # ordinary budgets pass
+
+
+def test_empty_data_and_huge_requests_are_refused_before_allocating():
+    with pytest.raises(ValueError, match="values"):
+        sums.prepare([], [2000], BINS)
+    with pytest.raises(ValueError, match="width"):
+        sums.uniform_bins(1e-300, 1000.0)
+    # log(1000) / log(1 + 1e-15) ~ 6.9e15 grid points: refused, not allocated
+    with pytest.raises(ValueError, match="growth"):
+        sums.threshold_grid(1000.0, 1 + 1e-15, 1e6)
+    _, p = _small_problem()
+    for call in (lambda: sums.release(p, 1.0, size=10**15),
+                 lambda: sums.choose_threshold(p, 1.0, "none", size=10**15),
+                 lambda: sums.recursive_threshold(p, 1.0, size=10**15)):
+        with pytest.raises(ValueError, match="size"):
+            call()
+
+
+def test_experiments_name_their_own_parameters():
+    from dpviz.experiments import sums as es
+
+    _, p = _small_problem()
+    with pytest.raises(TypeError, match=r"isotonic\[0\]"):
+        es.compare_algorithms(p, algorithms=("identity",), truncations=("none",), isotonic=("no",), trials=2)
+    with pytest.raises(TypeError, match="algorithms"):
+        es.compare_algorithms(p, algorithms="tamm", trials=2)
+    with pytest.raises(ValueError, match="truncations"):
+        es.compare_algorithms(p, truncations=(), trials=2)
+    with pytest.raises(ValueError, match="trials"):
+        es.compare_algorithms(p, trials=10**15)
+    with pytest.raises(ValueError, match="ratios"):
+        es.ratio_sweep(p, ratios=(0.5, float("nan")), trials=2)
+    with pytest.raises(ValueError, match="ratios"):
+        es.ratio_sweep(p, ratios=(0.5, 1.5), trials=2)
+    with pytest.raises(ValueError, match="trials"):
+        es.explore(p, trials=10**15)
+    # the relative error's floor is in dollars, not a DP delta: 1000 dollars is a valid floor
+    np.testing.assert_allclose(sums.relative_error([1500.0, 10.0], [1000.0, 0.0], floor=1000.0), [0.5, 0.01])
+    with pytest.raises(ValueError, match="floor"):
+        es.explore(p, floor=0.0, trials=2)
+
+
+@pytest.mark.parametrize("ratio", [0.2, 0.5, 0.9])
+def test_svt_sensitivity_covers_every_neighbour_by_brute_force(monkeypatch, ratio):
+    """SVT's queries #{w <= theta} - ratio N move by 1 - ratio or ratio when one record is added or removed:
+    the declared sensitivity must equal the largest move over every neighbour, found by enumeration."""
+    values, p = _small_problem(n_records=200)
+    grid = sums.threshold_grid(p.weights[0], 1.1, p.weights[-1])
+    rounded = p.weights[np.searchsorted(p.weights, values)]
+
+    def q(v):
+        return np.array([(v <= t).sum() for t in grid]) - ratio * v.size
+
+    base = q(rounded)
+    moves = [np.abs(q(np.append(rounded, w)) - base).max() for w in p.weights]          # add one record
+    moves += [np.abs(q(np.delete(rounded, i)) - base).max() for i in range(0, rounded.size, 7)]  # remove one
+    seen = []
+    real = sums_thresholds.sparse_vector
+
+    def spy(answers, threshold, epsilon, c=1, **kw):
+        seen.append(kw["sensitivity"])
+        return real(answers, threshold, epsilon, c, **kw)
+
+    monkeypatch.setattr(sums_thresholds, "sparse_vector", spy)
+    sums.svt_threshold(p, 1.0, ratio=ratio, rng=0)
+    assert seen == [pytest.approx(max(moves))]

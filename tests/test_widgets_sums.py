@@ -93,3 +93,19 @@ def test_rho_and_epsilon_change_the_budget_split_and_seed_reproduces(explorer):
 def test_unknown_control_is_refused():
     with pytest.raises(ValueError, match="unknown control"):
         SumQueryExplorer(p=0.5)
+
+
+def test_a_problem_that_is_not_a_sum_problem_is_refused_by_name():
+    with pytest.raises(TypeError, match="problem"):
+        SumQueryExplorer(problem="CPS")
+
+
+def test_config_label_checks_its_flag_and_names():
+    from dpviz.plots import sums as ps
+
+    assert ps.config_label("sqm", "oracle", False).startswith("SQM, ") and "no isotonic" in ps.config_label(
+        "sqm", "oracle", False)
+    with pytest.raises(TypeError, match="isotonic"):
+        ps.config_label("tamm", "svt", "no")
+    with pytest.raises(ValueError, match="truncation"):
+        ps.config_label("tamm", "quantile")

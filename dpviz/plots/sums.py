@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 from dpviz.experiments.sums import RatioSweep, SumComparison, SumExploration
 from dpviz.plots.bands import mpl_band, new_axes
 from dpviz.plots.palette import ALT, SIMULATED, TEMPLATE, THEORY, TRUTH, band_fill, color
+from dpviz.validation import check_bool, check_choice
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -48,8 +49,22 @@ def config_label(algorithm: str, truncation: str, isotonic: bool | None = None) 
     -------
     str
         The label.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``algorithm`` or ``truncation``.
+    TypeError
+        If ``isotonic`` is neither None nor a bool.
+
+    Examples
+    --------
+    >>> config_label("tamm", "svt", True)
+    'TaMM, Trunc(SVT), isotonic'
     """
-    iso = "" if isotonic is None else (", isotonic" if isotonic else ", no isotonic")
+    check_choice("algorithm", algorithm, NAMES)
+    check_choice("truncation", truncation, TRUNC_NAMES)
+    iso = "" if isotonic is None else (", isotonic" if check_bool("isotonic", isotonic) else ", no isotonic")
     return f"{NAMES[algorithm]}, {TRUNC_NAMES[truncation]}{iso}"
 
 

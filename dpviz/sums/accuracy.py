@@ -15,15 +15,15 @@ import numpy.typing as npt
 from dpviz.mechanisms import laplace_variance
 from dpviz.sums.matrix import _mm_pair
 from dpviz.sums.options import ALGORITHMS
-from dpviz.sums.problem import SumProblem, _taus, check_problem
+from dpviz.sums.problem import SumProblem, _check_noise_epsilon, _taus, check_problem
 from dpviz.sums.truncation import truncate_weights, truncation_bias, workload_sensitivity
 from dpviz.validation import check_array, check_choice, check_epsilon, check_positive
 
 __all__ = ["relative_error", "expected_variance", "expected_squared_error"]
 
 
-def relative_error(answers: npt.ArrayLike, truth: npt.ArrayLike, delta: float = 1.0) -> npt.NDArray[np.float64]:
-    """The seed's relative error ``|y^ - y| / max(|y|, delta)`` per query ([WPKM19] Sec. 4, "Error").
+def relative_error(answers: npt.ArrayLike, truth: npt.ArrayLike, floor: float = 1.0) -> npt.NDArray[np.float64]:
+    """The seed's relative error ``|y^ - y| / max(|y|, floor)`` per query ([WPKM19] Sec. 4, "Error").
 
     Parameters
     ----------
@@ -31,8 +31,10 @@ def relative_error(answers: npt.ArrayLike, truth: npt.ArrayLike, delta: float = 
         Noisy answers ``y^``, one row per trial.
     truth : array_like, shape (m,)
         True answers ``y``.
-    delta : float
-        Floor of the denominator (> 0): keeps the ratio finite for answers near 0.
+    floor : float
+        Floor of the denominator, in the answers' units (dollars for incomes), finite and > 0: keeps
+        the ratio finite for answers near 0.  The seed writes it delta; it is not a privacy parameter
+        (named ``floor`` so it is not mistaken for one): any positive floor, e.g. 1 or 1000 dollars, is valid.
 
     Returns
     -------
@@ -42,21 +44,21 @@ def relative_error(answers: npt.ArrayLike, truth: npt.ArrayLike, delta: float = 
     Raises
     ------
     ValueError
-        If the shapes do not match, an input holds NaN or inf, or ``delta`` is not > 0.
+        If the shapes do not match, an input holds NaN or inf, or ``floor`` is not finite and > 0.
     TypeError
         If an input is not array-like of numbers.
 
     Examples
     --------
-    >>> relative_error([110.0, 0.5], [100.0, 0.0], delta=1.0)
+    >>> relative_error([110.0, 0.5], [100.0, 0.0], floor=1.0)
     array([0.1, 0.5])
     """
     a = check_array("answers", answers, ndim=(1, 2))
     y = check_array("truth", truth, ndim=1)
     if a.shape[-1] != y.size:
         raise ValueError(f"truth must have one entry per query ({a.shape[-1]}), got {y.size}")
-    delta = check_positive("delta", delta)
-    return np.abs(a - y) / np.maximum(np.abs(y), delta)
+    floor = check_positive("floor", floor)
+    return np.abs(a - y) / np.maximum(np.abs(y), floor)
 
 
 def expected_variance(problem: SumProblem, algorithm: str, tau: float, epsilon: float) -> npt.NDArray[np.float64]:
@@ -79,7 +81,7 @@ def expected_variance(problem: SumProblem, algorithm: str, tau: float, epsilon: 
     tau : float
         Truncation threshold (``inf``: none).
     epsilon : float
-        The answering budget.
+        The answering budget (> 0, and not so small that the variance overflows float64).
 
     Returns
     -------
@@ -91,7 +93,8 @@ def expected_variance(problem: SumProblem, algorithm: str, tau: float, epsilon: 
     TypeError
         If ``problem`` is not a :class:`SumProblem`.
     ValueError
-        For an unknown ``algorithm``, ``epsilon`` not > 0 or ``tau`` not > 0.
+        For an unknown ``algorithm``, ``epsilon`` not > 0 or too small for floating-point noise (the
+        variance would overflow), or ``tau`` not a number > 0.
 
     Examples
     --------
@@ -102,8 +105,8 @@ def expected_variance(problem: SumProblem, algorithm: str, tau: float, epsilon: 
     """
     problem = check_problem(problem)
     algorithm = check_choice("algorithm", algorithm, ALGORITHMS)
-    epsilon = check_epsilon(epsilon)
-    tau = float(_taus(tau)[0]) if np.ndim(tau) == 0 else float(tau)
+    epsilon = _check_noise_epsilon(problem, check_epsilon(epsilon))
+    tau = float(_taus(tau, ndim=(0,))[0])
     vt = truncate_weights(problem.weights, tau)
     if algorithm == "identity":
         return laplace_variance(1.0, epsilon) * np.cumsum(vt ** 2)[problem.index]
@@ -133,7 +136,7 @@ def expected_squared_error(problem: SumProblem, algorithm: str, tau: float,
     tau : float
         Truncation threshold (``inf``: none).
     epsilon : float
-        The answering budget.
+        The answering budget (> 0, and not so small that the variance overflows float64).
 
     Returns
     -------
@@ -145,7 +148,8 @@ def expected_squared_error(problem: SumProblem, algorithm: str, tau: float,
     TypeError
         If ``problem`` is not a :class:`SumProblem`.
     ValueError
-        For an unknown ``algorithm``, ``epsilon`` not > 0 or ``tau`` not > 0.
+        For an unknown ``algorithm``, ``epsilon`` not > 0 or too small for floating-point noise (the
+        variance would overflow), or ``tau`` not a number > 0.
 
     Examples
     --------
@@ -154,4 +158,5 @@ def expected_squared_error(problem: SumProblem, algorithm: str, tau: float,
     >>> expected_squared_error(p, "workload", 1500.0, 1.0)
     array([ 8000000., 12000000.])
     """
-    return truncation_bias(problem, float(tau)) ** 2 + expected_variance(problem, algorithm, tau, epsilon)
+    variance = expected_variance(problem, algorithm, tau, epsilon)  # validates every argument first
+    return truncation_bias(problem, float(tau)) ** 2 + variance

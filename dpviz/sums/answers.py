@@ -34,9 +34,9 @@ from scipy.optimize import isotonic_regression
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.sums.matrix import _mm_pair
-from dpviz.sums.problem import SumProblem, _taus, check_problem
+from dpviz.sums.problem import SumProblem, _check_noise_epsilon, _taus, check_problem
 from dpviz.sums.truncation import truncated_prefix_sums, workload_sensitivity
-from dpviz.validation import check_array, check_choice, check_epsilon
+from dpviz.validation import check_array, check_choice, check_elements, check_epsilon
 
 __all__ = ["answer_with_threshold", "isotonic"]
 
@@ -69,7 +69,8 @@ def answer_with_threshold(problem: SumProblem, algorithm: str, tau: npt.ArrayLik
     TypeError
         If ``problem`` is not a :class:`SumProblem`.
     ValueError
-        For an unknown ``algorithm``, ``epsilon`` not > 0, or a threshold that is NaN or <= 0.
+        For an unknown ``algorithm``, ``epsilon`` not > 0 (or so small that the noise overflows float64), or
+        a threshold that is NaN or <= 0.
 
     Notes
     -----
@@ -88,11 +89,12 @@ def answer_with_threshold(problem: SumProblem, algorithm: str, tau: npt.ArrayLik
     """
     problem = check_problem(problem)
     algorithm = check_choice("algorithm", algorithm, ("identity", "workload", "timm", "tamm"))
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_noise_epsilon(problem, check_epsilon(epsilon))
     scalar = np.ndim(tau) == 0
     taus = _taus(tau)
     gen = as_generator(rng)
     k = taus.size
+    check_elements(float(k) * (problem.n + problem.m), "noisy counts and answers", tau=f"<{k} thresholds>")
     clean = truncated_prefix_sums(problem, taus)
     if algorithm == "identity":
         vt = np.minimum(problem.weights[None, :], taus[:, None])

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from dpviz.validation import check_array, check_int, check_positive
+from dpviz.validation import check_array, check_elements, check_int, check_positive
 
 __all__ = ["uniform_bins", "cps_income_bins", "cps_thresholds", "vectorize", "prefix_workload", "weighted_workload"]
 
@@ -41,8 +41,9 @@ def uniform_bins(width: float, upper: float) -> npt.NDArray[np.float64]:
     Raises
     ------
     ValueError
-        If ``width`` or ``upper`` is not a positive number, or ``upper`` is not a
-        whole multiple of ``width``.
+        If ``width`` or ``upper`` is not a positive number, ``upper`` is not a
+        whole multiple of ``width``, or ``upper / width`` exceeds the allocation cap
+        :data:`dpviz.validation.MAX_ELEMENTS`.
 
     Examples
     --------
@@ -52,6 +53,7 @@ def uniform_bins(width: float, upper: float) -> npt.NDArray[np.float64]:
     width = check_positive("width", width)
     upper = check_positive("upper", upper)
     n = upper / width
+    check_elements(n, "bins", width=width, upper=upper)  # before round(): n may be inf
     if abs(n - round(n)) > 1e-9 * n or round(n) < 1:
         raise ValueError(f"upper must be a positive whole multiple of width={width}, got upper={upper}")
     return width * np.arange(1, int(round(n)) + 1, dtype=float)
@@ -148,7 +150,7 @@ def vectorize(values: npt.ArrayLike, bins: npt.ArrayLike) -> npt.NDArray[np.floa
     Raises
     ------
     ValueError
-        For a negative value or one above the top edge (never clipped), or bins
+        For no values at all, a negative value or one above the top edge (never clipped), or bins
         that are empty, not positive or not strictly increasing.
     TypeError
         If ``values`` or ``bins`` is not array-like of numbers.
@@ -160,9 +162,11 @@ def vectorize(values: npt.ArrayLike, bins: npt.ArrayLike) -> npt.NDArray[np.floa
     """
     bins = _check_bins(bins)
     values = check_array("values", values, ndim=1)
-    if values.size and values.min() < 0:
+    if values.size == 0:
+        raise ValueError("values must hold at least one record, got an empty array")
+    if values.min() < 0:
         raise ValueError(f"values must be non-negative (sums are truncated from above), got {values.min()}")
-    if values.size and values.max() > bins[-1]:
+    if values.max() > bins[-1]:
         raise ValueError(f"values must be <= the top bin edge {bins[-1]}, got {values.max()}; widen the bins "
                          "(values are never clipped)")
     idx = np.searchsorted(bins, values, side="left")

@@ -27,9 +27,10 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from dpviz.sums.bins import weighted_workload
+from dpviz.sums.options import _check_names
 from dpviz.sums.problem import SumProblem, _taus, check_problem
 from dpviz.sums.truncation import truncate_weights
-from dpviz.validation import check_array, check_choice
+from dpviz.validation import check_array
 
 if TYPE_CHECKING:
     from dpviz.matrix_mechanism import LeastSquares
@@ -152,8 +153,8 @@ def precompute_strategies(problem: SumProblem, taus: npt.ArrayLike,
     2
     """
     problem = check_problem(problem)
-    t = np.unique(_taus(taus))
-    algs = [check_choice("algorithm", a, ("timm", "tamm")) for a in algorithms]
+    t = np.unique(_taus(taus, "taus"))
+    algs = _check_names("algorithms", algorithms, ("timm", "tamm"))
     for a in algs:
         for tau in t:
             _, ls = _mm_pair(problem, a, float(tau))

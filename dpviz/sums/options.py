@@ -9,6 +9,11 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
+from dpviz.validation import check_choice
+
 __all__ = ["ALGORITHMS", "THRESHOLD_METHODS", "NOT_DP"]
 
 #: The algorithms of [WPKM19] Table 1.
@@ -20,3 +25,14 @@ NOT_DP = "NOT differentially private"
 
 #: Display names of the algorithms (used in labels and accountant rows).
 _NAMES = {"sqm": "SQM", "identity": "Identity", "workload": "Workload", "timm": "TiMM", "tamm": "TaMM"}
+
+
+def _check_names(name: str, values: Any, allowed: Iterable[str]) -> list[str]:
+    """A non-empty collection of option names, each one of ``allowed`` (a lone string is refused, not split)."""
+    options = tuple(allowed)
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError(f"{name} must be a list of names from {options}, got {values!r}")
+    out = [check_choice(f"{name}[{i}]", v, options) for i, v in enumerate(values)]
+    if not out:
+        raise ValueError(f"{name} must name at least one of {options}, got none")
+    return out

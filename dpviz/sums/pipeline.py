@@ -20,18 +20,19 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from dpviz.accountant import PrivacyAccountant, check_accountant
+from dpviz.accountant import PrivacyAccountant, charge_all, check_accountant
 from dpviz.rng import RngLike, as_generator
 from dpviz.sums.answers import answer_with_threshold
 from dpviz.sums.answers import isotonic as _isotonic_fit
 from dpviz.sums.budget import split_budget
 from dpviz.sums.options import _NAMES, ALGORITHMS, NOT_DP, THRESHOLD_METHODS
-from dpviz.sums.problem import SumProblem, check_problem, prepare
+from dpviz.sums.problem import SumProblem, _check_noise_epsilon, check_problem, prepare
 from dpviz.sums.sqm import _sqm, _sqm_thresholds
 from dpviz.sums.thresholds import _recursive_on, _svt_on, choose_threshold, threshold_grid
 from dpviz.validation import (
     check_bool,
     check_choice,
+    check_elements,
     check_epsilon,
     check_open_unit,
     check_positive,
@@ -136,8 +137,10 @@ def release(problem: SumProblem, epsilon: float, *, algorithm: str = "tamm", tru
     growth : float
         Growth rate of the threshold grid (> 1).
     accountant : PrivacyAccountant, optional
-        Charged ``size * epsilon`` (threshold and answer steps as separate rows)
-        before any noise is drawn.
+        Charged ``size * epsilon`` before any noise is drawn, all or nothing
+        (:func:`dpviz.accountant.charge_all`): one row ``size * rho * epsilon`` for a
+        private threshold ("svt", "recursive") and one ``size * (1 - rho) * epsilon``
+        for the answers (all of ``size * epsilon`` without a private threshold).
     rng : None, int, SeedSequence or Generator
         Randomness (see :func:`dpviz.rng.as_generator`).
     size : int, optional
@@ -153,7 +156,9 @@ def release(problem: SumProblem, epsilon: float, *, algorithm: str = "tamm", tru
     TypeError
         If ``problem`` is not a :class:`SumProblem` or ``isotonic`` is not a bool.
     ValueError
-        For bad parameters, or an accountant with ``truncation="oracle"`` (not DP).
+        For bad parameters, an accountant with ``truncation="oracle"`` (not DP), an answering
+        budget so small that the noise would overflow float64, or ``size`` beyond the allocation
+        cap :data:`dpviz.validation.MAX_ELEMENTS`.
     dpviz.accountant.BudgetExceededError
         If the accountant cannot pay for all trials (nothing is recorded then).
 
@@ -175,23 +180,22 @@ def release(problem: SumProblem, epsilon: float, *, algorithm: str = "tamm", tru
     check_bool("isotonic", isotonic)
     size = check_trials(size)
     k = 1 if size is None else size
+    check_elements(float(k) * (2 * problem.n + problem.m), "noisy counts and answers", size=size)
     eps_thr, eps_ans = split_budget(epsilon, rho, truncation)
-    threshold_grid(problem.weights[0] if start is None else start, growth, problem.weights[-1])  # validate early
-    acc = check_accountant(accountant)
-    if acc is not None:
-        if truncation == "oracle":
-            raise ValueError("truncation='oracle' reads the true quantile without noise: the release is "
-                             f"{NOT_DP}, so no accountant can record it; pass accountant=None (teaching only)")
-        # the accountant takes exact Fractions (it converts with exact()) though spend/can_spend are annotated float
-        total = k * (eps_thr + eps_ans)
-        if not acc.can_spend(total):
-            acc.spend(total, label="sum queries (refused)")
-        runs = "" if k == 1 else f" x{k} runs"
-        if eps_thr > 0:
-            acc.spend(k * eps_thr,
-                      label=f"sum queries: {truncation} threshold(s) for {_NAMES[algorithm]}{runs}")
-        acc.spend(k * eps_ans, label=f"sum queries: {_NAMES[algorithm]} answers{runs}")
+    _check_noise_epsilon(problem, float(eps_ans), "epsilon" if eps_thr == 0 else "(1 - rho) * epsilon")
+    grid = threshold_grid(problem.weights[0] if start is None else start, growth, problem.weights[-1])
+    check_elements(float(k) * grid.size * (problem.m if algorithm == "sqm" else 1),
+                   "threshold-search steps (trials x grid points)", size=size, growth=growth)
     gen = as_generator(rng)
+    acc = check_accountant(accountant)
+    if acc is not None and truncation == "oracle":
+        raise ValueError("truncation='oracle' reads the true quantile without noise: the release is "
+                         f"{NOT_DP}, so no accountant can record it; pass accountant=None (teaching only)")
+    # the threshold stage and the answer stage compose sequentially; k trials are k releases: all or nothing
+    stages = [(f"sum queries: {_NAMES[algorithm]} answers", eps_ans, 0)]
+    if eps_thr > 0:
+        stages.insert(0, (f"sum queries: {truncation} threshold(s) for {_NAMES[algorithm]}", eps_thr, 0))
+    charge_all(acc, stages, size=size)
     taus: npt.NDArray[np.float64]
     if algorithm == "sqm":
         taus = _sqm_thresholds(problem, truncation, float(eps_thr), ratio, beta, start, growth, gen, k)
@@ -263,8 +267,10 @@ def answer_prefix_sums(values: npt.ArrayLike, thresholds: npt.ArrayLike, epsilon
     growth : float
         Growth rate of the threshold grid (> 1).
     accountant : PrivacyAccountant, optional
-        Charged ``size * epsilon`` (threshold and answer steps as separate rows)
-        before any noise is drawn.
+        Charged ``size * epsilon`` before any noise is drawn, all or nothing
+        (:func:`dpviz.accountant.charge_all`): one row ``size * rho * epsilon`` for a
+        private threshold ("svt", "recursive") and one ``size * (1 - rho) * epsilon``
+        for the answers (all of ``size * epsilon`` without a private threshold).
     rng : None, int, SeedSequence or Generator
         Randomness (see :func:`dpviz.rng.as_generator`).
     size : int, optional
@@ -278,8 +284,9 @@ def answer_prefix_sums(values: npt.ArrayLike, thresholds: npt.ArrayLike, epsilon
     Raises
     ------
     ValueError, TypeError
-        For bad inputs: ratio outside (0, 1], rho outside (0, 1), negative values,
-        unknown algorithm or truncation, thresholds that are not bin edges.
+        For bad inputs: no values, ratio outside (0, 1], rho outside (0, 1), negative values,
+        unknown algorithm or truncation, thresholds that are not bin edges, an accountant with
+        the oracle, an epsilon whose noise would overflow, or ``size`` beyond the allocation cap.
     dpviz.accountant.BudgetExceededError
         If the accountant cannot pay for all trials.
 

@@ -9,6 +9,8 @@ References
 
 from __future__ import annotations
 
+import math
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +19,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from dpviz.sums.bins import _check_bins, _threshold_indices, cps_income_bins, prefix_workload, vectorize
+from dpviz.validation import check_array
 
 __all__ = ["SumProblem", "prepare", "check_problem"]
 
@@ -163,9 +166,38 @@ def check_problem(problem: Any) -> SumProblem:
     return problem
 
 
-def _taus(tau: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Truncation thresholds as a 1-D float array, each > 0 (``inf``: no truncation)."""
-    t = np.atleast_1d(np.asarray(tau, dtype=float))
-    if t.ndim != 1 or np.any(np.isnan(t)) or np.any(t <= 0):
-        raise ValueError("tau must be a positive number or a 1-D array of them (inf = no truncation)")
-    return t
+def _taus(tau: Any, name: str = "tau", ndim: tuple[int, ...] = (0, 1)) -> npt.NDArray[np.float64]:
+    """Truncation thresholds as a float array of at least one dimension, each > 0 (``inf``: no truncation).
+
+    A string, a bool (``True`` is not the threshold 1) or a NaN/non-positive entry is refused, naming ``name``.
+    """
+    if isinstance(tau, (bool, np.bool_)) or (isinstance(tau, np.ndarray) and tau.dtype == bool):
+        raise TypeError(f"{name} must be a number > 0 or an array of them (inf = no truncation), got {tau!r}")
+    t = check_array(name, tau, ndim=ndim, finite=False)
+    if t.size == 0:
+        raise ValueError(f"{name} must hold at least one threshold, got shape {t.shape}")
+    if np.any(np.isnan(t)) or np.any(t <= 0):
+        bad = t[np.isnan(t) | (t <= 0)].ravel()[0]
+        raise ValueError(f"{name} must be > 0 (inf = no truncation), got {bad}")
+    return np.atleast_1d(t)
+
+
+def _epsilon_floor(problem: SumProblem) -> float:
+    """Smallest answering epsilon whose noise stays finite in float64 on ``problem`` (a documented bound).
+
+    No algorithm's Laplace scale exceeds ``S / epsilon`` with ``S = m n max(v)`` (every strategy row of the
+    matrix mechanisms has L1 norm at most ``n max(v)``, over at most ``m`` queries); the squared errors of
+    ``m n`` such noises must stay below the largest float, with a margin of 16.
+    """
+    s = float(problem.m) * problem.n * float(problem.weights[-1])
+    return s * math.sqrt(16.0 * problem.m * problem.n / sys.float_info.max)
+
+
+def _check_noise_epsilon(problem: SumProblem, epsilon: float, name: str = "epsilon") -> float:
+    """Refuse an answering epsilon so small that the noise (or its variance) overflows float64."""
+    floor = _epsilon_floor(problem)
+    if epsilon < floor:
+        raise ValueError(f"{name}={epsilon!r} is too small for floating-point noise on this problem (Laplace "
+                         f"scales up to {float(problem.m) * problem.n * float(problem.weights[-1]):.3g}/epsilon "
+                         f"would overflow): {name} must be >= {floor:.3g}")
+    return epsilon

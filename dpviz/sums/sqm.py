@@ -24,10 +24,17 @@ import numpy.typing as npt
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.sums.options import THRESHOLD_METHODS
-from dpviz.sums.problem import SumProblem, check_problem
+from dpviz.sums.problem import SumProblem, _check_noise_epsilon, _taus, check_problem
 from dpviz.sums.thresholds import _recursive_on, _svt_on, threshold_grid
 from dpviz.sums.truncation import truncated_prefix_sums
-from dpviz.validation import check_choice, check_epsilon, check_positive, check_probability, check_trials
+from dpviz.validation import (
+    check_choice,
+    check_elements,
+    check_epsilon,
+    check_positive,
+    check_probability,
+    check_trials,
+)
 
 __all__ = ["sqm_thresholds", "sqm_answers"]
 
@@ -82,8 +89,8 @@ def sqm_thresholds(problem: SumProblem, epsilon: float, method: str = "svt", *, 
     problem : SumProblem
         The vectorised problem.
     epsilon : float
-        Total budget of the m threshold choices (> 0 for "svt" and "recursive";
-        ignored by "oracle" and "none").
+        Total budget of the m threshold choices (> 0; checked for every method though
+        "oracle" and "none" do not use it).
     method : {"svt", "recursive", "oracle", "none"}
         How each threshold is chosen ("oracle" is NOT DP; "none" gives ``inf``).
     ratio : float in (0, 1]
@@ -124,13 +131,15 @@ def sqm_thresholds(problem: SumProblem, epsilon: float, method: str = "svt", *, 
     """
     problem = check_problem(problem)
     method = check_choice("method", method, THRESHOLD_METHODS)
-    eps = check_epsilon(epsilon) if method in ("svt", "recursive") else 0.0
+    eps = check_epsilon(epsilon)  # checked for every method, so a typo is never ignored silently
     ratio = check_probability("ratio", ratio)
     beta = check_positive("beta", beta)
     size = check_trials(size)
     k = 1 if size is None else size
+    check_elements(float(k) * problem.m, "thresholds", size=size)
     threshold_grid(problem.weights[0] if start is None else start, growth, problem.weights[-1])  # validate early
-    taus = _sqm_thresholds(problem, method, eps, ratio, beta, start, growth, as_generator(rng), k)
+    gen = as_generator(rng)
+    taus = _sqm_thresholds(problem, method, eps, ratio, beta, start, growth, gen, k)
     return taus[0] if size is None else taus
 
 
@@ -164,8 +173,8 @@ def sqm_answers(problem: SumProblem, tau: npt.ArrayLike, epsilon: float, *,
     TypeError
         If ``problem`` is not a :class:`SumProblem`.
     ValueError
-        If ``epsilon`` is not > 0, a threshold is NaN or <= 0, or ``tau`` has
-        not one column per query.
+        If ``epsilon`` is not > 0 (or so small that the noise overflows float64), a threshold is NaN or
+        <= 0, or ``tau`` has not one column per query.
 
     Examples
     --------
@@ -175,12 +184,10 @@ def sqm_answers(problem: SumProblem, tau: npt.ArrayLike, epsilon: float, *,
     array([2000., 5000.])
     """
     problem = check_problem(problem)
-    epsilon = check_epsilon(epsilon)
-    t = np.asarray(tau, dtype=float)
-    if t.ndim > 2:
-        raise ValueError(f"tau must be a number, one threshold per query or a (trials, queries) array, got {t.shape}")
+    epsilon = _check_noise_epsilon(problem, check_epsilon(epsilon))
+    t = _taus(tau, ndim=(0, 1, 2)).reshape(np.shape(tau))
     taus = np.atleast_2d(np.broadcast_to(t, (problem.m,)) if t.ndim == 0 else t)
-    if taus.shape[1] != problem.m or np.any(np.isnan(taus)) or np.any(taus <= 0):
-        raise ValueError(f"tau must be > 0 with one column per query ({problem.m}), got shape {t.shape}")
+    if taus.shape[1] != problem.m:
+        raise ValueError(f"tau must have one column per query ({problem.m}), got shape {t.shape}")
     out = _sqm(problem, taus, epsilon, as_generator(rng), taus.shape[0])
     return out if t.ndim == 2 else out[0]

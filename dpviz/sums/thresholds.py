@@ -24,18 +24,25 @@ References
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
 
-from dpviz.accountant import PrivacyAccountant, check_accountant, exact
+from dpviz.accountant import PrivacyAccountant, charge, check_accountant, exact
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
-from dpviz.sums.options import THRESHOLD_METHODS
+from dpviz.sums.options import NOT_DP, THRESHOLD_METHODS
 from dpviz.sums.problem import SumProblem, check_problem
 from dpviz.svt import ABOVE, sparse_vector
-from dpviz.validation import check_choice, check_epsilon, check_positive, check_probability, check_trials
+from dpviz.validation import (
+    MAX_ELEMENTS,
+    check_choice,
+    check_elements,
+    check_epsilon,
+    check_positive,
+    check_probability,
+    check_trials,
+)
 
 __all__ = ["threshold_grid", "svt_threshold", "recursive_threshold", "oracle_threshold", "choose_threshold"]
 
@@ -60,7 +67,8 @@ def threshold_grid(start: float, growth: float, upper: float) -> npt.NDArray[np.
     Raises
     ------
     ValueError
-        If ``start`` or ``upper`` is not > 0, or ``growth`` is not > 1.
+        If ``start`` or ``upper`` is not > 0, ``growth`` is not > 1, or the grid would hold more than
+        :data:`dpviz.validation.MAX_ELEMENTS` points (``growth`` too close to 1).
 
     Examples
     --------
@@ -74,7 +82,11 @@ def threshold_grid(start: float, growth: float, upper: float) -> npt.NDArray[np.
     upper = check_positive("upper", upper)
     if start >= upper:
         return np.array([upper])
-    k = int(math.floor(math.log(upper / start) / math.log(growth) + 1e-12))
+    steps = math.log(upper / start) / math.log(growth)
+    if steps + 1.0 > MAX_ELEMENTS:
+        raise ValueError(f"growth={growth} is too close to 1: the grid from start={start} to upper={upper} would "
+                         f"hold {steps + 1.0:.3g} points (the cap is {MAX_ELEMENTS}); use a larger growth or start")
+    k = int(math.floor(steps + 1e-12))
     grid = start * growth ** np.arange(k + 1)
     grid = grid[grid < upper]
     return np.append(grid, upper)
@@ -113,21 +125,20 @@ def _recursive_on(weights: np.ndarray, cum_count: np.ndarray, n_records: float, 
 
 
 def _threshold_setup(problem: SumProblem, epsilon: float, start: float | None, growth: float, size: int | None,
-                     accountant: PrivacyAccountant | None,
-                     label: str) -> tuple[SumProblem, float, npt.NDArray[np.float64], int]:
+                     accountant: PrivacyAccountant | None, rng: RngLike,
+                     label: str) -> tuple[SumProblem, float, npt.NDArray[np.float64], int, np.random.Generator]:
     """Validate a threshold choice's inputs, build the public grid, and charge its k runs to the accountant."""
     problem = check_problem(problem)
     epsilon = check_epsilon(epsilon)
     size = check_trials(size)
     k = 1 if size is None else size
+    check_elements(float(k), "thresholds", size=size)
     v = problem.weights
     grid = threshold_grid(v[0] if start is None else start, growth, v[-1])
-    acc = check_accountant(accountant)
-    if acc is not None:
-        # exact Fractions (PrivacyAccountant.spend converts with exact() but is annotated float)
-        acc.spend(k * Fraction(exact("epsilon", epsilon)),
-                  label=label + ("" if k == 1 else f" x{k} runs"))
-    return problem, epsilon, grid, k
+    check_elements(float(k) * grid.size, "SVT answers (runs x grid points)", size=size, growth=growth)
+    gen = as_generator(rng)
+    charge(accountant, exact("epsilon", epsilon), size=size, label=label)  # after every check, before any noise
+    return problem, epsilon, grid, k, gen
 
 
 def svt_threshold(problem: SumProblem, epsilon: float, *, ratio: float = 0.95, start: float | None = None,
@@ -156,7 +167,8 @@ def svt_threshold(problem: SumProblem, epsilon: float, *, ratio: float = 0.95, s
     growth : float
         Growth rate of the grid (> 1).
     accountant : PrivacyAccountant, optional
-        Charged ``epsilon`` per run before any noise is drawn.
+        Charged ``size * epsilon`` (sequential composition of the runs, :func:`dpviz.accountant.charge`)
+        before any noise is drawn.
     rng : None, int, SeedSequence or Generator
         Randomness (see :func:`dpviz.rng.as_generator`).
     size : int, optional
@@ -185,9 +197,9 @@ def svt_threshold(problem: SumProblem, epsilon: float, *, ratio: float = 0.95, s
     54764
     """
     ratio = check_probability("ratio", ratio)
-    problem, epsilon, grid, k = _threshold_setup(problem, epsilon, start, growth, size, accountant,
-                                                 "sum queries: truncation threshold by SVT")
-    taus = _svt_on(problem.weights, problem._cum_count, problem.size, grid, epsilon, ratio, as_generator(rng), k)
+    problem, epsilon, grid, k, gen = _threshold_setup(problem, epsilon, start, growth, size, accountant, rng,
+                                                      "sum queries: truncation threshold by SVT")
+    taus = _svt_on(problem.weights, problem._cum_count, problem.size, grid, epsilon, ratio, gen, k)
     return float(taus[0]) if size is None else taus
 
 
@@ -224,7 +236,8 @@ def recursive_threshold(problem: SumProblem, epsilon: float, *, beta: float = 1e
     growth : float
         Growth rate of the grid (> 1).
     accountant : PrivacyAccountant, optional
-        Charged ``epsilon`` per run before any noise is drawn.
+        Charged ``size * epsilon`` (sequential composition of the runs, :func:`dpviz.accountant.charge`)
+        before any noise is drawn.
     rng : None, int, SeedSequence or Generator
         Randomness (see :func:`dpviz.rng.as_generator`).
     size : int, optional
@@ -253,9 +266,9 @@ def recursive_threshold(problem: SumProblem, epsilon: float, *, beta: float = 1e
     array([100000., 100000., 100000.])
     """
     beta = check_positive("beta", beta)
-    problem, epsilon, grid, k = _threshold_setup(problem, epsilon, start, growth, size, accountant,
-                                                 "sum queries: truncation threshold (recursive-style)")
-    taus = _recursive_on(problem.weights, problem._cum_count, problem.size, grid, epsilon, beta, as_generator(rng), k)
+    problem, epsilon, grid, k, gen = _threshold_setup(problem, epsilon, start, growth, size, accountant, rng,
+                                                      "sum queries: truncation threshold (recursive-style)")
+    taus = _recursive_on(problem.weights, problem._cum_count, problem.size, grid, epsilon, beta, gen, k)
     return float(taus[0]) if size is None else taus
 
 
@@ -308,7 +321,7 @@ def choose_threshold(problem: SumProblem, epsilon: float, method: str = "svt", *
     problem : SumProblem
         The vectorised problem.
     epsilon : float
-        The threshold's own budget (ignored by "oracle" and "none").
+        The threshold's own budget (> 0; checked for every method though "oracle" and "none" do not use it).
     method : {"svt", "recursive", "oracle", "none"}
         See :func:`svt_threshold`, :func:`recursive_threshold` and :func:`oracle_threshold`.
     ratio : float in (0, 1]
@@ -320,7 +333,8 @@ def choose_threshold(problem: SumProblem, epsilon: float, method: str = "svt", *
     growth : float
         Growth rate of the grid (> 1).
     accountant : PrivacyAccountant, optional
-        Charged by the private methods before any noise is drawn.
+        Charged ``size * epsilon`` by "svt" and "recursive" (via :func:`dpviz.accountant.charge`) before any
+        noise is drawn; "none" reads no data and charges nothing; "oracle" (NOT DP) refuses an accountant.
     rng : None, int, SeedSequence or Generator
         Randomness of the private methods.
     size : int, optional
@@ -334,9 +348,12 @@ def choose_threshold(problem: SumProblem, epsilon: float, method: str = "svt", *
     Raises
     ------
     ValueError
-        For an unknown ``method`` or invalid parameters of the chosen method.
+        For an unknown ``method``, an invalid parameter (checked whichever method runs), or an
+        accountant with ``method="oracle"`` (not DP: no ledger can record it).
     TypeError
-        If ``problem`` is not a :class:`SumProblem`.
+        If ``problem`` is not a :class:`SumProblem` or ``accountant`` not a PrivacyAccountant.
+    dpviz.accountant.BudgetExceededError
+        If the accountant cannot pay for the runs (nothing is recorded then).
 
     Examples
     --------
@@ -346,12 +363,24 @@ def choose_threshold(problem: SumProblem, epsilon: float, method: str = "svt", *
     array([inf, inf])
     """
     method = check_choice("method", method, THRESHOLD_METHODS)
+    # every argument is checked whichever method runs, so a typo is never ignored silently
+    problem = check_problem(problem)
+    epsilon = check_epsilon(epsilon)
+    ratio = check_probability("ratio", ratio)
+    beta = check_positive("beta", beta)
+    threshold_grid(problem.weights[0] if start is None else start, growth, problem.weights[-1])
+    acc = check_accountant(accountant)
+    gen = as_generator(rng)
     size = check_trials(size)
+    check_elements(float(1 if size is None else size), "thresholds", size=size)
+    if method == "oracle" and acc is not None:
+        raise ValueError(f"method='oracle' reads the true quantile without noise: it is {NOT_DP}, so no "
+                         "accountant can record it; pass accountant=None (teaching only)")
     if method == "svt":
-        return svt_threshold(problem, epsilon, ratio=ratio, start=start, growth=growth, accountant=accountant,
-                             rng=rng, size=size)
+        return svt_threshold(problem, epsilon, ratio=ratio, start=start, growth=growth, accountant=acc,
+                             rng=gen, size=size)
     if method == "recursive":
-        return recursive_threshold(problem, epsilon, beta=beta, start=start, growth=growth, accountant=accountant,
-                                   rng=rng, size=size)
-    tau = oracle_threshold(problem, ratio) if method == "oracle" else math.inf
+        return recursive_threshold(problem, epsilon, beta=beta, start=start, growth=growth, accountant=acc,
+                                   rng=gen, size=size)
+    tau = oracle_threshold(problem, ratio) if method == "oracle" else math.inf  # reads nothing private: no charge
     return tau if size is None else np.full(size, tau)

@@ -51,10 +51,9 @@ def truncate_weights(weights: npt.ArrayLike, tau: npt.ArrayLike) -> npt.NDArray[
     array([1., 4., 4.])
     """
     v = check_array("weights", weights, ndim=1)
-    t = check_array("tau", tau, ndim=(0, 1), finite=False)
-    if np.any(np.isnan(t)) or np.any(t <= 0):
-        raise ValueError("tau must be > 0 (inf = no truncation)")
-    return np.minimum(v, t[..., None]) if t.ndim else np.minimum(v, float(t))
+    scalar = np.ndim(tau) == 0
+    t = _taus(tau)
+    return np.minimum(v, float(t[0])) if scalar else np.minimum(v, t[:, None])
 
 
 def truncated_prefix_sums(problem: SumProblem, tau: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -93,15 +92,13 @@ def truncated_prefix_sums(problem: SumProblem, tau: npt.ArrayLike) -> npt.NDArra
     """
     problem = check_problem(problem)
     scalar = np.ndim(tau) == 0
-    t = np.asarray(tau, dtype=float)
+    t = _taus(tau, ndim=(0, 1, 2))
     if t.ndim == 2:
         if t.shape[1] != problem.m:
             raise ValueError(f"a 2-D tau must have one column per query ({problem.m}), got shape {t.shape}")
-        if np.any(np.isnan(t)) or np.any(t <= 0):
-            raise ValueError("tau must be > 0 (inf = no truncation)")
         T = t
     else:
-        T = np.broadcast_to(_taus(tau)[:, None], (_taus(tau).size, problem.m))
+        T = np.broadcast_to(t[:, None], (t.size, problem.m))
     J = np.searchsorted(problem.weights, T, side="right")           # bins with v_j <= tau
     last = np.minimum(problem.index[None, :], J - 1)                 # (k, m), may be -1
     P = np.where(last >= 0, problem._cum_sum[np.maximum(last, 0)], 0.0)

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from dpviz.experiments.sums import DEFAULTS, SumExploration, cps_problem, explore
 from dpviz.plots.sums import explorer_figure
-from dpviz.sums import NOT_DP, SumProblem, oracle_threshold, precompute_strategies, threshold_grid
+from dpviz.sums import NOT_DP, SumProblem, check_problem, oracle_threshold, precompute_strategies, threshold_grid
 from dpviz.widgets.base import Explorer, int_slider, log_slider, seed_box
 
 __all__ = ["SumQueryExplorer"]
@@ -43,13 +43,18 @@ class SumQueryExplorer(Explorer):
         lecture's $1,000 bins, to stay interactive).
     **values
         Initial control values, e.g. ``algorithm="identity"``.
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is neither None nor a :class:`~dpviz.sums.SumProblem` (see :func:`dpviz.sums.prepare`).
     """
 
     title = "Sum queries with truncation: CPS incomes, prefix sums up to $1M"
     main_control = "ratio"
 
     def __init__(self, problem: SumProblem | None = None, **values: Any) -> None:
-        self.problem = cps_problem(100, 10_000.0) if problem is None else problem
+        self.problem = cps_problem(100, 10_000.0) if problem is None else check_problem(problem)
         resample = widgets.Button(description="resample", tooltip="draw new noise (next seed)", icon="refresh")
         resample.on_click(lambda _: setattr(self.controls["seed"], "value", self.controls["seed"].value + 1))
         self.buttons = {"resample": resample}

@@ -8,6 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dpviz.experiments import check_band
+from dpviz.validation import check_array
 
 __all__ = ["ErrorBands", "error_bands"]
 
@@ -57,11 +58,20 @@ def error_bands(rel_error: npt.ArrayLike, band: tuple[float, float] = (5.0, 95.0
     Raises
     ------
     ValueError
-        If ``rel_error`` is not 2-D with at least one trial, or ``band`` is invalid.
+        If ``rel_error`` is not 2-D with at least one trial and one query, holds NaN or inf, or ``band``
+        is invalid.
+    TypeError
+        If ``rel_error`` is not array-like of numbers.
+
+    Examples
+    --------
+    >>> b = error_bands([[0.1, 0.2], [0.3, 0.4]], band=(0.0, 100.0))
+    >>> b.mean, b.lower, b.upper
+    (array([0.2, 0.3]), array([0.1, 0.2]), array([0.3, 0.4]))
     """
     lo, hi = check_band(band)
-    e = np.asarray(rel_error, dtype=float)
-    if e.ndim != 2 or e.shape[0] < 1:
+    e = check_array("rel_error", rel_error, ndim=2)
+    if e.shape[0] < 1 or e.shape[1] < 1:
         raise ValueError(f"rel_error must have shape (trials, queries), got {e.shape}")
     lower, upper = np.percentile(e, [lo, hi], axis=0)
     return ErrorBands(mean=e.mean(axis=0), lower=lower, upper=upper, band=(lo, hi))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -25,7 +26,17 @@ from dpviz.experiments import TrialSummary, summarize
 from dpviz.experiments.sums.bands import ErrorBands, error_bands
 from dpviz.experiments.sums.cps import DEFAULTS, cps_problem
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_choice, check_epsilon, check_int, check_open_unit, check_positive, check_probability
+from dpviz.validation import (
+    check_array,
+    check_bool,
+    check_choice,
+    check_elements,
+    check_epsilon,
+    check_int,
+    check_open_unit,
+    check_positive,
+    check_probability,
+)
 
 __all__ = ["_Config", "SumComparison", "compare_algorithms", "RatioSweep", "ratio_sweep", "base_algs"]
 
@@ -48,7 +59,7 @@ class SumComparison:
     answers : dict
         Configuration -> (k, m) noisy answers.
     errors : dict
-        Configuration -> (k, m) relative errors ``|y^ - y| / max(y, delta)``.
+        Configuration -> (k, m) relative errors ``|y^ - y| / max(y, floor)``.
     taus : dict
         Truncation -> (k,) threshold shared by the batch algorithms (``inf``: none).
     sqm_taus : dict
@@ -61,8 +72,8 @@ class SumComparison:
         Share of epsilon spent on the threshold.
     beta : float
         Trade-off of the recursive-style threshold.
-    delta : float
-        Smoothing of the relative error.
+    floor : float
+        Floor of the relative error's denominator, in dollars.
     trials : int
         Number of trials k.
     """
@@ -77,7 +88,7 @@ class SumComparison:
     ratio: float
     rho: float
     beta: float
-    delta: float
+    floor: float
     trials: int
 
     def bands(self, algorithm: str, truncation: str = "svt", isotonic: bool = True,
@@ -159,7 +170,7 @@ def compare_algorithms(problem: sums.SumProblem | None = None, *, epsilon: float
                        truncations: Iterable[str] = ("none", "svt", "recursive"),
                        isotonic: Iterable[bool] = (True, False), ratio: float = DEFAULTS["ratio"],
                        rho: float = DEFAULTS["rho"], beta: float = DEFAULTS["beta"],
-                       growth: float = DEFAULTS["growth"], delta: float = DEFAULTS["delta"], trials: int = 100,
+                       growth: float = DEFAULTS["growth"], floor: float = DEFAULTS["floor"], trials: int = 100,
                        rng: RngLike = 0) -> SumComparison:
     """Run every configuration ``trials`` times, as in [WPKM19] Sec. 4 (Algorithm 9).
 
@@ -189,8 +200,9 @@ def compare_algorithms(problem: sums.SumProblem | None = None, *, epsilon: float
         Trade-off of the recursive-style threshold.
     growth : float
         Growth rate of the threshold grid.
-    delta : float
-        Smoothing of the relative error.
+    floor : float
+        Floor of the relative error's denominator ``max(|y|, floor)``, in dollars (finite, > 0; the seed's
+        delta, named ``floor`` because it is not a privacy parameter: any positive floor is valid).
     trials : int
         Number of trials (>= 2).
     rng : None, int, SeedSequence or Generator
@@ -205,20 +217,32 @@ def compare_algorithms(problem: sums.SumProblem | None = None, *, epsilon: float
     Raises
     ------
     ValueError
-        For an unknown algorithm or truncation method, or invalid parameters.
+        For an unknown algorithm or truncation method, an empty list of them, invalid parameters, an
+        epsilon so small that the noise overflows, or ``trials`` beyond the allocation cap.
     TypeError
-        If ``problem`` is not a :class:`~dpviz.sums.SumProblem`.
+        If ``problem`` is not a :class:`~dpviz.sums.SumProblem`, a name list is a lone string, or an
+        ``isotonic`` entry is not a bool.
+
+    Examples
+    --------
+    >>> from dpviz.sums import prepare, uniform_bins
+    >>> p = prepare([5, 1500, 2500, 2900], [1000, 3000], uniform_bins(1000, 3000))
+    >>> c = compare_algorithms(p, algorithms=("identity", "workload"), truncations=("none", "svt"), trials=3)
+    >>> c.answers[("identity", "svt", True)].shape, len(c.table())
+    ((3, 2), 8)
     """
     problem = cps_problem(100) if problem is None else sums.check_problem(problem)
     epsilon = check_epsilon(epsilon)
     ratio = check_probability("ratio", ratio)
     rho = check_open_unit("rho", rho)
     beta = check_positive("beta", beta)
-    delta = check_positive("delta", delta)
+    floor = check_positive("floor", floor)
     trials = check_int("trials", trials, minimum=2)
-    algorithms = [check_choice("algorithm", a, sums.ALGORITHMS) for a in algorithms]
-    truncations = [check_choice("truncation", t, sums.THRESHOLD_METHODS) for t in truncations]
-    isotonic = [bool(i) for i in isotonic]
+    check_elements(float(trials) * (2 * problem.n + problem.m), "noisy counts and answers per configuration",
+                   trials=trials)
+    algorithms = _names("algorithms", algorithms, sums.ALGORITHMS)
+    truncations = _names("truncations", truncations, sums.THRESHOLD_METHODS)
+    isotonic = [check_bool(f"isotonic[{i}]", flag) for i, flag in enumerate(_collection("isotonic", isotonic))]
     # one independent stream per (truncation, algorithm): a configuration's numbers do not depend on which
     # other configurations are run alongside it
     streams = as_generator(rng).spawn(len(sums.THRESHOLD_METHODS))
@@ -230,14 +254,15 @@ def compare_algorithms(problem: sums.SumProblem | None = None, *, epsilon: float
         tgen = streams[sums.THRESHOLD_METHODS.index(trunc)]
         gen, *agens = tgen.spawn(1 + len(sums.ALGORITHMS))
         eps_thr, eps_ans = (float(e) for e in sums.split_budget(epsilon, rho, trunc))
-        # eps_thr = 0 for "oracle" and "none", which spend nothing (choose_threshold ignores it there)
-        t = np.asarray(sums.choose_threshold(problem, eps_thr, trunc, ratio=ratio, beta=beta, growth=growth,
+        # eps_thr = 0 for "oracle" and "none", which spend nothing: choose_threshold checks but ignores epsilon
+        eps_choice = eps_thr if eps_thr > 0 else epsilon
+        t = np.asarray(sums.choose_threshold(problem, eps_choice, trunc, ratio=ratio, beta=beta, growth=growth,
                                              rng=gen, size=trials))
         taus[trunc] = t
         for alg in algorithms:
             gen = agens[sums.ALGORITHMS.index(alg)]
             if alg == "sqm":
-                st = sums.sqm_thresholds(problem, eps_thr, trunc, ratio=ratio, beta=beta, growth=growth, rng=gen,
+                st = sums.sqm_thresholds(problem, eps_choice, trunc, ratio=ratio, beta=beta, growth=growth, rng=gen,
                                          size=trials)
                 sqm_taus[trunc] = st
                 raw = sums.sqm_answers(problem, st, eps_ans, rng=gen)
@@ -246,10 +271,10 @@ def compare_algorithms(problem: sums.SumProblem | None = None, *, epsilon: float
             for iso in isotonic:
                 ans = sums.isotonic(raw) if iso else raw
                 answers[(alg, trunc, iso)] = ans
-                errors[(alg, trunc, iso)] = sums.relative_error(ans, problem.truth, delta)
+                errors[(alg, trunc, iso)] = sums.relative_error(ans, problem.truth, floor)
     return SumComparison(thresholds=problem.thresholds.copy(), truth=problem.truth.copy(), answers=answers,
                          errors=errors, taus=taus, sqm_taus=sqm_taus, epsilon=epsilon, ratio=ratio, rho=rho,
-                         beta=beta, delta=delta, trials=trials)
+                         beta=beta, floor=floor, trials=trials)
 
 
 @dataclass(frozen=True)
@@ -310,12 +335,22 @@ def ratio_sweep(problem: sums.SumProblem | None = None,
     Raises
     ------
     ValueError
-        For a ratio outside (0, 1] or invalid parameters.
+        For no ratios, a ratio outside (0, 1] or invalid parameters.
     TypeError
-        If ``problem`` is not a :class:`~dpviz.sums.SumProblem`.
+        If ``problem`` is not a :class:`~dpviz.sums.SumProblem` or ``ratios`` is not a list of numbers.
+
+    Examples
+    --------
+    >>> from dpviz.sums import prepare, uniform_bins
+    >>> p = prepare([5, 1500, 2500, 2900], [1000, 3000], uniform_bins(1000, 3000))
+    >>> s = ratio_sweep(p, ratios=(0.5, 1.0), algorithms=("identity",), trials=3)
+    >>> s.ratios, sorted(s.errors)
+    (array([0.5, 1. ]), ['identity'])
     """
     problem = cps_problem(100) if problem is None else sums.check_problem(problem)
-    ratio_arr = np.array([check_probability("ratio", r) for r in ratios])
+    ratio_arr = check_array("ratios", _collection("ratios", ratios), ndim=1)
+    if ratio_arr.size == 0 or np.any(ratio_arr <= 0) or np.any(ratio_arr > 1):
+        raise ValueError(f"ratios must be a non-empty list of truncation ratios in (0, 1], got {ratios!r}")
     base = compare_algorithms(problem, epsilon=epsilon, algorithms=algorithms, truncations=("none",),
                               isotonic=(True,), trials=trials, rng=rng)
     errs = {a: np.empty(ratio_arr.size) for a in base_algs(base)}
@@ -330,6 +365,21 @@ def ratio_sweep(problem: sums.SumProblem | None = None,
                       no_truncation={a: base.overall(a, "none", True) for a in errs}, median_tau=med)
 
 
+def _collection(name: str, values: Any) -> list[Any]:
+    """``values`` as a list, refusing a lone string or a non-iterable (a TypeError naming ``name``)."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError(f"{name} must be a list, got {values!r} of type {type(values).__name__}")
+    return list(values)
+
+
+def _names(name: str, values: Any, allowed: Sequence[str]) -> list[str]:
+    """A non-empty list of option names, each one of ``allowed`` (the message names ``name``)."""
+    out = [check_choice(f"{name}[{i}]", v, allowed) for i, v in enumerate(_collection(name, values))]
+    if not out:
+        raise ValueError(f"{name} must name at least one of {tuple(allowed)}, got none")
+    return out
+
+
 def base_algs(comp: SumComparison) -> list[str]:
     """Algorithms present in a comparison, in the seed's order.
 
@@ -342,6 +392,20 @@ def base_algs(comp: SumComparison) -> list[str]:
     -------
     list of str
         The algorithms that were run, ordered as :data:`dpviz.sums.ALGORITHMS`.
+
+    Raises
+    ------
+    TypeError
+        If ``comp`` is not a :class:`SumComparison`.
+
+    Examples
+    --------
+    >>> from dpviz.sums import prepare, uniform_bins
+    >>> p = prepare([5, 1500, 2500, 2900], [1000, 3000], uniform_bins(1000, 3000))
+    >>> base_algs(compare_algorithms(p, algorithms=("workload", "sqm"), truncations=("none",), trials=2))
+    ['sqm', 'workload']
     """
+    if not isinstance(comp, SumComparison):
+        raise TypeError(f"comp must be a SumComparison (see compare_algorithms), got {type(comp).__name__}")
     present = {a for a, _, _ in comp.errors}
     return [a for a in sums.ALGORITHMS if a in present]

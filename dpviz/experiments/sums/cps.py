@@ -15,7 +15,7 @@ from dpviz.validation import check_int, check_positive
 __all__ = ["DEFAULTS", "cps_problem"]
 
 #: Parameters used by the lecture and the explorer (ours: the seed's values are lost in its text).
-DEFAULTS = dict(epsilon=1.0, ratio=0.999, rho=0.1, beta=1e-3, growth=1.1, delta=1.0)
+DEFAULTS = dict(epsilon=1.0, ratio=0.999, rho=0.1, beta=1e-3, growth=1.1, floor=1.0)
 
 _PROBLEMS: dict[tuple[int, float], sums.SumProblem] = {}
 

@@ -18,7 +18,7 @@ from dpviz.experiments import TrialSummary, summarize
 from dpviz.experiments.sums.bands import ErrorBands, error_bands
 from dpviz.experiments.sums.cps import DEFAULTS, cps_problem
 from dpviz.rng import RngLike
-from dpviz.validation import check_int, check_positive
+from dpviz.validation import check_elements, check_int, check_positive
 
 __all__ = ["SumExploration", "explore"]
 
@@ -59,7 +59,7 @@ class SumExploration:
 def explore(problem: sums.SumProblem | None = None, *, epsilon: float = 1.0, algorithm: str = "tamm",
             truncation: str = "svt", ratio: float = DEFAULTS["ratio"], rho: float = DEFAULTS["rho"],
             isotonic: bool = True, beta: float = DEFAULTS["beta"], growth: float = DEFAULTS["growth"],
-            delta: float = DEFAULTS["delta"], trials: int = 30, rng: RngLike = 0) -> SumExploration:
+            floor: float = DEFAULTS["floor"], trials: int = 30, rng: RngLike = 0) -> SumExploration:
     """Run one configuration ``trials`` times and split its error into bias and variance per query.
 
     ``bias_closed_form`` is the exact truncation bias
@@ -87,8 +87,9 @@ def explore(problem: sums.SumProblem | None = None, *, epsilon: float = 1.0, alg
         Trade-off of the recursive-style threshold.
     growth : float
         Growth rate of the threshold grid.
-    delta : float
-        Smoothing of the relative error.
+    floor : float
+        Floor of the relative error's denominator ``max(|y|, floor)``, in dollars (finite, > 0; the seed's
+        delta, named ``floor`` because it is not a privacy parameter: any positive floor is valid).
     trials : int
         Number of trials (>= 2).
     rng : None, int, SeedSequence or Generator
@@ -102,15 +103,24 @@ def explore(problem: sums.SumProblem | None = None, *, epsilon: float = 1.0, alg
     Raises
     ------
     ValueError
-        For invalid parameters (see :func:`dpviz.sums.release`).
+        For invalid parameters (see :func:`dpviz.sums.release`), or ``trials`` beyond the allocation cap.
     TypeError
         If ``problem`` is not a :class:`~dpviz.sums.SumProblem`.
+
+    Examples
+    --------
+    >>> from dpviz.sums import prepare, uniform_bins
+    >>> p = prepare([5, 1500, 2500, 2900], [1000, 3000], uniform_bins(1000, 3000))
+    >>> e = explore(p, algorithm="identity", truncation="svt", trials=3)
+    >>> e.taus.shape, e.summary.bias.shape
+    ((3,), (2,))
     """
     problem = cps_problem(100) if problem is None else sums.check_problem(problem)
     trials = check_int("trials", trials, minimum=2)
+    check_elements(float(trials) * (2 * problem.n + problem.m), "noisy counts and answers", trials=trials)
+    floor = check_positive("floor", floor)
     rel = sums.release(problem, epsilon, algorithm=algorithm, truncation=truncation, ratio=ratio, rho=rho,
                        isotonic=isotonic, beta=beta, growth=growth, rng=rng, size=trials)
-    delta = check_positive("delta", delta)
     taus = np.asarray(rel.tau)
     if taus.ndim == 2:   # SQM: one threshold per query
         bias = np.mean([sums.truncation_bias(problem, taus[:, i])[:, i] for i in range(problem.m)], axis=1)
@@ -122,5 +132,5 @@ def explore(problem: sums.SumProblem | None = None, *, epsilon: float = 1.0, alg
         clean = sums.truncated_prefix_sums(problem, float(np.median(taus)))
         shown = taus
     return SumExploration(release=rel, summary=summarize(rel.answers, problem.truth),
-                          errors=error_bands(sums.relative_error(rel.answers, problem.truth, delta)),
+                          errors=error_bands(sums.relative_error(rel.answers, problem.truth, floor)),
                           truncated_truth=clean, bias_closed_form=bias, taus=shown)
