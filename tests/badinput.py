@@ -69,6 +69,7 @@ class Target:
     fn: Callable[..., Any]
     args: tuple[Any, ...] | None = None
     kwargs: dict[str, Any] | None = None
+    signature: inspect.Signature | None = None  # explorers: their controls, which the constructor takes as **values
 
     @property
     def covered(self) -> bool:
@@ -117,7 +118,7 @@ def targets() -> list[Target]:
     widgets = importlib.import_module("dpviz.widgets")
     for name in widgets.__all__:
         cls = getattr(widgets, name)
-        if inspect.isclass(cls):
+        if inspect.isclass(cls) and cls is not widgets.Explorer:  # the base class is not an explorer
             found[id(cls)] = Target(f"dpviz.widgets.{name}", cls)
     out = sorted(found.values(), key=lambda t: t.qualname)
     for t in out:
@@ -129,8 +130,23 @@ class _Recorded(Exception):
     pass
 
 
+def _explorer_base_call(t: Target) -> None:
+    """An explorer's constructor takes its controls as keyword arguments: fuzz each control's starting value."""
+    explorer = t.fn()
+    values = {name: ctrl.value for name, ctrl in explorer.controls.items()}
+    params = [p for p in inspect.signature(t.fn).parameters.values() if p.kind is not p.VAR_KEYWORD]
+    params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=v, annotation=type(v).__name__)
+               for name, v in values.items() if name not in {p.name for p in params} and name.isidentifier()]
+    params.append(inspect.Parameter("values", inspect.Parameter.VAR_KEYWORD))  # controls named like 'show_DAWA-H2'
+    t.signature = inspect.Signature(params)
+    t.args, t.kwargs = (), values
+
+
 def _find_base_call(t: Target) -> None:
     """Fill ``t.args``/``t.kwargs`` from the first call of ``t.fn`` in its docstring example."""
+    if t.qualname.startswith("dpviz.widgets.") and inspect.isclass(t.fn):
+        _explorer_base_call(t)
+        return
     owner_mod = importlib.import_module(t.fn.__module__)
     is_method = "." in t.fn.__qualname__
     cls_name = t.fn.__qualname__.split(".")[0] if is_method else None
@@ -186,7 +202,7 @@ def _signature(fn: Callable[..., Any]) -> inspect.Signature | None:
 
 # --------------------------------------------------------------------------- bad values
 def _bound(t: Target) -> inspect.BoundArguments | None:
-    sig = _signature(t.fn)
+    sig = t.signature or _signature(t.fn)
     if sig is None or t.args is None:
         return None
     try:
