@@ -20,13 +20,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpviz.hierarchy.budgets import ALLOCATIONS, _level_variances, level_usage
+from dpviz.hierarchy.budgets import ALLOCATIONS, _check_budget, _level_variances, level_usage
 from dpviz.hierarchy.inference import _ci_2d, _ci_plan
 from dpviz.hierarchy.ranges import _check_ranges, _cover_counts
 from dpviz.hierarchy.tree import Tree, build_tree
 from dpviz.hierarchy.width_sums import _ci_width_sums, _hb_width_sums
 from dpviz.mechanisms import laplace_variance
-from dpviz.validation import check_bool, check_choice, check_epsilon, check_int, check_widths
+from dpviz.validation import check_bool, check_choice, check_elements, check_int, check_widths
 
 __all__ = [
     "flat_average_range_mse",
@@ -49,10 +49,12 @@ def _check_common(n: int, branching: int | None, epsilon: float, allocation: str
                   measure_root: bool) -> tuple[Tree | None, float, str]:
     """Validate the arguments shared by the exact-error functions; the tree is None for Flat."""
     n = check_int("n", n, minimum=1)
-    epsilon = check_epsilon(epsilon)
+    check_elements(float(n), "leaf-length arrays", n=n)
+    epsilon = _check_budget(epsilon)
     allocation = check_choice("allocation", allocation, ALLOCATIONS)
     if branching is None:
         return None, epsilon, allocation
+    check_elements(float(check_int("branching", branching, minimum=2)), "children per node", branching=branching)
     return build_tree(n, branching, measure_root=measure_root), epsilon, allocation
 
 
@@ -91,7 +93,7 @@ def flat_average_range_mse(n: int, epsilon: float) -> float:
     684.0
     """
     n = check_int("n", n, minimum=1)
-    return (n + 2) / 3 * 2.0 * _inv_eps2(check_epsilon(epsilon))
+    return (n + 2) / 3 * 2.0 * _inv_eps2(_check_budget(epsilon))
 
 
 def range_mse_by_width(n: int, branching: int | None, epsilon: float, widths: ArrayLike | None = None, *,

@@ -27,10 +27,23 @@ import numpy as np
 from dpviz.hierarchy.tree import Tree, build_tree
 from dpviz.validation import check_choice, check_epsilon
 
-__all__ = ["ALLOCATIONS", "level_usage", "level_epsilons"]
+__all__ = ["ALLOCATIONS", "MIN_EPSILON", "level_usage", "level_epsilons"]
 
 #: Names of the budget allocations over the levels (see the module docstring).
 ALLOCATIONS = ("uniform", "geometric", "optimal")
+
+#: Smallest total budget the hierarchy functions accept.  Below it the Laplace variances ``2 L^2 / epsilon^2``,
+#: summed over up to millions of nodes, overflow float64 (epsilon = 1e-300 gave inf and NaN).
+MIN_EPSILON = 1e-100
+
+
+def _check_budget(epsilon: object, name: str = "epsilon") -> float:
+    """``check_epsilon``, plus a range error below :data:`MIN_EPSILON` (whose variances would overflow)."""
+    eps = check_epsilon(epsilon, name)
+    if eps < MIN_EPSILON:
+        raise ValueError(f"{name} must be >= {MIN_EPSILON:g} (MIN_EPSILON), got {eps!r}: the Laplace variances "
+                         "2 L^2 / epsilon^2 would overflow to inf")
+    return eps
 
 
 def level_usage(tree: Tree) -> np.ndarray:
@@ -123,7 +136,7 @@ def level_epsilons(n: int, branching: int, epsilon: float, *, allocation: str = 
     TypeError
         If ``n`` or ``branching`` is not an integer, or ``measure_root`` not a bool.
     ValueError
-        If ``n < 1``, ``branching < 2``, ``epsilon`` is not finite and > 0, or
+        If ``n < 1``, ``branching < 2``, ``epsilon`` is not finite and >= :data:`MIN_EPSILON`, or
         ``allocation`` is not one of :data:`ALLOCATIONS`.
 
     References
@@ -137,7 +150,7 @@ def level_epsilons(n: int, branching: int, epsilon: float, *, allocation: str = 
     [0.3333, 0.3333, 0.3333, 0.0]
     """
     tree = build_tree(n, branching, measure_root=measure_root)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_budget(epsilon)
     allocation = check_choice("allocation", allocation, ALLOCATIONS)
     return epsilon * _weights(tree, allocation)
 
