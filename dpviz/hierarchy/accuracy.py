@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpviz.hierarchy.budgets import ALLOCATIONS, _check_budget, _level_variances, level_usage
+from dpviz.hierarchy.budgets import ALLOCATIONS, _level_variances, check_budget, level_usage
 from dpviz.hierarchy.inference import _ci_2d, _ci_plan
 from dpviz.hierarchy.ranges import _check_ranges, _cover_counts
 from dpviz.hierarchy.tree import Tree, build_tree
@@ -50,7 +50,7 @@ def _check_common(n: int, branching: int | None, epsilon: float, allocation: str
     """Validate the arguments shared by the exact-error functions; the tree is None for Flat."""
     n = check_int("n", n, minimum=1)
     check_elements(float(n), "leaf-length arrays", n=n)
-    epsilon = _check_budget(epsilon)
+    epsilon = check_budget(epsilon)
     allocation = check_choice("allocation", allocation, ALLOCATIONS)
     if branching is None:
         return None, epsilon, allocation
@@ -93,7 +93,7 @@ def flat_average_range_mse(n: int, epsilon: float) -> float:
     684.0
     """
     n = check_int("n", n, minimum=1)
-    return (n + 2) / 3 * 2.0 * _inv_eps2(_check_budget(epsilon))
+    return (n + 2) / 3 * 2.0 * _inv_eps2(check_budget(epsilon))
 
 
 def range_mse_by_width(n: int, branching: int | None, epsilon: float, widths: ArrayLike | None = None, *,

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz.accountant.charging import charge
-from dpviz.hierarchy.budgets import _check_budget
+from dpviz.hierarchy.budgets import check_budget
 from dpviz.hierarchy.counts import _child_sum
 from dpviz.hierarchy.ranges import _check_ranges, _cover
 from dpviz.hierarchy.tree import Tree, build_tree
@@ -134,7 +134,7 @@ def measure_nd(x: ArrayLike, branching: int | None, epsilon: float, *, measure_r
     if d < 1 or len(set(x.shape)) != 1:
         raise ValueError(f"x must be a cubic grid (n,) * d with d >= 1, got shape {x.shape}")
     n = x.shape[0]
-    epsilon = _check_budget(epsilon)
+    epsilon = check_budget(epsilon)
     size = check_trials(size)
     k = 1 if size is None else size
     measure_root = check_bool("measure_root", measure_root)

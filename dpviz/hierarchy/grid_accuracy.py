@@ -9,7 +9,7 @@ References
 from __future__ import annotations
 
 from dpviz.hierarchy.accuracy import _inv_eps2
-from dpviz.hierarchy.budgets import _check_budget
+from dpviz.hierarchy.budgets import check_budget
 from dpviz.hierarchy.tree import build_tree
 from dpviz.hierarchy.width_sums import _contain_sums
 from dpviz.validation import check_bool, check_int
@@ -70,7 +70,7 @@ def average_range_mse_nd(n: int, d: int, branching: int | None, epsilon: float, 
     n = check_int("n", n, minimum=1)
     measure_root = check_bool("measure_root", measure_root)
     d = check_int("d", d, minimum=1, maximum=8)
-    eps = _check_budget(epsilon)
+    eps = check_budget(epsilon)
     if branching is None:
         return ((n + 2) / 3) ** d * 2.0 * _inv_eps2(eps)
     tree = build_tree(n, branching, measure_root=measure_root)

@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz.accountant.charging import charge
-from dpviz.hierarchy.budgets import ALLOCATIONS, _check_budget, _weights
+from dpviz.hierarchy.budgets import ALLOCATIONS, _weights, check_budget
 from dpviz.hierarchy.counts import _node_counts_2d
 from dpviz.hierarchy.inference import constrained_inference
 from dpviz.hierarchy.tree import Tree, build_tree
@@ -190,7 +190,7 @@ def measure(x: ArrayLike, branching: int, epsilon: float, *, allocation: str = "
     """
     x = check_counts("x", x)
     tree = build_tree(x.size, branching, measure_root=measure_root)
-    epsilon = _check_budget(epsilon)
+    epsilon = check_budget(epsilon)
     allocation = check_choice("allocation", allocation, ALLOCATIONS)
     size = check_trials(size)
     k = 1 if size is None else size
@@ -260,7 +260,7 @@ def flat_release(x: ArrayLike, epsilon: float, *, rng: RngLike = None, size: int
     (4, 3)
     """
     x = check_counts("x", x)
-    epsilon = _check_budget(epsilon)
+    epsilon = check_budget(epsilon)
     size = check_trials(size)
     check_elements(float(1 if size is None else size) * x.size, "noisy leaves", size=size, n=x.size)
     gen = as_generator(rng)

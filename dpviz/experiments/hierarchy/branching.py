@@ -15,7 +15,6 @@ from numpy.typing import ArrayLike
 
 from dpviz import hierarchy as H
 from dpviz.experiments.hierarchy.data import _random_ranges
-from dpviz.hierarchy.budgets import _check_budget
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_counts, check_elements, check_int
 
@@ -117,7 +116,7 @@ def branching_study(x: ArrayLike, epsilon: float, branchings: ArrayLike, *, allo
     """
     x = check_counts("x", x)
     n = x.size
-    epsilon = _check_budget(epsilon)
+    epsilon = H.check_budget(epsilon)
     bs = np.array([check_int("branchings[]", b, minimum=2) for b in np.atleast_1d(branchings)])
     trials = check_int("trials", trials, minimum=0)
     ranges_per_trial = check_int("ranges_per_trial", ranges_per_trial, minimum=1)

@@ -20,7 +20,6 @@ from dpviz import hierarchy as H
 from dpviz import wavelet as W
 from dpviz.experiments import check_band
 from dpviz.experiments.hierarchy.data import default_widths
-from dpviz.hierarchy.budgets import _check_budget
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_choice, check_counts, check_elements, check_int, check_widths
 
@@ -191,7 +190,7 @@ def range_error_by_width(x: ArrayLike, branching: int, epsilon: float, widths: A
     """
     x = check_counts("x", x)
     n = x.size
-    epsilon = _check_budget(epsilon)
+    epsilon = H.check_budget(epsilon)
     trials = check_int("trials", trials, minimum=2)
     lo, hi = check_band(band)
     if isinstance(methods, str):
