@@ -665,3 +665,12 @@ def test_dataset_histogram_refuses_record_datasets():
     with pytest.raises(ValueError, match="CPS.*records"):
         dataset_histogram("CPS", 4)
     assert dataset_histogram("ADULT", 4).shape == (4,)
+
+
+def test_exact_constrained_error_refuses_minutes_of_work():
+    # n = 2**14 took 13 s and n = 2**16 several minutes (O(n * n_nodes)); the lectures stop at n = 4096.
+    with pytest.raises(ValueError, match="n=16384"):
+        H.average_range_mse(2**14, 2, 1.0, constrained=True)
+    with pytest.raises(ValueError, match="n=1048576"):
+        H.range_mse_by_query(2**20, 2, 1.0, [0], [2**20], constrained=True)
+    assert H.range_mse_by_query(2**20, 2, 1.0, [0], [3], constrained=True)[0] > 0   # few leaves: still fine
