@@ -408,14 +408,14 @@ def test_error_messages_name_parameter_and_value():
 
 
 @settings(max_examples=40, deadline=None)
-@given(n=st.integers(-5, 40), b=st.integers(-3, 12), eps=st.one_of(st.floats(-1, 2), st.just(float("nan"))))
+@given(n=st.integers(-5, 40), b=st.integers(-3, 12),
+       eps=st.one_of(st.floats(-1, 2), st.just(float("nan")), st.floats(1e-320, 1e-90)))
 def test_fuzz_inputs(n, b, eps):
-    ok = n >= 1 and b >= 2 and eps == eps and eps > 0
-    with np.errstate(over="ignore", divide="ignore"):
-        ok = ok and bool(np.isfinite(np.float64(1.0) / eps))  # a scale 1/eps that overflows is refused
+    # a budget below MIN_EPSILON (1e-100), whose variances would overflow, is refused up front
+    ok = n >= 1 and b >= 2 and eps == eps and eps >= 1e-100
     if ok:
         v = H.average_range_mse(n, b, eps, constrained=False)
-        assert v > 0 and not math.isnan(v)
+        assert v > 0 and math.isfinite(v)
         A = H.strategy_matrix(n, b)
         assert A.shape[1] == n
     else:
@@ -567,3 +567,110 @@ def test_box_sums_from_a_summed_area_table():
     with pytest.raises(ValueError, match="one bound array per axis"):
         H.box_sums(S, lo[:1], hi[:1])
 
+
+
+# --------------------------------------------------------------------------- issue 13: one accounting rule
+RELEASES = {  # name -> call(epsilon, size, accountant)
+    "measure": lambda eps, size, acc: H.measure([3, 1, 4, 1, 5], 2, eps, size=size, accountant=acc, rng=0),
+    "flat_release": lambda eps, size, acc: H.flat_release([3, 1, 4], eps, size=size, accountant=acc, rng=0),
+    "measure_nd": lambda eps, size, acc: H.measure_nd(np.ones((4, 4)), 2, eps, size=size, accountant=acc, rng=0),
+    "measure_nd_flat": lambda eps, size, acc: H.measure_nd(np.ones((4, 4)), None, eps, size=size, accountant=acc,
+                                                           rng=0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RELEASES))
+@pytest.mark.parametrize("eps, size", [("1/8", 12), ("3/4", 1), ("1/2", None), ("1", 50)])
+def test_size_k_releases_charge_k_epsilon(name, eps, size):
+    # Sequential composition of k independent eps-DP releases: the ledger must read k * eps, as an exact
+    # Fraction (the epsilons are dyadic, so the float arguments are these fractions exactly).
+    e = Fraction(eps)
+    k = 1 if size is None else size
+    acc = PrivacyAccountant(100.0)
+    RELEASES[name](float(e), size, acc)
+    assert Fraction(acc.spent.epsilon) == k * e
+    assert sum(row.total_epsilon - (acc.history[i - 1].total_epsilon if i else 0)
+               for i, row in enumerate(acc.history)) == k * e
+    assert acc.spent.delta == 0
+
+
+@pytest.mark.parametrize("name", sorted(RELEASES))
+@pytest.mark.parametrize("bad", ["acc", 1.0, object()])
+def test_accountant_must_be_an_accountant(name, bad):
+    with pytest.raises(TypeError, match="accountant"):
+        RELEASES[name](1.0, 3, bad)
+
+
+@pytest.mark.parametrize("name", sorted(RELEASES))
+def test_refused_spend_leaves_the_ledger_unchanged(name):
+    acc = PrivacyAccountant(2.0)
+    RELEASES[name](0.5, 2, acc)                       # 1.0 spent, 1.0 left
+    before = (acc.spent, list(acc.history))
+    with pytest.raises(BudgetExceededError):
+        RELEASES[name](0.25, 5, acc)                  # 1.25 > 1.0: all five refused, none recorded
+    assert (acc.spent, list(acc.history)) == before
+    RELEASES[name](0.25, 4, acc)                      # exactly the remaining 1.0 still fits
+    assert Fraction(acc.spent.epsilon) == 2
+
+
+def test_huge_size_refused_before_allocating():
+    for name in sorted(RELEASES):
+        acc = PrivacyAccountant(1e30)
+        with pytest.raises(ValueError, match="size"):
+            RELEASES[name](1e-9, 10**9, acc)
+        assert acc.history == [] or len(acc.history) == 0
+
+
+# --------------------------------------------------------------------------- issue 13: geometric allocation
+@pytest.mark.parametrize("n, b, measure_root, weights", [
+    # [CPSSY12]: each level gets b**(1/3) times the budget of the level above, leaves the most.
+    # b = 8: ratio 2; n = 64: levels 0, 1, 2 -> weights 4 : 2 : 1 (sum 7).
+    (64, 8, True, [Fraction(4, 7), Fraction(2, 7), Fraction(1, 7)]),
+    # root not measured: levels 0, 1 share it 2 : 1, the root gets 0.
+    (64, 8, False, [Fraction(2, 3), Fraction(1, 3), Fraction(0)]),
+    # b = 27: ratio 3; n = 27**2: 9 : 3 : 1 (sum 13).
+    (27**2, 27, True, [Fraction(9, 13), Fraction(3, 13), Fraction(1, 13)]),
+])
+def test_geometric_allocation_ratio_is_the_cube_root_of_b(n, b, measure_root, weights):
+    eps = H.level_epsilons(n, b, 1.3, allocation="geometric", measure_root=measure_root)
+    assert eps.tolist() == pytest.approx([1.3 * float(w) for w in weights], rel=1e-12, abs=0)
+    rel = H.measure(np.ones(n), b, 1.3, allocation="geometric", measure_root=measure_root, rng=0)
+    assert rel.level_epsilons.tolist() == pytest.approx([1.3 * float(w) for w in weights], rel=1e-12, abs=0)
+
+
+# --------------------------------------------------------------------------- issue 13: bad input
+def test_bad_inputs_named_issue13():
+    with pytest.raises(ValueError, match="x"):
+        H.node_counts([1, -2, 3], 2)
+    tree = H.build_tree(8, 2)
+    with pytest.raises(ValueError, match="level"):
+        tree.node_bounds(99)
+    with pytest.raises(TypeError, match="nodes"):
+        H.constrained_inference(np.zeros(15), 8, 2, nodes="no")
+    with pytest.raises(TypeError, match="exact"):
+        H.qardaji_average_mse(8, 2, 1.0, exact="no")
+    with pytest.raises(ValueError, match="N"):
+        H.qardaji_average_mse(float("inf"), 2, 1.0)
+    for f in (lambda e: H.average_range_mse(16, 2, e, constrained=False),
+              lambda e: H.flat_average_range_mse(16, e), lambda e: H.measure([1, 2], 2, e),
+              lambda e: H.level_epsilons(8, 2, e)):
+        with pytest.raises(ValueError, match="epsilon"):
+            f(1e-300)
+    with pytest.raises(ValueError, match="n"):
+        H.average_range_mse(10**9, 2, 1.0, constrained=False)
+
+
+def test_dataset_histogram_refuses_record_datasets():
+    from dpviz.experiments.hierarchy import dataset_histogram
+    with pytest.raises(ValueError, match="CPS.*records"):
+        dataset_histogram("CPS", 4)
+    assert dataset_histogram("ADULT", 4).shape == (4,)
+
+
+def test_exact_constrained_error_refuses_minutes_of_work():
+    # n = 2**14 took 13 s and n = 2**16 several minutes (O(n * n_nodes)); the lectures stop at n = 4096.
+    with pytest.raises(ValueError, match="n=16384"):
+        H.average_range_mse(2**14, 2, 1.0, constrained=True)
+    with pytest.raises(ValueError, match="n=1048576"):
+        H.range_mse_by_query(2**20, 2, 1.0, [0], [2**20], constrained=True)
+    assert H.range_mse_by_query(2**20, 2, 1.0, [0], [3], constrained=True)[0] > 0   # few leaves: still fine

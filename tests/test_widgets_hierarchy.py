@@ -115,3 +115,31 @@ def test_explorer_initial_values():
     e = HierarchyExplorer(branching=4, epsilon=0.5, n=256, trials=40)
     assert e.result.curves.branching == 4 and e.result.truth.size == 256
     assert math.isclose(e.result.curves.epsilon, 0.5)
+
+
+def test_budget_split_control_reaches_the_result():
+    # Issue 13: an explorer that ignored its "budget split" (allocation) control passed every test.
+    ex = HierarchyExplorer(n=16, branching=2, trials=20, dataset="synthetic", epsilon=1.0, seed=3)
+    uniform = ex.result
+    assert uniform.level_epsilons.tolist() == pytest.approx([0.2] * 5)   # 5 measured levels, eps/5 each
+    ex.controls["allocation"].value = "geometric"
+    r = ex.result
+    assert ex.message_text == ""
+    # By hand from the documented rule [CPSSY12]: each level gets 2**(1/3) times the level above, so
+    # eps_l = 2**(-l/3) / sum_{j<5} 2**(-j/3) for l = 0..4.
+    total = sum(2.0 ** (-j / 3) for j in range(5))
+    assert r.level_epsilons.tolist() == pytest.approx([2.0 ** (-l / 3) / total for l in range(5)], rel=1e-12)
+    assert r.level_epsilons[0] / r.level_epsilons[1] == pytest.approx(2 ** (1 / 3), rel=1e-12)
+    # The exact curves are those of the core for that allocation, computed here without the widget.
+    widths = r.curves.widths
+    for method, constrained in (("tree", False), ("tree_ci", True)):
+        exact = H.range_mse_by_width(16, 2, 1.0, widths, constrained=constrained, allocation="geometric")
+        assert r.curves.analytic[method] == pytest.approx(exact, rel=1e-12)
+        assert not np.allclose(r.curves.analytic[method], uniform.curves.analytic[method])
+    # And the whole run is what the experiments function returns for the same arguments.
+    x = E.dataset_histogram("synthetic", 16)
+    direct = E.hierarchy_explorer_run(x, 2, 1.0, allocation="geometric", trials=20,
+                                      query=HierarchyExplorer.query_bins(16, ex.values["range"]),
+                                      ranges_per_trial=32, rng=3)
+    assert r.answers == direct.answers
+    np.testing.assert_array_equal(r.curves.simulated["tree"], direct.curves.simulated["tree"])

@@ -43,7 +43,8 @@ Where things are
 ``tree.py``
     :class:`Tree` and :func:`build_tree`: levels, node sizes, the flat node order.
 ``budgets.py``
-    :data:`ALLOCATIONS`, :func:`level_usage` (``M_l``), :func:`level_epsilons`.
+    :data:`ALLOCATIONS`, :func:`level_usage` (``M_l``), :func:`level_epsilons`, :func:`check_budget` and
+    :data:`MIN_EPSILON` (the smallest total budget, below which variances overflow).
 ``strategy.py``
     :func:`strategy_matrix`, the hierarchy as a sparse strategy matrix.
 ``counts.py``
@@ -88,7 +89,7 @@ from __future__ import annotations
 
 from dpviz.hierarchy.accuracy import average_range_mse, flat_average_range_mse, range_mse_by_query, range_mse_by_width
 from dpviz.hierarchy.branching import branching_curve, optimal_branching
-from dpviz.hierarchy.budgets import ALLOCATIONS, level_epsilons, level_usage
+from dpviz.hierarchy.budgets import ALLOCATIONS, MIN_EPSILON, check_budget, level_epsilons, level_usage
 from dpviz.hierarchy.counts import node_counts
 from dpviz.hierarchy.grid import GridRelease, box_answers_nd, box_sums, measure_nd
 from dpviz.hierarchy.grid_accuracy import average_range_mse_nd
@@ -145,4 +146,7 @@ __all__ = [
     "level_prefix_sums",
     "cover_sums",
     "box_sums",
+    # the budget check every hierarchy function applies (issue 13: no inf/NaN for a tiny epsilon)
+    "MIN_EPSILON",
+    "check_budget",
 ]

@@ -20,13 +20,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpviz.hierarchy.budgets import ALLOCATIONS, _level_variances, level_usage
+from dpviz.hierarchy.budgets import ALLOCATIONS, _level_variances, check_budget, level_usage
 from dpviz.hierarchy.inference import _ci_2d, _ci_plan
 from dpviz.hierarchy.ranges import _check_ranges, _cover_counts
 from dpviz.hierarchy.tree import Tree, build_tree
 from dpviz.hierarchy.width_sums import _ci_width_sums, _hb_width_sums
 from dpviz.mechanisms import laplace_variance
-from dpviz.validation import check_bool, check_choice, check_epsilon, check_int, check_widths
+from dpviz.validation import check_bool, check_choice, check_elements, check_int, check_widths
 
 __all__ = [
     "flat_average_range_mse",
@@ -49,11 +49,19 @@ def _check_common(n: int, branching: int | None, epsilon: float, allocation: str
                   measure_root: bool) -> tuple[Tree | None, float, str]:
     """Validate the arguments shared by the exact-error functions; the tree is None for Flat."""
     n = check_int("n", n, minimum=1)
-    epsilon = check_epsilon(epsilon)
+    check_elements(float(n), "leaf-length arrays", n=n)
+    epsilon = check_budget(epsilon)
     allocation = check_choice("allocation", allocation, ALLOCATIONS)
     if branching is None:
         return None, epsilon, allocation
+    check_elements(float(check_int("branching", branching, minimum=2)), "children per node", branching=branching)
     return build_tree(n, branching, measure_root=measure_root), epsilon, allocation
+
+
+def _check_ci_work(tree: Tree, rows: int) -> None:
+    """Refuse exact constrained-inference errors whose ``rows x n_nodes`` covariance work would run for minutes."""
+    check_elements(float(rows) * tree.n_nodes, "constrained-inference covariance entries (computed one row per "
+                   "leaf; use constrained=False or a smaller n)", n=tree.n, branching=tree.branching)
 
 
 def flat_average_range_mse(n: int, epsilon: float) -> float:
@@ -79,7 +87,7 @@ def flat_average_range_mse(n: int, epsilon: float) -> float:
     TypeError
         If ``n`` is not an integer.
     ValueError
-        If ``n < 1`` or ``epsilon`` is not finite and > 0.
+        If ``n < 1`` or ``epsilon`` is not finite and >= :data:`~dpviz.hierarchy.MIN_EPSILON`.
 
     References
     ----------
@@ -91,7 +99,7 @@ def flat_average_range_mse(n: int, epsilon: float) -> float:
     684.0
     """
     n = check_int("n", n, minimum=1)
-    return (n + 2) / 3 * 2.0 * _inv_eps2(check_epsilon(epsilon))
+    return (n + 2) / 3 * 2.0 * _inv_eps2(check_budget(epsilon))
 
 
 def range_mse_by_width(n: int, branching: int | None, epsilon: float, widths: ArrayLike | None = None, *,
@@ -134,8 +142,10 @@ def range_mse_by_width(n: int, branching: int | None, epsilon: float, widths: Ar
         If ``n``, ``branching`` or ``widths`` are not integers, or ``constrained``/``measure_root``
         not a bool.
     ValueError
-        If ``n < 1``, ``branching < 2``, ``epsilon`` is not finite and > 0, ``allocation`` is
-        unknown, or a width is outside ``[1, n]``.
+        If ``n < 1``, ``branching < 2``, ``epsilon`` is not finite and >= :data:`~dpviz.hierarchy.MIN_EPSILON`,
+        ``allocation`` is unknown, a width is outside ``[1, n]``,
+        ``n`` or ``branching`` exceeds :data:`~dpviz.validation.MAX_ELEMENTS`, or (``constrained``)
+        ``n * n_nodes`` does, since the exact covariance would take minutes.
 
     References
     ----------
@@ -153,6 +163,7 @@ def range_mse_by_width(n: int, branching: int | None, epsilon: float, widths: Ar
         return w * 2.0 * _inv_eps2(epsilon)
     count = (n - w + 1).astype(float)
     if constrained:
+        _check_ci_work(tree, tree.n)
         return _ci_width_sums(tree, allocation)[w - 1] / count * _inv_eps2(epsilon)
     V = _level_variances(tree, allocation)
     return _hb_width_sums(tree, V, w) / count * _inv_eps2(epsilon)
@@ -194,7 +205,10 @@ def average_range_mse(n: int, branching: int | None, epsilon: float, *, constrai
     TypeError
         If ``n`` or ``branching`` is not an integer, or ``constrained``/``measure_root`` not a bool.
     ValueError
-        If ``n < 1``, ``branching < 2``, ``epsilon`` is not finite and > 0, or ``allocation`` is unknown.
+        If ``n < 1``, ``branching < 2``, ``epsilon`` is not finite and >= :data:`~dpviz.hierarchy.MIN_EPSILON`,
+        ``allocation`` is unknown,
+        ``n`` or ``branching`` exceeds :data:`~dpviz.validation.MAX_ELEMENTS`, or (``constrained``)
+        ``n * n_nodes`` does, since the exact covariance would take minutes.
 
     References
     ----------
@@ -211,6 +225,7 @@ def average_range_mse(n: int, branching: int | None, epsilon: float, *, constrai
         return flat_average_range_mse(n, epsilon)
     nq = n * (n + 1) / 2
     if constrained:
+        _check_ci_work(tree, tree.n)
         return float(_ci_width_sums(tree, allocation).sum() / nq * _inv_eps2(epsilon))
     V = _level_variances(tree, allocation)
     lv = tree.measured_levels
@@ -254,8 +269,10 @@ def range_mse_by_query(n: int, branching: int | None, epsilon: float, starts: Ar
         If ``n``, ``branching`` or the bounds are not integers, or ``constrained``/``measure_root``
         not a bool.
     ValueError
-        If ``n < 1``, ``branching < 2``, ``epsilon`` is not finite and > 0, ``allocation`` is
-        unknown, or a range is empty or out of ``[0, n]``.
+        If ``n < 1``, ``branching < 2``, ``epsilon`` is not finite and >= :data:`~dpviz.hierarchy.MIN_EPSILON`,
+        ``allocation`` is unknown, a range is empty or out of ``[0, n]``,
+        ``n`` or ``branching`` exceeds :data:`~dpviz.validation.MAX_ELEMENTS`, or (``constrained``)
+        the touched leaves times ``n_nodes`` do, since the exact covariance would take minutes.
 
     References
     ----------
@@ -276,7 +293,9 @@ def range_mse_by_query(n: int, branching: int | None, epsilon: float, starts: Ar
     if not constrained:
         V = _level_variances(tree, allocation)
         return V[: tree.measured_levels[-1] + 1] @ _cover_counts(tree, i, j) * _inv_eps2(epsilon)
+    check_elements(float(np.sum(j - i)), "leaves of the ranges", starts=f"{i.size} ranges", n=n)
     leaves = np.unique(np.concatenate([np.arange(a, c) for a, c in zip(i, j, strict=True)]))
+    _check_ci_work(tree, leaves.size)
     V0 = _level_variances(tree, allocation)[0]
     out = np.zeros(i.size)
     plan = _ci_plan(tree, allocation)

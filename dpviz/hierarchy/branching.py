@@ -12,7 +12,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz.hierarchy.accuracy import average_range_mse
-from dpviz.validation import check_epsilon, check_int
+from dpviz.hierarchy.budgets import check_budget
+from dpviz.validation import check_elements, check_int
 
 __all__ = ["branching_curve", "optimal_branching"]
 
@@ -106,7 +107,8 @@ def optimal_branching(n: int, epsilon: float, *, constrained: bool, allocation: 
     16
     """
     n = check_int("n", n, minimum=2)
-    check_epsilon(epsilon)
+    check_elements(float(n), "leaf-length arrays", n=n)
+    check_budget(epsilon)
     max_b = check_int("max_branching", max_branching, minimum=2)
     bs = np.arange(2, max(2, min(n, max_b)) + 1)
     mse = branching_curve(n, 1.0, bs, constrained=constrained, allocation=allocation, measure_root=measure_root)

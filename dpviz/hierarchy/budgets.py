@@ -27,10 +27,52 @@ import numpy as np
 from dpviz.hierarchy.tree import Tree, build_tree
 from dpviz.validation import check_choice, check_epsilon
 
-__all__ = ["ALLOCATIONS", "level_usage", "level_epsilons"]
+__all__ = ["ALLOCATIONS", "MIN_EPSILON", "check_budget", "level_usage", "level_epsilons"]
 
 #: Names of the budget allocations over the levels (see the module docstring).
 ALLOCATIONS = ("uniform", "geometric", "optimal")
+
+#: Smallest total budget the hierarchy functions accept.  Below it the Laplace variances ``2 L^2 / epsilon^2``,
+#: summed over up to millions of nodes, overflow float64 (epsilon = 1e-300 gave inf and NaN).
+MIN_EPSILON = 1e-100
+
+
+def check_budget(epsilon: object, name: str = "epsilon") -> float:
+    """Check a hierarchy's total budget: finite, > 0 and >= :data:`MIN_EPSILON` (smaller ones overflow).
+
+    Parameters
+    ----------
+    epsilon : object
+        The value to check.
+    name : str, default "epsilon"
+        The parameter's name, used in the error message.
+
+    Returns
+    -------
+    float
+        ``epsilon`` as a Python float.
+
+    Raises
+    ------
+    TypeError
+        If ``epsilon`` is not a real number.
+    ValueError
+        If ``epsilon`` is NaN, infinite, <= 0 or below :data:`MIN_EPSILON`.
+
+    Examples
+    --------
+    >>> check_budget(0.5)
+    0.5
+    >>> check_budget(1e-300)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon must be >= 1e-100 (MIN_EPSILON), got 1e-300: ...
+    """
+    eps = check_epsilon(epsilon, name)
+    if eps < MIN_EPSILON:
+        raise ValueError(f"{name} must be >= {MIN_EPSILON:g} (MIN_EPSILON), got {eps!r}: the Laplace variances "
+                         "2 L^2 / epsilon^2 would overflow to inf")
+    return eps
 
 
 def level_usage(tree: Tree) -> np.ndarray:
@@ -123,7 +165,7 @@ def level_epsilons(n: int, branching: int, epsilon: float, *, allocation: str = 
     TypeError
         If ``n`` or ``branching`` is not an integer, or ``measure_root`` not a bool.
     ValueError
-        If ``n < 1``, ``branching < 2``, ``epsilon`` is not finite and > 0, or
+        If ``n < 1``, ``branching < 2``, ``epsilon`` is not finite and >= :data:`MIN_EPSILON`, or
         ``allocation`` is not one of :data:`ALLOCATIONS`.
 
     References
@@ -137,7 +179,7 @@ def level_epsilons(n: int, branching: int, epsilon: float, *, allocation: str = 
     [0.3333, 0.3333, 0.3333, 0.0]
     """
     tree = build_tree(n, branching, measure_root=measure_root)
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_budget(epsilon)
     allocation = check_choice("allocation", allocation, ALLOCATIONS)
     return epsilon * _weights(tree, allocation)
 

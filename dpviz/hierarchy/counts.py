@@ -6,7 +6,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz.hierarchy.tree import Tree, build_tree
-from dpviz.validation import check_array
+from dpviz.validation import check_counts
 
 __all__ = ["node_counts"]
 
@@ -55,14 +55,14 @@ def node_counts(x: ArrayLike, branching: int) -> np.ndarray:
     TypeError
         If ``x`` is not numeric or ``branching`` is not an integer.
     ValueError
-        If ``x`` is not 1-D or 2-D or not finite, or ``branching < 2``.
+        If ``x`` is empty, not 1-D or 2-D, or holds a negative or non-finite count, or ``branching < 2``.
 
     Examples
     --------
     >>> node_counts([1, 2, 3, 4, 5], 2).astype(int).tolist()
     [1, 2, 3, 4, 5, 3, 7, 5, 10, 5, 15]
     """
-    x = check_array("x", x, ndim=(1, 2))
+    x = check_counts("x", x, ndim=(1, 2))
     tree = build_tree(x.shape[-1], branching)
     out = _node_counts_2d(np.atleast_2d(x), tree)
     return out[0] if x.ndim == 1 else out

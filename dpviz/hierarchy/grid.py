@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
+from dpviz.accountant.charging import charge
+from dpviz.hierarchy.budgets import check_budget
 from dpviz.hierarchy.counts import _child_sum
 from dpviz.hierarchy.ranges import _check_ranges, _cover
 from dpviz.hierarchy.tree import Tree, build_tree
 from dpviz.mechanisms import laplace_scale, laplace_variance, standard_laplace
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_counts, check_epsilon, check_trials
+from dpviz.validation import check_array, check_bool, check_counts, check_elements, check_trials
 
 if TYPE_CHECKING:
     from dpviz.accountant import PrivacyAccountant
@@ -97,7 +99,8 @@ def measure_nd(x: ArrayLike, branching: int | None, epsilon: float, *, measure_r
     size : int, optional
         Number of independent releases.
     accountant : PrivacyAccountant, optional
-        Charged ``epsilon`` before any noise is drawn.
+        Charged ``size * epsilon`` (``epsilon`` when ``size`` is None) after every input is checked and
+        before any noise is drawn.
 
     Returns
     -------
@@ -107,12 +110,14 @@ def measure_nd(x: ArrayLike, branching: int | None, epsilon: float, *, measure_r
     Raises
     ------
     TypeError
-        If ``x`` is not numeric, or ``branching``/``size`` not integers.
+        If ``x`` is not numeric, ``branching``/``size`` not integers, ``measure_root`` not a bool or
+        ``accountant`` not a PrivacyAccountant.
     ValueError
         If ``x`` is not a non-empty cubic grid of finite non-negative counts,
-        ``branching < 2``, ``epsilon`` is not finite and > 0 or ``size < 1``.
+        ``branching < 2``, ``epsilon`` is not finite and > 0 (or its Laplace scale overflows),
+        ``size < 1``, or the noisy levels exceed :data:`~dpviz.validation.MAX_ELEMENTS` elements.
     BudgetExceededError
-        If ``accountant`` cannot afford ``epsilon``.
+        If ``accountant`` cannot afford ``size * epsilon`` (nothing is drawn or recorded then).
 
     References
     ----------
@@ -129,9 +134,10 @@ def measure_nd(x: ArrayLike, branching: int | None, epsilon: float, *, measure_r
     if d < 1 or len(set(x.shape)) != 1:
         raise ValueError(f"x must be a cubic grid (n,) * d with d >= 1, got shape {x.shape}")
     n = x.shape[0]
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_budget(epsilon)
     size = check_trials(size)
     k = 1 if size is None else size
+    measure_root = check_bool("measure_root", measure_root)
     gen = as_generator(rng)
     tree: Tree | None = None
     counts = [x]
@@ -143,9 +149,10 @@ def measure_nd(x: ArrayLike, branching: int | None, epsilon: float, *, measure_r
                 c = _group_sum_axis(c, tree.branching, tree.sizes[l], axis)
             counts.append(c)
     L = len(counts)
+    check_elements(float(k) * sum(c.size for c in counts), "noisy grid counts", size=size, n=n, d=d)
     scale = laplace_scale(L, epsilon)   # one record is in one node per level: L1 sensitivity L
-    if accountant is not None:
-        accountant.spend(epsilon, label=f"grid {'flat' if tree is None else f'hierarchy b={tree.branching}'}, d={d}")
+    charge(accountant, epsilon, size=size,
+           label=f"grid {'flat' if tree is None else f'hierarchy b={tree.branching}'}, d={d}")
     levels = []
     for c in counts:
         noise = standard_laplace(rng=gen, shape=(k, c.size)).reshape((k,) + c.shape)
@@ -174,8 +181,11 @@ def box_sums(table: np.ndarray, lo: list[np.ndarray], hi: list[np.ndarray]) -> n
 
     Raises
     ------
+    TypeError
+        If ``table`` is not numeric or a bound array does not hold integers.
     ValueError
-        If ``lo`` and ``hi`` do not hold one bound array per axis of ``table``.
+        If ``table`` is not a finite array of dimension >= 2, ``lo`` and ``hi`` do not hold one bound
+        array per axis of ``table``, or a bound is not 1-D/2-D or outside ``0 <= lo <= hi <= m``.
 
     Examples
     --------
@@ -184,10 +194,33 @@ def box_sums(table: np.ndarray, lo: list[np.ndarray], hi: list[np.ndarray]) -> n
     >>> box_sums(S, [np.array([0, 1]), np.array([0, 0])], [np.array([2, 2]), np.array([2, 1])]).tolist()
     [[10.0, 3.0]]
     """
-    P = table
-    if len(lo) != P.ndim - 1 or len(hi) != P.ndim - 1:
-        raise ValueError(f"lo and hi must hold one bound array per axis ({P.ndim - 1}), got {len(lo)} and {len(hi)}")
-    return _box_sums(P, lo, hi)
+    P = check_array("table", table, ndim=tuple(range(2, 11)))
+    if P.size == 0:
+        raise ValueError(f"table must not be empty, got shape {P.shape}")
+    d = P.ndim - 1
+    if not isinstance(lo, (list, tuple)) or len(lo) != d:
+        raise ValueError(f"lo must hold one bound array per axis of table ({d}), got {lo!r:.60}")
+    if not isinstance(hi, (list, tuple)) or len(hi) != d:
+        raise ValueError(f"hi must hold one bound array per axis of table ({d}), got {hi!r:.60}")
+    lo_ = [_check_bounds("lo", a, P.shape[1 + ax] - 1, ax) for ax, a in enumerate(lo)]
+    hi_ = [_check_bounds("hi", a, P.shape[1 + ax] - 1, ax) for ax, a in enumerate(hi)]
+    for ax in range(d):
+        if np.any(lo_[ax] > hi_[ax]):
+            raise ValueError(f"lo must be <= hi on every axis, got lo[{ax}]={lo_[ax]} and hi[{ax}]={hi_[ax]}")
+    return _box_sums(P, lo_, hi_)
+
+
+def _check_bounds(name: str, bounds: object, m: int, axis: int) -> np.ndarray:
+    """One axis of box bounds: a 1-D or 2-D integer array with entries in ``[0, m]``."""
+    arr = np.asarray(bounds)
+    if arr.ndim not in (1, 2):
+        raise ValueError(f"{name} must hold 1-D or 2-D bound arrays, got shape {arr.shape}")
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{name} must hold integer bounds, got dtype {arr.dtype}")
+    if arr.size and (arr.min() < 0 or arr.max() > m):
+        raise ValueError(f"{name}[{axis}] bounds must lie in [0, {m}] (table has {m + 1} entries on axis "
+                         f"{axis + 1}), got {arr.min()}..{arr.max()}")
+    return arr
 
 
 def _box_sums(P: np.ndarray, lo: list[np.ndarray], hi: list[np.ndarray]) -> np.ndarray:

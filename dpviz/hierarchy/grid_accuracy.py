@@ -9,9 +9,10 @@ References
 from __future__ import annotations
 
 from dpviz.hierarchy.accuracy import _inv_eps2
+from dpviz.hierarchy.budgets import check_budget
 from dpviz.hierarchy.tree import build_tree
 from dpviz.hierarchy.width_sums import _contain_sums
-from dpviz.validation import check_epsilon, check_int
+from dpviz.validation import check_bool, check_int
 
 __all__ = ["average_range_mse_nd"]
 
@@ -67,8 +68,9 @@ def average_range_mse_nd(n: int, d: int, branching: int | None, epsilon: float, 
     8.0
     """
     n = check_int("n", n, minimum=1)
+    measure_root = check_bool("measure_root", measure_root)
     d = check_int("d", d, minimum=1, maximum=8)
-    eps = check_epsilon(epsilon)
+    eps = check_budget(epsilon)
     if branching is None:
         return ((n + 2) / 3) ** d * 2.0 * _inv_eps2(eps)
     tree = build_tree(n, branching, measure_root=measure_root)

@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike
 from dpviz.hierarchy.budgets import ALLOCATIONS, _level_variances
 from dpviz.hierarchy.counts import _child_sum
 from dpviz.hierarchy.tree import Tree, build_tree
-from dpviz.validation import check_array, check_choice
+from dpviz.validation import check_array, check_bool, check_choice
 
 __all__ = ["constrained_inference"]
 
@@ -133,7 +133,7 @@ def constrained_inference(noisy: ArrayLike, n: int, branching: int, *, allocatio
     ------
     TypeError
         If ``noisy`` is not numeric, ``n``/``branching`` are not integers or
-        ``measure_root`` is not a bool.
+        ``measure_root``/``nodes`` are not bools.
     ValueError
         If ``noisy`` is not 1-D or 2-D with ``n_nodes`` entries on its last axis,
         is not finite at a measured node, or ``n``, ``branching`` or ``allocation``
@@ -153,10 +153,11 @@ def constrained_inference(noisy: ArrayLike, n: int, branching: int, *, allocatio
     """
     tree = build_tree(n, branching, measure_root=measure_root)
     allocation = check_choice("allocation", allocation, ALLOCATIONS)
+    nodes = check_bool("nodes", nodes)
     Y = check_array("noisy", noisy, ndim=(1, 2), finite=False)
     if Y.shape[-1] != tree.n_nodes:
         raise ValueError(f"noisy must have n_nodes={tree.n_nodes} entries on its last axis for n={n}, "
-                         f"b={branching}, got shape {Y.shape}")
+                         f"branching={branching}, got shape {Y.shape}")
     last = tree.offsets[int(tree.measured_levels[-1]) + 1]
     if not np.all(np.isfinite(Y[..., :last])):
         raise ValueError("noisy must be finite at every measured node")

@@ -19,7 +19,8 @@ import scipy.optimize
 from numpy.typing import ArrayLike
 
 from dpviz.hierarchy.accuracy import _inv_eps2
-from dpviz.validation import check_array, check_epsilon, check_int
+from dpviz.hierarchy.budgets import check_budget
+from dpviz.validation import check_array, check_bool, check_int, check_positive
 
 __all__ = [
     "qardaji_level_usage",
@@ -122,7 +123,10 @@ def qardaji_average_mse(N: float, branching: int, epsilon: float, *, exact: bool
     800.0
     """
     b = check_int("branching", branching, minimum=2)
-    eps = check_epsilon(epsilon)
+    eps = check_budget(epsilon)
+    exact = check_bool("exact", exact)
+    if not math.isfinite(check_positive("N", N)):
+        raise ValueError(f"N must be finite, got {N!r}")
     Vu = 2.0 * _inv_eps2(eps)
     if exact:
         levels = _exact_height(int(N), b)

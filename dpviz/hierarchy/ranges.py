@@ -125,7 +125,7 @@ def prefix_range_sums(prefix: np.ndarray, starts: ArrayLike, stops: ArrayLike) -
     TypeError
         If the bounds are not integers.
     ValueError
-        If ``prefix`` is not 2-D, a range is empty or out of ``[0, n]``, or 2-D
+        If ``prefix`` is not a finite 2-D table, a range is empty or out of ``[0, n]``, or 2-D
         bounds do not have one row per release.
 
     Examples
@@ -134,9 +134,7 @@ def prefix_range_sums(prefix: np.ndarray, starts: ArrayLike, stops: ArrayLike) -
     >>> prefix_range_sums(P, [0, 1], [3, 2]).tolist()
     [[6.0, 2.0]]
     """
-    P = np.asarray(prefix)
-    if P.ndim != 2:
-        raise ValueError(f"prefix must be a (k, n + 1) table, got shape {P.shape}")
+    P = check_array("prefix", prefix, ndim=2)
     i, j = _check_ranges(P.shape[1] - 1, starts, stops)
     _check_per_trial(i, P.shape[0], 2)
     return _gather(P, j) - _gather(P, i)

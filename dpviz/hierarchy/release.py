@@ -21,13 +21,21 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpviz.hierarchy.budgets import ALLOCATIONS, _weights
+from dpviz.accountant.charging import charge
+from dpviz.hierarchy.budgets import ALLOCATIONS, _weights, check_budget
 from dpviz.hierarchy.counts import _node_counts_2d
 from dpviz.hierarchy.inference import constrained_inference
 from dpviz.hierarchy.tree import Tree, build_tree
 from dpviz.mechanisms import laplace_scale, laplace_variance, standard_laplace
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_bool, check_choice, check_counts, check_epsilon, check_trials
+from dpviz.validation import (
+    check_bool,
+    check_choice,
+    check_counts,
+    check_elements,
+    check_int,
+    check_trials,
+)
 
 if TYPE_CHECKING:
     from dpviz.accountant import PrivacyAccountant
@@ -108,7 +116,18 @@ class TreeRelease:
         -------
         numpy.ndarray
             A view of the (..., sizes[level]) entries of that level.
+
+        Raises
+        ------
+        TypeError
+            If ``level`` is not an integer.
+        ValueError
+            If ``level`` is outside ``[0, height]`` or ``values`` has no ``n_nodes`` last axis.
         """
+        level = check_int("level", level, minimum=0, maximum=self.tree.height)
+        if np.shape(values)[-1:] != (self.tree.n_nodes,):
+            raise ValueError(f"values must have n_nodes={self.tree.n_nodes} entries on its last axis, "
+                             f"got shape {np.shape(values)}")
         return values[..., self.tree.offsets[level]: self.tree.offsets[level + 1]]
 
 
@@ -139,7 +158,8 @@ def measure(x: ArrayLike, branching: int, epsilon: float, *, allocation: str = "
     size : int, optional
         Number of independent releases (stacked on a new first axis).
     accountant : PrivacyAccountant, optional
-        Charged ``epsilon`` before any noise is drawn.
+        Charged ``size * epsilon`` (``epsilon`` when ``size`` is None: k independent releases compose
+        sequentially) after every input is checked and before any noise is drawn.
 
     Returns
     -------
@@ -149,12 +169,14 @@ def measure(x: ArrayLike, branching: int, epsilon: float, *, allocation: str = "
     Raises
     ------
     TypeError
-        If ``x`` is not numeric, ``branching``/``size`` not integers or ``measure_root`` not a bool.
+        If ``x`` is not numeric, ``branching``/``size`` not integers, ``measure_root`` not a bool or
+        ``accountant`` not a PrivacyAccountant.
     ValueError
         If ``x`` is not a 1-D array of finite non-negative counts, ``branching < 2``,
-        ``epsilon`` is not finite and > 0, ``allocation`` is unknown or ``size < 1``.
+        ``epsilon`` is not finite and > 0 (or so small that a Laplace scale overflows), ``allocation`` is
+        unknown, ``size < 1``, or ``size * n_nodes`` exceeds :data:`~dpviz.validation.MAX_ELEMENTS`.
     BudgetExceededError
-        If ``accountant`` cannot afford ``epsilon`` (nothing is drawn then).
+        If ``accountant`` cannot afford ``size * epsilon`` (nothing is drawn or recorded then).
 
     References
     ----------
@@ -168,9 +190,11 @@ def measure(x: ArrayLike, branching: int, epsilon: float, *, allocation: str = "
     """
     x = check_counts("x", x)
     tree = build_tree(x.size, branching, measure_root=measure_root)
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_budget(epsilon)
     allocation = check_choice("allocation", allocation, ALLOCATIONS)
     size = check_trials(size)
+    k = 1 if size is None else size
+    check_elements(float(k) * tree.n_nodes, "noisy node counts", size=size, n=x.size)
     gen = as_generator(rng)
     eps_l = epsilon * _weights(tree, allocation)
     scale = np.full(tree.n_nodes, np.nan)   # Laplace scale 1 / eps_l of each node (NaN: not measured)
@@ -179,10 +203,9 @@ def measure(x: ArrayLike, branching: int, epsilon: float, *, allocation: str = "
         if eps_l[l] > 0:
             scale[tree.offsets[l]: tree.offsets[l + 1]] = laplace_scale(1.0, eps_l[l])
             var[tree.offsets[l]: tree.offsets[l + 1]] = laplace_variance(1.0, eps_l[l])
-    if accountant is not None:
-        accountant.spend(epsilon, label=f"hierarchy b={tree.branching} ({allocation}, {tree.n_measured_levels} levels)")
+    charge(accountant, epsilon, size=size,
+           label=f"hierarchy b={tree.branching} ({allocation}, {tree.n_measured_levels} levels)")
     truth = _node_counts_2d(x[None, :], tree)[0]
-    k = 1 if size is None else size
     last = tree.offsets[int(tree.measured_levels[-1]) + 1]
     noise = standard_laplace(rng=gen, shape=(k, last))
     noise *= scale[:last]
@@ -212,7 +235,8 @@ def flat_release(x: ArrayLike, epsilon: float, *, rng: RngLike = None, size: int
     size : int, optional
         Number of independent releases (stacked on a new first axis).
     accountant : PrivacyAccountant, optional
-        Charged ``epsilon`` before any noise is drawn.
+        Charged ``size * epsilon`` (``epsilon`` when ``size`` is None) after every input is checked and
+        before any noise is drawn.
 
     Returns
     -------
@@ -222,12 +246,13 @@ def flat_release(x: ArrayLike, epsilon: float, *, rng: RngLike = None, size: int
     Raises
     ------
     TypeError
-        If ``x`` is not numeric or ``size`` not an integer.
+        If ``x`` is not numeric, ``size`` not an integer or ``accountant`` not a PrivacyAccountant.
     ValueError
         If ``x`` is not a 1-D array of finite non-negative counts, ``epsilon`` is
-        not finite and > 0, or ``size < 1``.
+        not finite and > 0 (or its Laplace scale overflows), ``size < 1``, or ``size * n`` exceeds
+        :data:`~dpviz.validation.MAX_ELEMENTS`.
     BudgetExceededError
-        If ``accountant`` cannot afford ``epsilon``.
+        If ``accountant`` cannot afford ``size * epsilon`` (nothing is drawn or recorded then).
 
     Examples
     --------
@@ -235,12 +260,12 @@ def flat_release(x: ArrayLike, epsilon: float, *, rng: RngLike = None, size: int
     (4, 3)
     """
     x = check_counts("x", x)
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_budget(epsilon)
     size = check_trials(size)
+    check_elements(float(1 if size is None else size) * x.size, "noisy leaves", size=size, n=x.size)
     gen = as_generator(rng)
     scale = laplace_scale(1.0, epsilon)
-    if accountant is not None:
-        accountant.spend(epsilon, label="flat histogram")
+    charge(accountant, epsilon, size=size, label="flat histogram")
     noise = standard_laplace(rng=gen, shape=(1 if size is None else size, x.size))
     noise *= scale
     noise += x

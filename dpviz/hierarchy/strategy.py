@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from dpviz.hierarchy.budgets import ALLOCATIONS, _weights
 from dpviz.hierarchy.tree import build_tree
-from dpviz.validation import check_choice
+from dpviz.validation import check_choice, check_elements
 
 __all__ = ["strategy_matrix"]
 
@@ -68,6 +68,7 @@ def strategy_matrix(n: int, branching: int, *, measure_root: bool = True,
     """
     tree = build_tree(n, branching, measure_root=measure_root)
     allocation = check_choice("allocation", allocation, ALLOCATIONS)
+    check_elements(float(tree.n) * tree.n_measured_levels, "nonzeros of the strategy matrix", n=n)
     w = np.ones(tree.height + 1) if allocation == "uniform" else _weights(tree, allocation)
     leaves = np.arange(tree.n)
     rows: list[np.ndarray] = []

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from dpviz.validation import check_bool, check_int
+from dpviz.validation import MAX_ELEMENTS, check_bool, check_int
 
 __all__ = ["Tree", "build_tree"]
 
@@ -88,8 +88,15 @@ class Tree:
         -------
         int
             ``branching ** level``.
+
+        Raises
+        ------
+        TypeError
+            If ``level`` is not an integer.
+        ValueError
+            If ``level`` is outside ``[0, height]``.
         """
-        return self.branching ** level
+        return self.branching ** check_int("level", level, minimum=0, maximum=self.height)
 
     def node_bounds(self, level: int) -> tuple[np.ndarray, np.ndarray]:
         """Leaf ranges ``[start, stop)`` of the nodes of ``level``.
@@ -103,7 +110,15 @@ class Tree:
         -------
         start, stop : numpy.ndarray
             Integer arrays of length ``sizes[level]``; only the last node may be short.
+
+        Raises
+        ------
+        TypeError
+            If ``level`` is not an integer.
+        ValueError
+            If ``level`` is outside ``[0, height]``.
         """
+        level = check_int("level", level, minimum=0, maximum=self.height)
         s = self.block(level)
         start = np.arange(self.sizes[level], dtype=np.int64) * s
         return start, np.minimum(start + s, self.n)
@@ -145,7 +160,8 @@ def build_tree(n: int, branching: int, *, measure_root: bool = True) -> Tree:
     TypeError
         If ``n`` or ``branching`` is not an integer, or ``measure_root`` not a bool.
     ValueError
-        If ``n < 1`` or ``branching < 2``.
+        If ``n < 1`` or ``branching`` is outside ``[2, MAX_ELEMENTS]`` (a larger factor gives the same
+        one-level tree as ``branching = n`` and overflows the node-index arithmetic).
 
     Examples
     --------
@@ -154,5 +170,5 @@ def build_tree(n: int, branching: int, *, measure_root: bool = True) -> Tree:
     (3, (10, 4, 2, 1), 4)
     """
     n = check_int("n", n, minimum=1)
-    b = check_int("branching", branching, minimum=2)
+    b = check_int("branching", branching, minimum=2, maximum=MAX_ELEMENTS)
     return _tree(n, b, check_bool("measure_root", measure_root))

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 from dpviz import hierarchy as H
 from dpviz.experiments.hierarchy.data import _random_ranges
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_counts, check_epsilon, check_int
+from dpviz.validation import check_counts, check_elements, check_int
 
 __all__ = ["BranchingStudy", "branching_study", "allocation_study"]
 
@@ -107,12 +107,21 @@ def branching_study(x: ArrayLike, epsilon: float, branchings: ArrayLike, *, allo
     References
     ----------
     Qardaji, Yang, Li, PVLDB 2013 ([QYL13]), §3.
+
+    Examples
+    --------
+    >>> s = branching_study([3, 1, 4, 1, 5, 9, 2, 6], 1.0, [2, 4], trials=2, ranges_per_trial=10, rng=0)
+    >>> s.branchings.tolist(), s.sim_tree.shape
+    ([2, 4], (2,))
     """
     x = check_counts("x", x)
     n = x.size
-    epsilon = check_epsilon(epsilon)
+    epsilon = H.check_budget(epsilon)
     bs = np.array([check_int("branchings[]", b, minimum=2) for b in np.atleast_1d(branchings)])
     trials = check_int("trials", trials, minimum=0)
+    ranges_per_trial = check_int("ranges_per_trial", ranges_per_trial, minimum=1)
+    check_elements(float(trials) * ranges_per_trial, "random ranges", trials=trials,
+                   ranges_per_trial=ranges_per_trial)
     gen = as_generator(rng)
     tree = H.branching_curve(n, epsilon, bs, constrained=False, allocation=allocation, measure_root=measure_root)
     ci = H.branching_curve(n, epsilon, bs, constrained=True, allocation=allocation, measure_root=measure_root)
@@ -155,6 +164,19 @@ def allocation_study(n: int, epsilon: float, branchings: ArrayLike, *,
         For each name in :data:`dpviz.hierarchy.ALLOCATIONS`, the (m,) exact
         average MSE per branching factor without (``"tree"``) and with
         (``"tree_ci"``) constrained inference.
+
+    Raises
+    ------
+    TypeError
+        If ``n`` or a branching factor is not an integer, or ``measure_root`` not a bool.
+    ValueError
+        If ``n < 1``, a branching factor < 2, or ``epsilon`` is not finite and >= ``MIN_EPSILON``.
+
+    Examples
+    --------
+    >>> a = allocation_study(8, 1.0, [2, 8], measure_root=False)
+    >>> a["uniform"]["tree"].tolist()
+    [33.0, 6.666666666666667]
     """
     out: dict[str, dict[str, np.ndarray]] = {}
     for a in H.ALLOCATIONS:

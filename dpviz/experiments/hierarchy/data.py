@@ -6,7 +6,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_counts, check_int
+from dpviz.validation import MAX_ELEMENTS, check_counts, check_elements, check_int, check_nonnegative
 
 __all__ = ["coarsen", "synthetic_histogram", "dataset_histogram", "default_widths"]
 
@@ -68,11 +68,19 @@ def synthetic_histogram(n: int, *, total: float = 100_000.0, rng: RngLike = 0) -
     Raises
     ------
     TypeError
-        If ``n`` is not an integer.
+        If ``n`` is not an integer or ``total`` not a real number.
     ValueError
-        If ``n < 1``.
+        If ``n < 1``, ``n`` exceeds :data:`~dpviz.validation.MAX_ELEMENTS`, or ``total`` is not finite and >= 0.
+
+    Examples
+    --------
+    >>> x = synthetic_histogram(8, total=1000.0, rng=0)
+    >>> x.shape, bool((x >= 0).all())
+    ((8,), True)
     """
     n = check_int("n", n, minimum=1)
+    check_elements(float(n), "histogram bins", n=n)
+    total = check_nonnegative("total", total)
     g = as_generator(rng)
     t = (np.arange(n) + 0.5) / n
     centres, widths, weights = g.uniform(0.1, 0.9, 3), g.uniform(0.02, 0.12, 3), g.uniform(0.5, 2.0, 3)
@@ -95,11 +103,34 @@ def dataset_histogram(name: str, n: int) -> np.ndarray:
     -------
     numpy.ndarray
         (n,) counts.
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a string or ``n`` not an integer.
+    ValueError
+        If ``name`` is unknown or names a record dataset (e.g. ``"CPS"``, one row per person: summing its
+        incomes would not give counts), or ``n`` is outside ``[1, cells]``.
+
+    Examples
+    --------
+    >>> dataset_histogram("ADULT", 4).shape
+    (4,)
     """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a string, got {name!r} of type {type(name).__name__}")
     if name == "synthetic":
         return synthetic_histogram(n)
     from dpviz import datasets
 
+    histograms = [d for d in datasets.names() if datasets.describe(d).kind == "histogram"]
+    try:
+        info = datasets.describe(name)
+    except ValueError as err:
+        raise ValueError(f"name={name!r} is neither 'synthetic' nor a shipped dataset: {err}") from None
+    if info.kind != "histogram":
+        raise ValueError(f"name={name!r} is a {info.kind} dataset (one row per person), not a histogram of counts; "
+                         f"use 'synthetic' or one of {histograms}, or build counts from its records first")
     return coarsen(datasets.load(name), n)
 
 
@@ -123,10 +154,15 @@ def default_widths(n: int, count: int = 24) -> np.ndarray:
     TypeError
         If ``n`` or ``count`` is not an integer.
     ValueError
-        If ``n < 1`` or ``count < 1``.
+        If ``n < 1`` or ``count < 1``, or ``count`` exceeds :data:`~dpviz.validation.MAX_ELEMENTS`.
+
+    Examples
+    --------
+    >>> default_widths(100, 5).tolist()
+    [1, 3, 10, 32, 100]
     """
     n = check_int("n", n, minimum=1)
-    count = check_int("count", count, minimum=1)
+    count = check_int("count", count, minimum=1, maximum=MAX_ELEMENTS)
     return np.unique(np.round(np.geomspace(1, n, count)).astype(np.int64))
 
 

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 from dpviz import hierarchy as H
 from dpviz.experiments.hierarchy.data import _random_ranges
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_int
+from dpviz.validation import check_elements, check_int
 
 __all__ = ["dimension_study", "DimensionSimulation", "dimension_simulation"]
 
@@ -55,6 +55,12 @@ def dimension_study(ns: ArrayLike, dims: ArrayLike, epsilon: float, branchings: 
     References
     ----------
     Qardaji, Yang, Li, PVLDB 2013 ([QYL13]), §5.
+
+    Examples
+    --------
+    >>> out = dimension_study([4, 8], [1, 2], 1.0, [2, 4])
+    >>> sorted(out), out[2]["flat"].shape
+    ([1, 2], (2,))
     """
     ns_ = [check_int("ns[]", v, minimum=1) for v in np.atleast_1d(ns)]
     bs = [check_int("branchings[]", b, minimum=2) for b in np.atleast_1d(branchings)]
@@ -150,16 +156,25 @@ def dimension_simulation(n: int, d: int, branching: int | None, epsilon: float, 
     TypeError
         If ``n``, ``d``, ``trials``, ``boxes_per_trial`` or ``branching`` is not an integer.
     ValueError
-        If one of them is out of range or ``epsilon`` is not finite and > 0.
+        If one of them is out of range, ``epsilon`` is not finite and > 0, or the grids or boxes
+        would exceed :data:`~dpviz.validation.MAX_ELEMENTS` elements.
 
     References
     ----------
     Qardaji, Yang, Li, PVLDB 2013 ([QYL13]), §5.
+
+    Examples
+    --------
+    >>> sim = dimension_simulation(4, 2, 2, 1.0, trials=3, boxes_per_trial=10, rng=0)
+    >>> sim.trials, sim.exact > 0
+    (3, True)
     """
     n = check_int("n", n, minimum=1)
     d = check_int("d", d, minimum=1, maximum=4)
     trials = check_int("trials", trials, minimum=2)
     boxes = check_int("boxes_per_trial", boxes_per_trial, minimum=1)
+    check_elements(float(n) ** d * trials * 2, "noisy grid counts", n=n, d=d, trials=trials)
+    check_elements(float(trials) * boxes * d * 2, "random boxes", trials=trials, boxes_per_trial=boxes)
     gen = as_generator(rng)
     x = gen.poisson(5.0, size=(n,) * d).astype(float)
     rel = H.measure_nd(x, branching, epsilon, measure_root=measure_root, rng=gen, size=trials)

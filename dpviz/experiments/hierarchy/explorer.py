@@ -17,7 +17,7 @@ from dpviz import hierarchy as H
 from dpviz.experiments.hierarchy.data import default_widths
 from dpviz.experiments.hierarchy.widths import WidthCurves, range_error_by_width
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_counts, check_int
+from dpviz.validation import check_bool, check_counts, check_int
 
 __all__ = ["CoverNodes", "HierarchyRun", "hierarchy_explorer_run"]
 
@@ -158,20 +158,29 @@ def hierarchy_explorer_run(x: ArrayLike, branching: int, epsilon: float, *, allo
     Raises
     ------
     TypeError
-        If ``x`` is not numeric or the query bounds are not integers.
+        If ``x`` is not numeric, the query bounds are not integers or ``constrained`` not a bool.
     ValueError
-        If ``x`` is not a 1-D array of non-negative counts, the query is empty or
+        If ``x`` is not a 1-D array of non-negative counts, the query is not a pair, is empty or
         outside ``[0, n]``, or another argument is invalid (see :func:`range_error_by_width`).
 
     References
     ----------
     Hay et al., PVLDB 2010 ([HRMS10]).
+
+    Examples
+    --------
+    >>> run = hierarchy_explorer_run([3, 1, 4, 1, 5, 9, 2, 6], 2, 1.0, trials=5, rng=0)
+    >>> run.answers["truth"], run.level_epsilons.size
+    (4.0, 4)
     """
     x = check_counts("x", x)
     n = x.size
+    constrained = check_bool("constrained", constrained)
     gen = as_generator(rng)
     if query is None:
         query = (0, max(1, n // 3))
+    if not isinstance(query, (tuple, list)) or len(query) != 2:
+        raise ValueError(f"query must be a (start, stop) pair, got {query!r:.60}")
     start, stop = (check_int("query start", query[0], minimum=0, maximum=n - 1),
                    check_int("query stop", query[1], minimum=1, maximum=n))
     if stop <= start:

@@ -21,7 +21,7 @@ from dpviz import wavelet as W
 from dpviz.experiments import check_band
 from dpviz.experiments.hierarchy.data import default_widths
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_choice, check_counts, check_epsilon, check_int, check_widths
+from dpviz.validation import check_choice, check_counts, check_elements, check_int, check_widths
 
 __all__ = ["METHODS", "METHOD_LABELS", "WidthCurves", "range_error_by_width"]
 
@@ -172,24 +172,39 @@ def range_error_by_width(x: ArrayLike, branching: int, epsilon: float, widths: A
     Raises
     ------
     TypeError
-        If ``x`` is not numeric or an integer argument is not an integer.
+        If ``x`` is not numeric, an integer argument is not an integer or ``methods`` is a string.
     ValueError
-        If an argument is out of range (e.g. ``trials < 2``, an unknown method,
-        a width outside ``[1, n]`` or a bad ``band``).
+        If an argument is out of range (e.g. ``trials < 2``, an unknown method or none,
+        a width outside ``[1, n]`` or a bad ``band``), or the simulation would exceed
+        :data:`~dpviz.validation.MAX_ELEMENTS` array elements.
 
     References
     ----------
     Qardaji, Yang, Li, PVLDB 2013 ([QYL13]); Xiao, Wang, Gehrke, ICDE 2010 ([XWG10]).
+
+    Examples
+    --------
+    >>> c = range_error_by_width([3, 1, 4, 1, 5, 9, 2, 6], 2, 1.0, [1, 4], trials=5, rng=0)
+    >>> c.widths.tolist(), sorted(c.analytic)
+    ([1, 4], ['flat', 'tree', 'tree_ci'])
     """
     x = check_counts("x", x)
     n = x.size
-    epsilon = check_epsilon(epsilon)
+    epsilon = H.check_budget(epsilon)
     trials = check_int("trials", trials, minimum=2)
     lo, hi = check_band(band)
+    if isinstance(methods, str):
+        raise TypeError(f"methods must be a sequence of method names, got the string {methods!r}; "
+                        f"write ({methods!r},)")
     methods = tuple(check_choice("methods[]", m, METHODS) for m in methods)
+    if not methods:
+        raise ValueError(f"methods must name at least one of {METHODS}, got an empty sequence")
     if ranges_per_trial is not None:
         ranges_per_trial = check_int("ranges_per_trial", ranges_per_trial, minimum=1)
     widths = default_widths(n) if widths is None else check_widths(n, widths)
+    check_elements(float(trials) * widths.size * (n if ranges_per_trial is None else ranges_per_trial),
+                   "range errors", trials=trials, ranges_per_trial=ranges_per_trial, n=n)
+    check_elements(float(trials) * 2 * n, "noisy releases", trials=trials, n=n)
     tree = H.build_tree(n, branching, measure_root=measure_root)
     gen = as_generator(rng)
     prefix = np.concatenate([[0.0], np.cumsum(x)])
