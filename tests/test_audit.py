@@ -318,7 +318,7 @@ def test_non_neighbours_raise():
         check_neighbours([1.0, 2.0], [1.0, 2.0, 3.0, 4.0], "records")
     with pytest.raises(ValueError, match="at most sensitivity"):
         query_pair([0, 0], [0, 2])
-    with pytest.raises(ValueError, match="neighbours"):
+    with pytest.raises(ValueError, match="relation"):
         check_neighbours([1], [2], "swap")
 
 
