@@ -16,8 +16,15 @@ import numpy as np
 import numpy.typing as npt
 
 from dpviz.audit.events import _check_real
-from dpviz.validation import (check_array, check_bool, check_choice, check_counts, check_elements, check_int,
-                              check_positive)
+from dpviz.validation import (
+    check_array,
+    check_bool,
+    check_choice,
+    check_counts,
+    check_elements,
+    check_int,
+    check_positive,
+)
 
 #: The neighbouring relations :func:`check_neighbours` knows.
 RELATIONS = ("histogram", "records", "query_answers")
