@@ -501,3 +501,25 @@ def test_the_auditor_takes_no_accountant():
             obj = getattr(mod, name)
             if callable(obj) and not isinstance(obj, type):
                 assert "accountant" not in inspect.signature(obj).parameters, f"{mod.__name__}.{name}"
+
+
+def test_privacy_loss_interval_is_bonferroni_from_exact_binomial_tails():
+    """Each Clopper-Pearson end is at level alpha/4 (two sides, two probabilities), by inverting binomial tails.
+
+    Independent of the code's beta quantiles: p_lo solves P[Bin(n, p) >= k] = alpha/4 and p'_hi solves
+    P[Bin(n', p) <= k'] = alpha/4 (brentq on scipy.stats.binom).  Without the Bonferroni split (each interval at
+    level ``confidence``) the bound would be anti-conservative and this test fails.
+    """
+    from scipy.optimize import brentq
+
+    from dpviz.audit import privacy_loss_interval
+
+    k, n, kp, n_p, conf = 500, 1000, 200, 1000, 0.95
+    q = (1 - conf) / 4
+    p_lo = brentq(lambda p: stats.binom.sf(k - 1, n, p) - q, 1e-9, 1 - 1e-9, xtol=1e-14)
+    p_hi_prime = brentq(lambda p: stats.binom.cdf(kp, n_p, p) - q, 1e-9, 1 - 1e-9, xtol=1e-14)
+    lower, _, upper = privacy_loss_interval(k, n, kp, n_p, confidence=conf)
+    assert float(lower) == pytest.approx(math.log(p_lo / p_hi_prime), abs=1e-9)
+    p_hi = brentq(lambda p: stats.binom.cdf(k, n, p) - q, 1e-9, 1 - 1e-9, xtol=1e-14)
+    p_lo_prime = brentq(lambda p: stats.binom.sf(kp - 1, n_p, p) - q, 1e-9, 1 - 1e-9, xtol=1e-14)
+    assert float(upper) == pytest.approx(math.log(p_hi / p_lo_prime), abs=1e-9)
