@@ -318,7 +318,7 @@ def test_non_neighbours_raise():
         check_neighbours([1.0, 2.0], [1.0, 2.0, 3.0, 4.0], "records")
     with pytest.raises(ValueError, match="at most sensitivity"):
         query_pair([0, 0], [0, 2])
-    with pytest.raises(ValueError, match="neighbours"):
+    with pytest.raises(ValueError, match="relation"):
         check_neighbours([1], [2], "swap")
 
 
@@ -371,3 +371,155 @@ def test_float_laplace_is_caught_by_mironov_event():
     r = run_audit(audit_target("laplace_float_bits", 1.0), samples=50_000, confidence=CONF, rng=21)
     assert r.counts[1] == 0  # never under the dataset the event is built on: a certain distinguisher
     assert r.violation is True and r.epsilon_lower > 5.0
+
+
+# --- bad input: every refusal names the parameter (issue 13) ---------------------------------------------------
+
+def _laplace_mech(x, rng, size):
+    return laplace(x, 1.0, 1.0, rng=rng, size=size)
+
+
+def test_counts_refuse_bools_and_name_the_count():
+    from dpviz.audit import clopper_pearson, privacy_loss_interval
+
+    with pytest.raises(TypeError, match="k must be an integer count"):
+        clopper_pearson(True, 10)
+    with pytest.raises(TypeError, match="n must be an integer count"):
+        clopper_pearson(0, True)
+    with pytest.raises(ValueError, match=r"n must hold integers with 1 <= n <= 2\*\*53"):
+        clopper_pearson(500, 1e300)  # beta quantiles would be NaN
+    with pytest.raises(ValueError, match="k_prime must hold integers"):
+        privacy_loss_interval(500, 1000, -1, 1000)
+    with pytest.raises(ValueError, match="n_prime must hold integers"):
+        privacy_loss_interval(500, 1000, 200, 0)
+    with pytest.raises(TypeError, match="k_prime must be an integer count"):
+        privacy_loss_interval(500, 1000, True, 1000)
+    lo, hi = clopper_pearson(0, 2**53)  # the largest accepted count still answers
+    assert float(lo) == 0.0 and 0.0 < float(hi) < 1e-15
+
+
+def test_the_datasets_are_named_when_the_mechanism_refuses_them():
+    from dpviz.audit import epsilon_lower_bound, sample_outputs, select_event
+
+    with pytest.raises(ValueError, match=r"^d=nan was refused"):
+        epsilon_lower_bound(_laplace_mech, np.nan, 1.0, event=ThresholdEvent(0, 0.5), samples=100, rng=0)
+    with pytest.raises(TypeError, match=r"^d_prime='1' was refused"):
+        epsilon_lower_bound(_laplace_mech, 0.0, "1", event=ThresholdEvent(0, 0.5), samples=100, rng=0)
+    with pytest.raises(ValueError, match=r"^d_prime=inf was refused"):
+        select_event(_laplace_mech, 0.0, np.inf, samples=100, rng=0)
+    with pytest.raises(ValueError, match="no coordinates"):
+        sample_outputs(_laplace_mech, np.array([]), 5, rng=0)
+
+
+def test_sample_counts_are_capped_before_anything_is_drawn():
+    from dpviz.audit import epsilon_lower_bound, sample_outputs, select_event, statdp_x_pair
+
+    calls = []
+
+    def mech(x, rng, size):
+        calls.append(size)
+        return laplace(x, 1.0, 1.0, rng=rng, size=size)
+
+    for call, name in [(lambda: epsilon_lower_bound(mech, 0.0, 1.0, samples=10**15), "samples"),
+                       (lambda: epsilon_lower_bound(mech, 0.0, 1.0, search_samples=10**15), "search_samples"),
+                       (lambda: select_event(mech, 0.0, 1.0, samples=10**15), "samples"),
+                       (lambda: sample_outputs(mech, 0.0, 10**15), "size"),
+                       (lambda: statdp_x_pair(10**15), "m")]:
+        with pytest.raises(ValueError, match=rf"{name}=1000000000000000 would allocate"):
+            call()
+    assert calls == []
+
+
+def test_flags_options_and_events_are_checked():
+    from dpviz.audit import (
+        best_event,
+        candidate_events,
+        check_neighbours,
+        event_counts,
+        histogram_pair,
+        mironov_event,
+        sum_pair,
+    )
+
+    a, b = np.arange(6.0), np.arange(6.0) + 1
+    with pytest.raises(TypeError, match="add must"):
+        histogram_pair([3.0, 1.0], add="no")
+    with pytest.raises(ValueError, match="relation must be one of"):
+        check_neighbours([1.0], [2.0], "")
+    with pytest.raises(ValueError, match="sensitivity"):
+        check_neighbours([3.0], [4.0], "histogram", sensitivity=-1.0)
+    with pytest.raises(TypeError, match="record must be a real number"):
+        sum_pair([1.0], True)
+    with pytest.raises(ValueError, match="scale"):
+        mironov_event(0.0, -1.0)
+    with pytest.raises(TypeError, match="loc must be a real number"):
+        mironov_event(True, 1.0)
+    with pytest.raises((TypeError, ValueError), match="delta"):
+        best_event([ThresholdEvent(0, 2.0)], a, b, delta="1")
+    with pytest.raises(TypeError, match="shortlist"):
+        best_event([ThresholdEvent(0, 2.0)], a, b, shortlist=True)
+    with pytest.raises(TypeError, match="max_atoms"):
+        candidate_events(a, b, max_atoms=True)
+    with pytest.raises(ValueError, match="outputs_prime must hold outputs of the same size"):
+        candidate_events(a, np.ones((6, 2)))
+    with pytest.raises(ValueError, match="b must hold outputs of the same size"):
+        event_counts([ThresholdEvent(0, 2.0)], a, np.ones((6, 2)))
+    with pytest.raises(ValueError, match="a must contain only finite"):
+        event_counts([ThresholdEvent(0, 2.0)], np.array([np.nan, 1.0]), b)
+
+
+def test_experiments_refuse_what_they_cannot_audit():
+    from dpviz.experiments.audit import audit_curve, audit_table, prepare_audit_curve, sampler_fit
+
+    with pytest.raises(TypeError, match="target must be an AuditTarget"):
+        run_audit("laplace")
+    with pytest.raises(TypeError, match="target must be an AuditTarget"):
+        prepare_audit_curve("laplace")
+    with pytest.raises(TypeError, match="curve must be an AuditCurve"):
+        audit_curve("laplace", 10)
+    with pytest.raises(ValueError, match="samples=1000000000000000 would allocate"):
+        audit_table(samples=10**15)
+    with pytest.raises(TypeError, match="names must be a sequence"):
+        audit_table("laplace")
+    with pytest.raises(ValueError, match="names must name at least one"):
+        audit_table([])
+    with pytest.raises(ValueError, match="scale must be at most"):
+        sampler_fit("laplace", 1e300)
+    with pytest.raises(ValueError, match="puts all"):
+        sampler_fit("laplace", 1e-300, samples=100)
+
+
+def test_the_auditor_takes_no_accountant():
+    """The auditor audits; it releases nothing, so no public function of the audit topic charges a ledger."""
+    import inspect
+
+    import dpviz.audit
+    import dpviz.experiments.audit
+
+    for mod in (dpviz.audit, dpviz.experiments.audit):
+        for name in mod.__all__:
+            obj = getattr(mod, name)
+            if callable(obj) and not isinstance(obj, type):
+                assert "accountant" not in inspect.signature(obj).parameters, f"{mod.__name__}.{name}"
+
+
+def test_privacy_loss_interval_is_bonferroni_from_exact_binomial_tails():
+    """Each Clopper-Pearson end is at level alpha/4 (two sides, two probabilities), by inverting binomial tails.
+
+    Independent of the code's beta quantiles: p_lo solves P[Bin(n, p) >= k] = alpha/4 and p'_hi solves
+    P[Bin(n', p) <= k'] = alpha/4 (brentq on scipy.stats.binom).  Without the Bonferroni split (each interval at
+    level ``confidence``) the bound would be anti-conservative and this test fails.
+    """
+    from scipy.optimize import brentq
+
+    from dpviz.audit import privacy_loss_interval
+
+    k, n, kp, n_p, conf = 500, 1000, 200, 1000, 0.95
+    q = (1 - conf) / 4
+    p_lo = brentq(lambda p: stats.binom.sf(k - 1, n, p) - q, 1e-9, 1 - 1e-9, xtol=1e-14)
+    p_hi_prime = brentq(lambda p: stats.binom.cdf(kp, n_p, p) - q, 1e-9, 1 - 1e-9, xtol=1e-14)
+    lower, _, upper = privacy_loss_interval(k, n, kp, n_p, confidence=conf)
+    assert float(lower) == pytest.approx(math.log(p_lo / p_hi_prime), abs=1e-9)
+    p_hi = brentq(lambda p: stats.binom.cdf(k, n, p) - q, 1e-9, 1 - 1e-9, xtol=1e-14)
+    p_lo_prime = brentq(lambda p: stats.binom.sf(kp - 1, n_p, p) - q, 1e-9, 1 - 1e-9, xtol=1e-14)
+    assert float(upper) == pytest.approx(math.log(p_hi / p_lo_prime), abs=1e-9)

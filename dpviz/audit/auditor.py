@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from dpviz.audit.events import as_event
-from dpviz.audit.neighbours import check_neighbours
+from dpviz.audit.neighbours import RELATIONS, check_neighbours
 from dpviz.audit.result import AuditResult
 from dpviz.audit.sampling import Mechanism, _count
 from dpviz.audit.search import select_event
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_delta, check_int, check_open_unit, check_positive
+from dpviz.validation import check_choice, check_delta, check_elements, check_int, check_open_unit, check_positive
 
 
 def epsilon_lower_bound(mechanism: Mechanism, d: Any, d_prime: Any, *, event: Any = None, samples: int = 100_000,
@@ -76,8 +76,10 @@ def epsilon_lower_bound(mechanism: Mechanism, d: Any, d_prime: Any, *, event: An
     Raises
     ------
     ValueError
-        For confidence outside (0, 1), samples < 1, delta outside [0, 1), a
-        claimed epsilon <= 0, datasets that are not neighbours (when
+        For confidence outside (0, 1), samples or search_samples < 1 or above
+        :data:`dpviz.validation.MAX_ELEMENTS` (a documented cap on run time), delta
+        outside [0, 1), a claimed epsilon <= 0, an input the mechanism refuses
+        (its error re-raised naming ``d`` or ``d_prime``), datasets that are not neighbours (when
         ``neighbours`` is given), an empty list of events, a mechanism that does
         not return ``size`` rows or an event that does not return one value per row.
     TypeError
@@ -100,17 +102,20 @@ def epsilon_lower_bound(mechanism: Mechanism, d: Any, d_prime: Any, *, event: An
     True
     """
     samples = check_int("samples", samples, minimum=1)
+    check_elements(float(samples), "confirmation samples per dataset", samples=samples)
     conf = check_open_unit("confidence", confidence)
     delta = check_delta(delta, allow_zero=True)
     if claimed_epsilon is not None:
         claimed_epsilon = check_positive("claimed_epsilon", claimed_epsilon)
     if neighbours is not None:
+        check_choice("neighbours", neighbours, RELATIONS)
         check_neighbours(d, d_prime, neighbours)
     if not callable(mechanism):
         raise TypeError(f"mechanism must be callable as mechanism(data, rng=..., size=...), "
                         f"got {type(mechanism).__name__}")
     if search_samples is not None:
         search_samples = check_int("search_samples", search_samples, minimum=1)
+        check_elements(float(search_samples), "search samples per dataset", search_samples=search_samples)
     gen = as_generator(rng)
     if event is None or isinstance(event, (list, tuple)):
         n_search = max(1000, samples // 10) if search_samples is None else search_samples
@@ -119,8 +124,8 @@ def epsilon_lower_bound(mechanism: Mechanism, d: Any, d_prime: Any, *, event: An
     else:
         chosen, swapped, n_search, n_candidates = as_event(event), False, 0, 1
     first, second = (d_prime, d) if swapped else (d, d_prime)
-    k1 = _count(mechanism, first, chosen, samples, gen)
-    k2 = _count(mechanism, second, chosen, samples, gen)
+    k1 = _count(mechanism, first, chosen, samples, gen, "d_prime" if swapped else "d")
+    k2 = _count(mechanism, second, chosen, samples, gen, "d" if swapped else "d_prime")
     return AuditResult.from_counts(chosen, (k1, k2), samples, swapped=swapped, confidence=conf, delta=delta,
                                    claimed_epsilon=claimed_epsilon, search_samples=n_search,
                                    candidates=n_candidates, label=label)

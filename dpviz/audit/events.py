@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from dpviz.validation import check_array
+
 #: Boolean array with one entry per sample: which samples fall in an event.
 _Hits = npt.NDArray[np.bool_]
 
@@ -129,6 +131,24 @@ def _as_rows(outputs: npt.ArrayLike) -> np.ndarray:
     return outputs.reshape(outputs.shape[0], -1) if outputs.ndim != 1 else outputs[:, None]
 
 
+def _check_outputs(name: str, outputs: npt.ArrayLike) -> np.ndarray:
+    """_Check a batch of outputs (numbers, finite, at least one axis), naming ``name``; returned unconverted."""
+    check_array(name, outputs)
+    arr = np.asarray(outputs)
+    if arr.dtype == bool:
+        arr = arr.astype(np.int64)
+    if arr.ndim == 0:
+        raise ValueError(f"{name} must be outputs stacked on the first axis (at least 1-D), got a scalar")
+    return arr
+
+
+def _check_real(name: str, value: Any) -> float:
+    """_A finite real number (not a bool, not a string), naming ``name`` in the error."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a real number, not a bool, got {value!r}")
+    return float(check_array(name, value, ndim=0))
+
+
 def as_event(event: Any, name: str = "event") -> Event:
     """Return ``event`` as an event object (a plain callable becomes a :class:`PredicateEvent`).
 
@@ -192,13 +212,15 @@ def event_hits(event: Any, outputs: npt.ArrayLike) -> _Hits:
     Raises
     ------
     TypeError
-        If ``event`` is not an event or a callable.
+        If ``event`` is not an event or a callable, or ``outputs`` is not array-like of numbers.
     ValueError
-        If the event does not return one truth value per sample.
+        If the event does not return one truth value per sample, or ``outputs`` holds NaN or inf.
 
     Examples
     --------
     >>> event_hits(ThresholdEvent(1, 0.0, above=False), [[5.0, -1.0], [5.0, 2.0]]).tolist()
     [True, False]
     """
-    return _indicator(as_event(event), outputs)
+    ev = as_event(event)
+    _check_outputs("outputs", outputs)
+    return _indicator(ev, outputs)

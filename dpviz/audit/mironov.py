@@ -14,7 +14,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from dpviz.audit.events import PredicateEvent, _as_rows
+from dpviz.audit.events import PredicateEvent, _as_rows, _check_real
 from dpviz.validation import check_array, check_int, check_positive
 
 #: 2^53: numpy draws its uniform as ``k / 2^53`` with a 53-bit integer k.
@@ -68,7 +68,7 @@ def numpy_laplace_reachable(outputs: npt.ArrayLike, loc: float, scale: float) ->
     >>> numpy_laplace_reachable(y, 1.0, 1.0).tolist()  # not reachable from the neighbour's centre
     [False, False, False, False]
     """
-    loc = float(check_array("loc", loc, ndim=0))
+    loc = _check_real("loc", loc)
     scale = check_positive("scale", scale)
     ys = check_array("outputs", outputs).ravel()
     out = np.zeros(ys.size, dtype=bool)
@@ -105,14 +105,14 @@ def mironov_event(loc: float, scale: float, coordinate: int = 0) -> PredicateEve
     Returns
     -------
     PredicateEvent
-        The event; it checks ``scale`` and ``loc`` when it is evaluated.
+        The event.
 
     Raises
     ------
     ValueError
-        If ``coordinate`` < 0.
+        If ``loc`` is not finite, ``scale`` is not a finite number > 0 or ``coordinate`` < 0.
     TypeError
-        If ``coordinate`` is not an integer.
+        If ``loc`` or ``scale`` is not a real number (a bool is refused) or ``coordinate`` is not an integer.
 
     References
     ----------
@@ -127,6 +127,10 @@ def mironov_event(loc: float, scale: float, coordinate: int = 0) -> PredicateEve
     >>> event(y).tolist()
     [True, True, True, True]
     """
+    loc = _check_real("loc", loc)
+    scale = check_positive("scale", scale)
+    loc = _check_real("loc", loc)
+    scale = check_positive("scale", scale)
     coordinate = check_int("coordinate", coordinate, minimum=0)
 
     def unreachable(outputs: np.ndarray) -> np.ndarray:

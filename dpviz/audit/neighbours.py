@@ -15,7 +15,16 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from dpviz.validation import check_array, check_choice, check_counts, check_int, check_positive
+from dpviz.audit.events import _check_real
+from dpviz.validation import (
+    check_array,
+    check_bool,
+    check_choice,
+    check_counts,
+    check_elements,
+    check_int,
+    check_positive,
+)
 
 #: The neighbouring relations :func:`check_neighbours` knows.
 RELATIONS = ("histogram", "records", "query_answers")
@@ -88,7 +97,8 @@ def check_neighbours(d: npt.ArrayLike, d_prime: npt.ArrayLike, relation: str, *,
     ...
     ValueError: d and d_prime must differ by at most sensitivity=1 per query, got 2
     """
-    check_choice("neighbours", relation, RELATIONS)
+    check_choice("relation", relation, RELATIONS)
+    s = check_positive("sensitivity", sensitivity)
     if relation == "histogram":
         a, b = check_counts("d", d, ndim=None), check_counts("d_prime", d_prime, ndim=None)
         if a.shape != b.shape:
@@ -107,7 +117,6 @@ def check_neighbours(d: npt.ArrayLike, d_prime: npt.ArrayLike, relation: str, *,
             raise ValueError(f"d and d_prime must differ by exactly one added record, got {len(a)} and {len(b)} "
                              "records" + ("" if len(big) - len(small) != 1 else " that differ in more than one"))
     else:
-        s = check_positive("sensitivity", sensitivity)
         a, b = check_array("d", d, ndim=1), check_array("d_prime", d_prime, ndim=1)
         if a.shape != b.shape:
             raise ValueError(f"d and d_prime must have the same shape, got {a.shape} and {b.shape}")
@@ -139,7 +148,7 @@ def histogram_pair(counts: npt.ArrayLike, cell: int = 0, *, add: bool = True) ->
         If ``counts`` is empty or negative, ``cell`` is out of range, or
         ``add=False`` and ``cell`` is empty.
     TypeError
-        If ``counts`` is not array-like of numbers or ``cell`` is not an integer.
+        If ``counts`` is not array-like of numbers, ``cell`` is not an integer or ``add`` is not a bool.
 
     Examples
     --------
@@ -148,6 +157,7 @@ def histogram_pair(counts: npt.ArrayLike, cell: int = 0, *, add: bool = True) ->
     ([12.0, 7.0, 4.0], 'one record added to cell 2')
     """
     counts = check_counts("counts", counts)
+    add = check_bool("add", add)
     cell = check_int("cell", cell, minimum=0, maximum=counts.size - 1)
     other = counts.copy()
     if add:
@@ -188,7 +198,7 @@ def sum_pair(values: npt.ArrayLike, record: float) -> NeighbourPair:
     [5.0, 12.0, 100.0]
     """
     values = check_array("values", values, ndim=1)
-    record = float(check_array("record", record, ndim=0))
+    record = _check_real("record", record)
     return NeighbourPair(values, np.append(values, record), "records", f"one record of value {record:g} added")
 
 
@@ -245,7 +255,7 @@ def statdp_x_pair(m: int = 10) -> NeighbourPair:
     Raises
     ------
     ValueError
-        If ``m`` < 2 or odd.
+        If ``m`` < 2, odd or above :data:`dpviz.validation.MAX_ELEMENTS`.
     TypeError
         If ``m`` is not an integer.
 
@@ -260,6 +270,7 @@ def statdp_x_pair(m: int = 10) -> NeighbourPair:
     [1.0, 1.0, 0.0, 0.0]
     """
     m = check_int("m", m, minimum=2)
+    check_elements(float(m), "query answers per vector", m=m)
     if m % 2:
         raise ValueError(f"m must be even, got {m}")
     a = np.repeat([1.0, 0.0], m // 2)

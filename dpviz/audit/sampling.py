@@ -14,7 +14,7 @@ import numpy as np
 
 from dpviz.audit.events import Event, _indicator
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_int
+from dpviz.validation import check_elements, check_int
 
 #: A mechanism as the auditor calls it: ``mechanism(data, rng=generator, size=k)`` -> array with k rows.
 Mechanism = Callable[..., Any]
@@ -42,9 +42,11 @@ def sample_outputs(mechanism: Mechanism, data: Any, size: int, rng: RngLike = No
     Raises
     ------
     ValueError
-        If ``size`` < 1 or the mechanism does not return ``size`` rows.
+        If ``size`` < 1 or above :data:`dpviz.validation.MAX_ELEMENTS`, the mechanism refuses
+        ``data`` with a ValueError (re-raised naming ``data``), or it does not return ``size``
+        rows of at least one coordinate.
     TypeError
-        If ``size`` is not an integer.
+        If ``size`` is not an integer, or the mechanism refuses ``data`` with a TypeError.
 
     Examples
     --------
@@ -53,24 +55,43 @@ def sample_outputs(mechanism: Mechanism, data: Any, size: int, rng: RngLike = No
     >>> sample_outputs(mech, [3.0, 4.0], 5, rng=0).shape
     (5, 2)
     """
-    size = check_int("samples", size, minimum=1)
-    out = np.asarray(mechanism(data, rng=as_generator(rng), size=size))
+    size = check_int("size", size, minimum=1)
+    check_elements(float(size), "samples", size=size)
+    return _sample(mechanism, data, size, as_generator(rng), "data")
+
+
+def _sample(mechanism: Mechanism, data: Any, size: int, gen: np.random.Generator, name: str) -> np.ndarray:
+    """_``size`` outputs of ``mechanism(data)``; a refusal of ``data`` by the mechanism names ``name``."""
+    try:
+        out = np.asarray(mechanism(data, rng=gen, size=size))
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{name}={_short(data)} was refused by mechanism({name}, rng=..., size=...): {exc}") from exc
     if out.ndim == 0 or out.shape[0] != size:
         raise ValueError(f"mechanism must return `size` samples stacked on the first axis: asked for {size}, "
                          f"got shape {out.shape}")
+    if out[0].size == 0:
+        raise ValueError(f"mechanism({name}) returned outputs with no coordinates (shape {out.shape}) for "
+                         f"{name}={_short(data)}: there is nothing to audit")
     return out
 
 
-def _count(mechanism: Mechanism, data: Any, event: Event, n: int, gen: np.random.Generator) -> int:
+def _short(value: Any) -> str:
+    """_A repr of at most 60 characters, for error messages."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _count(mechanism: Mechanism, data: Any, event: Event, n: int, gen: np.random.Generator,
+           name: str = "data") -> int:
     """_Hits of ``event`` in n fresh samples, drawn in chunks of at most ~5e6 numbers."""
     first = min(n, 10_000)
-    out = sample_outputs(mechanism, data, first, gen)
+    out = _sample(mechanism, data, first, gen, name)
     hits = int(_indicator(event, out).sum())
     width = max(1, out[0].size)
     chunk = max(1_000, 5_000_000 // width)
     done = first
     while done < n:
         k = min(chunk, n - done)
-        hits += int(_indicator(event, sample_outputs(mechanism, data, k, gen)).sum())
+        hits += int(_indicator(event, _sample(mechanism, data, k, gen, name)).sum())
         done += k
     return hits

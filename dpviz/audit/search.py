@@ -17,11 +17,11 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
-from dpviz.audit.events import Event, OutputEvent, ThresholdEvent, _as_rows, _indicator, as_event
-from dpviz.audit.sampling import Mechanism, sample_outputs
+from dpviz.audit.events import Event, OutputEvent, ThresholdEvent, _as_rows, _check_outputs, _indicator, as_event
+from dpviz.audit.sampling import Mechanism, _sample
 from dpviz.audit.statistics import privacy_loss_interval
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_int, check_open_unit
+from dpviz.validation import check_delta, check_elements, check_int, check_open_unit
 
 #: Quantile levels of the threshold search: a fine grid plus the tails (where Gaussian-type losses are large).
 _LEVELS = np.unique(np.concatenate([np.linspace(0.005, 0.995, 199),
@@ -64,9 +64,8 @@ def candidate_events(outputs: npt.ArrayLike, outputs_prime: npt.ArrayLike, *, ma
     >>> [e.description for e in events[:2]], [e.description for e in events[4:]]
     (['output[0] > 0', 'output[0] <= 0'], ['output == (0,0)', 'output == (0,1)', 'output == (1,1)'])
     """
-    a, b = _as_rows(outputs), _as_rows(outputs_prime)
-    if a.shape[1] != b.shape[1]:
-        raise ValueError(f"outputs have {a.shape[1]} and {b.shape[1]} coordinates")
+    max_atoms = check_int("max_atoms", max_atoms, minimum=0)
+    a, b = _check_batches(outputs, outputs_prime, "outputs", "outputs_prime")
     pooled = np.concatenate([a, b])
     events: list[Event] = []
     for j in range(pooled.shape[1]):
@@ -81,6 +80,15 @@ def candidate_events(outputs: npt.ArrayLike, outputs_prime: npt.ArrayLike, *, ma
     if table is not None:
         events += [OutputEvent(tuple(r.tolist())) for r in table[0]]
     return events
+
+
+def _check_batches(a: npt.ArrayLike, b: npt.ArrayLike, name_a: str, name_b: str) -> tuple[np.ndarray, np.ndarray]:
+    """_Two batches of outputs as rows (one per sample), with the same number of coordinates, named in errors."""
+    ra, rb = _as_rows(_check_outputs(name_a, a)), _as_rows(_check_outputs(name_b, b))
+    if ra.shape[1] != rb.shape[1]:
+        raise ValueError(f"{name_b} must hold outputs of the same size as {name_a}: {name_a} has {ra.shape[1]} "
+                         f"coordinates per sample, {name_b} has {rb.shape[1]}")
+    return ra, rb
 
 
 def _atom_table(a: np.ndarray, b: np.ndarray, max_atoms: int = 4096
@@ -147,6 +155,7 @@ def event_counts(events: Sequence[Any], a: npt.ArrayLike, b: npt.ArrayLike
     ([1, 1], [3, 1])
     """
     events = [as_event(e) for e in events]
+    _check_batches(a, b, "a", "b")
     a, b = np.asarray(a), np.asarray(b)
     ka = np.empty(len(events), dtype=np.int64)
     kb = np.empty(len(events), dtype=np.int64)
@@ -219,8 +228,10 @@ def select_event(mechanism: Mechanism, d: Any, d_prime: Any, events: Sequence[An
     Raises
     ------
     ValueError
-        If ``samples`` < 1, ``events`` is an empty list, ``confidence`` or
-        ``delta`` is out of range, or the mechanism or an event breaks its contract.
+        If ``samples`` < 1 or above :data:`dpviz.validation.MAX_ELEMENTS`, ``events``
+        is an empty list, ``confidence`` or ``delta`` is out of range, the mechanism
+        refuses ``d`` or ``d_prime`` (its error re-raised naming them), or the
+        mechanism or an event breaks its contract.
     TypeError
         If ``samples`` is not an integer or an entry of ``events`` is not an event.
 
@@ -239,14 +250,17 @@ def select_event(mechanism: Mechanism, d: Any, d_prime: Any, events: Sequence[An
     >>> event.description, swapped, n
     ('output[0] > 1.313', True, 422)
     """
-    samples = check_int("search_samples", samples, minimum=1)
+    samples = check_int("samples", samples, minimum=1)
+    check_elements(float(samples), "search samples per dataset", samples=samples)
+    confidence = check_open_unit("confidence", confidence)
+    delta = check_delta(delta, allow_zero=True)
     gen = as_generator(rng)
     if events is not None:
         if isinstance(events, (list, tuple)) and len(events) == 0:
             raise ValueError("event must not be an empty list")
         events = [as_event(e, "event[i]") for e in events]
-    a = sample_outputs(mechanism, d, samples, gen)
-    b = sample_outputs(mechanism, d_prime, samples, gen)
+    a = _sample(mechanism, d, samples, gen, "d")
+    b = _sample(mechanism, d_prime, samples, gen, "d_prime")
     if events is None:
         events = candidate_events(a, b)
     event, swapped, _ = best_event(events, a, b, confidence=confidence, delta=delta)
@@ -308,6 +322,10 @@ def best_event(events: Sequence[Any], a: npt.ArrayLike, b: npt.ArrayLike, *, con
     events = [as_event(e) for e in events]
     if not events:
         raise ValueError("events must not be empty")
+    confidence = check_open_unit("confidence", confidence)
+    delta = check_delta(delta, allow_zero=True)
+    shortlist = check_int("shortlist", shortlist, minimum=1)
+    _check_batches(a, b, "a", "b")
     a, b = np.asarray(a), np.asarray(b)
     na, nb = a.shape[0], b.shape[0]
     ka, kb = event_counts(events, a, b)

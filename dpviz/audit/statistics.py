@@ -13,6 +13,43 @@ from scipy import stats
 
 from dpviz.validation import check_array, check_delta, check_open_unit
 
+#: Largest sample count accepted: 2**53, the largest integer a float64 holds exactly (beyond it the beta
+#: quantiles return NaN and ``k/n`` is no longer a count ratio).
+MAX_TRIALS = 2**53
+
+
+def _check_counts(k: npt.ArrayLike, n: npt.ArrayLike, k_name: str, n_name: str) -> tuple[_Floats, _Floats]:
+    """_Validate hit counts ``k`` among ``n`` trials, naming the parameters in every message."""
+    for name, value in ((k_name, k), (n_name, n)):
+        if isinstance(value, (bool, np.bool_)) or np.asarray(value).dtype == bool:
+            raise TypeError(f"{name} must be an integer count, not a bool, got {value!r}")
+    k_arr = check_array(k_name, k)
+    n_arr = check_array(n_name, n)
+    if np.any(n_arr < 1) or np.any(n_arr != np.round(n_arr)) or np.any(n_arr > MAX_TRIALS):
+        raise ValueError(f"{n_name} must hold integers with 1 <= {n_name} <= 2**53, "
+                         f"got {n_arr.ravel()[:5].tolist()}")
+    if np.any(k_arr < 0) or np.any(k_arr != np.round(k_arr)):
+        raise ValueError(f"{k_name} must hold integers >= 0, got {k_arr.ravel()[:5].tolist()}")
+    try:
+        k_b, n_b = np.broadcast_arrays(k_arr, n_arr)
+    except ValueError:
+        raise ValueError(f"{k_name} and {n_name} must broadcast together, got shapes {k_arr.shape} and "
+                         f"{n_arr.shape}") from None
+    if np.any(k_b > n_b):
+        raise ValueError(f"{k_name} must hold integers with 0 <= {k_name} <= {n_name}, "
+                         f"got {k_name}={k_arr.ravel()[:5].tolist()}, {n_name}={n_arr.ravel()[:5].tolist()}")
+    return k_arr, n_arr
+
+
+def _clopper_pearson(k: _Floats, n: _Floats, conf: float) -> tuple[_Floats, _Floats]:
+    """_The interval of :func:`clopper_pearson` on checked counts."""
+    k, n = np.broadcast_arrays(k, n)
+    a = 1.0 - conf
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lower = np.where(k > 0, stats.beta.ppf(a / 2, np.maximum(k, 1), n - k + 1), 0.0)
+        upper = np.where(k < n, stats.beta.ppf(1 - a / 2, k + 1, np.maximum(n - k, 1)), 1.0)
+    return lower, upper
+
 #: An array of probabilities or log-ratios.
 _Floats = npt.NDArray[np.float64]
 
@@ -30,7 +67,7 @@ def clopper_pearson(k: npt.ArrayLike, n: npt.ArrayLike, confidence: float = 0.95
     k : int or array_like of int
         Successes, ``0 <= k <= n`` (broadcast with ``n``).
     n : int or array_like of int
-        Trials, ``n >= 1``.
+        Trials, ``1 <= n <= 2**53`` (the largest integer a float64 holds exactly).
     confidence : float
         Coverage probability of the interval, in (0, 1).
 
@@ -45,9 +82,9 @@ def clopper_pearson(k: npt.ArrayLike, n: npt.ArrayLike, confidence: float = 0.95
     ------
     ValueError
         If ``confidence`` is not in (0, 1), ``n`` holds a non-integer or a value
-        below 1, or ``k`` holds a non-integer or a value outside ``[0, n]``.
+        outside ``[1, 2**53]``, or ``k`` holds a non-integer or a value outside ``[0, n]``.
     TypeError
-        If ``k`` or ``n`` is not array-like of numbers.
+        If ``k`` or ``n`` is a bool or not array-like of numbers.
 
     References
     ----------
@@ -61,18 +98,8 @@ def clopper_pearson(k: npt.ArrayLike, n: npt.ArrayLike, confidence: float = 0.95
     (0.0, 0.3085)
     """
     conf = check_open_unit("confidence", confidence)
-    k = check_array("k", k)
-    n = check_array("n", n)
-    if np.any(n < 1) or np.any(n != np.round(n)):
-        raise ValueError(f"n must hold integers >= 1, got {n.ravel()[:5].tolist()}")
-    if np.any(k < 0) or np.any(k > n) or np.any(k != np.round(k)):
-        raise ValueError("k must hold integers with 0 <= k <= n")
-    k, n = np.broadcast_arrays(k, n)
-    a = 1.0 - conf
-    with np.errstate(invalid="ignore", divide="ignore"):
-        lower = np.where(k > 0, stats.beta.ppf(a / 2, np.maximum(k, 1), n - k + 1), 0.0)
-        upper = np.where(k < n, stats.beta.ppf(1 - a / 2, k + 1, np.maximum(n - k, 1)), 1.0)
-    return lower, upper
+    k_arr, n_arr = _check_counts(k, n, "k", "n")
+    return _clopper_pearson(k_arr, n_arr, conf)
 
 
 def privacy_loss_interval(k: npt.ArrayLike, n: npt.ArrayLike, k_prime: npt.ArrayLike, n_prime: npt.ArrayLike, *,
@@ -118,9 +145,10 @@ def privacy_loss_interval(k: npt.ArrayLike, n: npt.ArrayLike, k_prime: npt.Array
     ------
     ValueError
         If ``confidence`` is not in (0, 1), ``delta`` is not in [0, 1), or the
-        counts are not integers with ``0 <= k <= n``, ``n >= 1``.
+        counts are not integers with ``0 <= k <= n``, ``1 <= n <= 2**53`` (the
+        message names ``k``, ``n``, ``k_prime`` or ``n_prime``).
     TypeError
-        If a count is not array-like of numbers.
+        If a count is a bool or not array-like of numbers.
 
     References
     ----------
@@ -138,9 +166,10 @@ def privacy_loss_interval(k: npt.ArrayLike, n: npt.ArrayLike, k_prime: npt.Array
     conf = check_open_unit("confidence", confidence)
     delta = check_delta(delta, allow_zero=True)
     half = 1.0 - (1.0 - conf) / 2.0
-    p_lo, p_hi = clopper_pearson(k, n, half)
-    q_lo, q_hi = clopper_pearson(k_prime, n_prime, half)
-    k, n, kp, np_ = (np.asarray(v, dtype=float) for v in (k, n, k_prime, n_prime))
+    k, n = _check_counts(k, n, "k", "n")
+    kp, np_ = _check_counts(k_prime, n_prime, "k_prime", "n_prime")
+    p_lo, p_hi = _clopper_pearson(k, n, half)
+    q_lo, q_hi = _clopper_pearson(kp, np_, half)
     with np.errstate(divide="ignore", invalid="ignore"):
         lower = np.where(p_lo > delta, np.log(np.maximum(p_lo - delta, 1e-300)) - np.log(q_hi), -np.inf)
         est_num = k / n - delta

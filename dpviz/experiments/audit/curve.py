@@ -24,7 +24,7 @@ from dpviz.audit import (
 )
 from dpviz.experiments.audit.targets import TARGETS, AuditTarget, audit_target
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_choice, check_epsilon, check_int, check_open_unit
+from dpviz.validation import check_choice, check_elements, check_epsilon, check_int, check_open_unit
 
 
 @dataclass(frozen=True)
@@ -133,12 +133,23 @@ def prepare_audit_curve(target: AuditTarget, *, max_samples: int = 200_000, sear
     Raises
     ------
     ValueError
-        If a sample size is < 1 or ``confidence`` is not in (0, 1).
+        If a sample size is < 1 or above :data:`dpviz.validation.MAX_ELEMENTS`, or
+        ``confidence`` is not in (0, 1).
     TypeError
-        If a sample size is not an integer.
+        If ``target`` is not an :class:`AuditTarget` or a sample size is not an integer.
+
+    Examples
+    --------
+    >>> curve = prepare_audit_curve(audit_target("laplace"), max_samples=2_000, search_samples=1_000, rng=0)
+    >>> curve.max_samples, curve.search_samples, bool(curve.cum_hits[0][-1] <= 2_000)
+    (2000, 1000, True)
     """
+    if not isinstance(target, AuditTarget):
+        raise TypeError(f"target must be an AuditTarget (see audit_target), got {type(target).__name__}")
     max_samples = check_int("max_samples", max_samples, minimum=1)
+    check_elements(float(max_samples), "confirmation samples per dataset", max_samples=max_samples)
     search_samples = check_int("search_samples", search_samples, minimum=1)
+    check_elements(float(search_samples), "search samples per dataset", search_samples=search_samples)
     conf = check_open_unit("confidence", confidence)
     gen = as_generator(rng)
     d, dp = target.pair.d, target.pair.d_prime
@@ -179,11 +190,22 @@ def audit_curve(curve: AuditCurve, samples: int, *, points: int = 40, min_sample
     Raises
     ------
     ValueError
-        If ``samples`` is outside ``[1, curve.max_samples]``.
+        If ``samples`` is outside ``[1, curve.max_samples]``, ``points`` < 2 or ``min_samples`` < 1.
     TypeError
-        If ``samples`` is not an integer.
+        If ``curve`` is not an :class:`AuditCurve` or a size is not an integer.
+
+    Examples
+    --------
+    >>> curve = prepare_audit_curve(audit_target("laplace"), max_samples=2_000, search_samples=1_000, rng=0)
+    >>> view = audit_curve(curve, 1_000, points=5)
+    >>> view.samples, int(view.n[-1]), len(view.n) <= 5
+    (1000, 1000, True)
     """
+    if not isinstance(curve, AuditCurve):
+        raise TypeError(f"curve must be an AuditCurve (see prepare_audit_curve), got {type(curve).__name__}")
     samples = check_int("samples", samples, minimum=1, maximum=curve.max_samples)
+    points = check_int("points", points, minimum=2, maximum=10_000)
+    min_samples = check_int("min_samples", min_samples, minimum=1)
     lo_n = min(min_samples, samples)
     grid = np.unique(np.round(np.geomspace(lo_n, samples, points)).astype(np.int64))
     k1, k2 = curve.cum_hits[0][grid - 1], curve.cum_hits[1][grid - 1]
@@ -245,11 +267,20 @@ def audit_explorer_run(name: str, claimed_epsilon: float, samples: int, *, confi
     Raises
     ------
     ValueError
-        If ``name`` is unknown or an argument is out of range.
+        If ``name`` is unknown or an argument is out of range (sample sizes at most
+        :data:`dpviz.validation.MAX_ELEMENTS`).
     TypeError
         If a sample size or the seed is not an integer.
+
+    Examples
+    --------
+    >>> view = audit_explorer_run("laplace", 1.0, 1_000, max_samples=2_000, search_samples=1_000)
+    >>> view.samples, view.max_samples, view.is_dp
+    (1000, 2000, True)
     """
     check_choice("name", name, TARGETS)
+    for what, value in (("max_samples", max_samples), ("search_samples", search_samples)):
+        check_elements(float(check_int(what, value, minimum=1)), "samples per dataset", **{what: value})
     curve = _cached_curve(name, float(check_epsilon(claimed_epsilon, "claimed_epsilon")),
                           float(check_open_unit("confidence", confidence)), check_int("seed", seed, minimum=0),
                           check_int("max_samples", max_samples, minimum=1),

@@ -8,7 +8,7 @@ from typing import Literal
 import numpy as np
 
 from dpviz.rng import RngLike
-from dpviz.validation import check_choice, check_int
+from dpviz.validation import check_choice, check_elements, check_int, check_positive
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,10 @@ class SamplerFit:
     p_value: float
 
 
+#: Largest ``scale`` :func:`sampler_fit` accepts: its grid holds about 2 scale ln(samples) integers.
+MAX_SCALE = 1e6
+
+
 def sampler_fit(kind: str, scale: float, samples: int = 20_000, *, method: Literal["exact", "fast"] = "exact",
                 rng: RngLike = None) -> SamplerFit:
     """Test a discrete Laplace or discrete Gaussian sampler against its exact pmf (Pearson's chi-square).
@@ -53,7 +57,7 @@ def sampler_fit(kind: str, scale: float, samples: int = 20_000, *, method: Liter
     kind : {"laplace", "gaussian"}
         Which sampler.
     scale : float
-        The discrete Laplace parameter t, or the discrete Gaussian's sigma, > 0.
+        The discrete Laplace parameter t, or the discrete Gaussian's sigma, in (0, :data:`MAX_SCALE`].
     samples : int
         Number of draws, >= 10.
     method : {"exact", "fast"}
@@ -69,9 +73,17 @@ def sampler_fit(kind: str, scale: float, samples: int = 20_000, *, method: Liter
     Raises
     ------
     ValueError
-        If ``kind`` is unknown, ``samples`` < 10, or the sampler rejects ``scale`` or ``method``.
+        If ``kind`` or ``method`` is unknown, ``samples`` < 10 or above
+        :data:`dpviz.validation.MAX_ELEMENTS`, ``scale`` is not in (0, :data:`MAX_SCALE`] or so
+        small that every expected draw falls on one integer (nothing to test).
     TypeError
         If ``samples`` is not an integer.
+
+    Examples
+    --------
+    >>> fit = sampler_fit("laplace", 2.0, samples=2_000, rng=0)
+    >>> fit.samples, bool(0.0 <= fit.p_value <= 1.0), int(fit.observed.sum()) <= 2_000
+    (2000, True, True)
     """
     from scipy import stats
 
@@ -79,6 +91,12 @@ def sampler_fit(kind: str, scale: float, samples: int = 20_000, *, method: Liter
 
     check_choice("kind", kind, ("laplace", "gaussian"))
     samples = check_int("samples", samples, minimum=10)
+    check_elements(float(samples), "sampler draws", samples=samples)
+    check_choice("method", method, ("exact", "fast"))
+    scale = check_positive("scale", scale)
+    if scale > MAX_SCALE:
+        raise ValueError(f"scale must be at most {MAX_SCALE:g} (the chi-square grid spans about "
+                         f"2 scale ln(samples) integers), got {scale!r}")
     draw, pmf = ((discrete_laplace, discrete_laplace_pmf) if kind == "laplace"
                  else (discrete_gaussian, discrete_gaussian_pmf))
     x = np.asarray(draw(scale, size=samples, rng=rng, method=method))
@@ -95,6 +113,9 @@ def sampler_fit(kind: str, scale: float, samples: int = 20_000, *, method: Liter
         observed, expected = observed[1:], expected[1:]
     if expected[-1] == 0 and observed[-1] == 0:
         observed, expected = observed[:-1], expected[:-1]
+    if observed.size < 2:
+        raise ValueError(f"scale={scale!r} puts all {samples} draws' expected mass on one integer: there is no "
+                         f"distribution to test; use a larger scale or more samples")
     p_value = float(stats.chisquare(observed, expected).pvalue)
     name = "discrete Laplace DLap" if kind == "laplace" else "discrete Gaussian N_Z, sigma ="
     return SamplerFit(f"{name} {scale:g} ({method} sampler)", cells, obs, pmf(cells, scale), samples, p_value)

@@ -28,7 +28,7 @@ from dpviz.audit import (
 )
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_choice, check_epsilon, check_int
+from dpviz.validation import check_choice, check_elements, check_epsilon, check_int
 
 #: Names of the ready-made audit targets (:func:`audit_target`).
 TARGETS = ("laplace", "laplace_undernoised", "laplace_discrete", "laplace_float_bits", "gaussian", "svt",
@@ -162,6 +162,12 @@ def audit_target(name: str, claimed_epsilon: float = 1.0) -> AuditTarget:
     Differential Privacy." CCS 2018 (``gptt``'s StatDP X pair).
     Y. Chen, A. Machanavajjhala. "On the Privacy Properties of Variants on the
     Sparse Vector Technique." arXiv:1508.07306, 2015, Section 4 (``gptt_counterexample``).
+
+    Examples
+    --------
+    >>> t = audit_target("laplace", 0.5)
+    >>> t.pair.relation, t.claimed_epsilon, t.is_dp
+    ('histogram', 0.5, True)
     """
     check_choice("name", name, TARGETS)
     eps = check_epsilon(claimed_epsilon, "claimed_epsilon")
@@ -243,11 +249,32 @@ def run_audit(target: AuditTarget, *, samples: int = 100_000, search_samples: in
     -------
     AuditResult
         The bound, the event and the verdict on the target's claim.
+
+    Raises
+    ------
+    TypeError
+        If ``target`` is not an :class:`AuditTarget` (or a sample size is not an integer).
+    ValueError
+        If a sample size or ``confidence`` is out of range (see :func:`dpviz.audit.epsilon_lower_bound`).
+
+    Examples
+    --------
+    >>> r = run_audit(audit_target("laplace", 1.0), samples=2_000, rng=0)
+    >>> bool(0.0 <= r.epsilon_lower <= 1.0), r.violation
+    (True, False)
     """
+    _check_target(target)
     return epsilon_lower_bound(target.mechanism, target.pair.d, target.pair.d_prime, event=target.event,
                                samples=samples, search_samples=search_samples, confidence=confidence,
                                delta=target.delta, claimed_epsilon=target.claimed_epsilon,
                                neighbours=target.pair.relation, label=target.label, rng=rng)
+
+
+def _check_target(target: Any, name: str = "target") -> AuditTarget:
+    """_``target`` if it is an :class:`AuditTarget`, else a TypeError naming ``name``."""
+    if not isinstance(target, AuditTarget):
+        raise TypeError(f"{name} must be an AuditTarget (see audit_target), got {type(target).__name__}")
+    return target
 
 
 #: Sample sizes used instead of the common one for targets whose sampling is slow (matrix mechanism:
@@ -286,12 +313,31 @@ def audit_table(names: Sequence[str] = TARGETS, *, claimed_epsilon: float = 1.0,
     Raises
     ------
     ValueError
-        If ``samples`` < 1, a name is unknown or an argument of the audit is out of range.
+        If ``samples`` < 1 or above :data:`dpviz.validation.MAX_ELEMENTS`, ``names`` is empty, a
+        name is unknown or an argument of the audit is out of range.
     TypeError
-        If ``samples`` is not an integer.
+        If ``samples`` is not an integer, ``names`` is a string or ``overrides`` is not a dict of ints.
+
+    Examples
+    --------
+    >>> rows = audit_table(["laplace", "laplace_undernoised"], samples=10_000, confidence=0.95, rng=0)
+    >>> [r.violation for r in rows]
+    [False, True]
     """
-    gen = as_generator(rng)
     samples = check_int("samples", samples, minimum=1)
+    check_elements(float(samples), "confirmation samples per dataset", samples=samples)
+    if isinstance(names, str):
+        raise TypeError(f"names must be a sequence of target names, got the string {names!r} (use [{names!r}])")
+    names = [check_choice("names[i]", n, TARGETS) for n in names]
+    if not names:
+        raise ValueError(f"names must name at least one target of {TARGETS}, got an empty sequence")
     overrides = SLOW_TARGETS if overrides is None else overrides
+    if not isinstance(overrides, dict):
+        raise TypeError(f"overrides must be a dict of target name to sample size, got {type(overrides).__name__}")
+    overrides = {check_choice("overrides key", k, TARGETS): check_int(f"overrides[{k!r}]", v, minimum=1)
+                 for k, v in overrides.items()}
+    for n in names:
+        audit_target(n, claimed_epsilon)  # check the claim before any audit runs
+    gen = as_generator(rng)
     return [run_audit(audit_target(n, claimed_epsilon), samples=min(samples, overrides.get(n, samples)),
                       confidence=confidence, rng=gen) for n in names]
