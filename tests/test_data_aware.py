@@ -535,3 +535,14 @@ def test_dawa_hierarchical_bucket_noise_matches_dense_least_squares():
     got = np.mean((np.stack(res.bucket_estimates) - x) ** 2, axis=0)
     # the residuals are sums of Laplace variables (kurtosis <= 6): same CLT tolerance as above
     np.testing.assert_allclose(got / want, 1.0, atol=6 * math.sqrt(5 / 20000))
+
+
+@pytest.mark.parametrize("name", list(_SIZED))
+def test_epsilon_whose_noise_would_overflow_is_refused(name):
+    with pytest.raises(ValueError, match="epsilon"):
+        _SIZED[name](np.ones(8), 1e-300, None, None)
+
+
+def test_mwem_tiny_share_refused_naming_it():
+    with pytest.raises(ValueError, match="selection_share"):
+        D.mwem(np.ones(8), _prefix(8), 1.0, selection_share=1e-200)

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz.accountant import charge_all
-from dpviz.data_aware.budget import _fraction
+from dpviz.data_aware.budget import _check_stages, _fraction
 from dpviz.data_aware.partition import Partition, _sample_partitions, default_bucket_penalty, dyadic_deviations
 from dpviz.data_aware.queries import _Queries, _queries_or_raise
 from dpviz.mechanisms import laplace_scale
@@ -141,7 +141,8 @@ def dawa(x: ArrayLike, epsilon: float, workload: Any = None, *, partition_share:
         If ``strategy="greedy_h"`` and the workload is missing or of the wrong
         type, or a number argument is not a number.
     ValueError
-        For counts that are not finite and non-negative, epsilon <= 0,
+        For counts that are not finite and non-negative, epsilon <= 0, a stage
+        budget below 1e-100 (its noise would overflow),
         ``partition_share`` outside (0, 1), a negative ``bucket_penalty``, an
         unknown ``strategy``, a workload not over the n cells, ``size`` times the
         padded domain above :data:`dpviz.validation.MAX_ELEMENTS`, or an
@@ -165,6 +166,7 @@ def dawa(x: ArrayLike, epsilon: float, workload: Any = None, *, partition_share:
     strategy = check_choice("strategy", strategy, STRATEGIES)
     eps1 = eps * rho
     eps2 = eps - eps1
+    _check_stages(f"epsilon={epsilon!r}, partition_share={partition_share!r}", eps_1=eps1, eps_2=eps2)
     lam = default_bucket_penalty(float(eps1), float(eps2)) if bucket_penalty is None \
         else check_nonnegative("bucket_penalty", bucket_penalty)
     size = check_trials(size)

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz.accountant import charge_all
-from dpviz.data_aware.budget import _fraction
+from dpviz.data_aware.budget import _check_stages, _fraction
 from dpviz.data_aware.queries import _queries_or_raise
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
@@ -157,8 +157,9 @@ def mwem(x: ArrayLike, workload: Any, epsilon: float, *, rounds: int = 10, selec
         a bool, or a number argument is not a number.
     ValueError
         For counts that are not finite and non-negative, a workload not over
-        the n cells, epsilon <= 0, shares outside (0, 1), ``rounds`` or
-        ``passes`` below 1, a non-positive ``total``, or a run too large: the
+        the n cells, epsilon <= 0, shares outside (0, 1), a stage budget below
+        1e-100 (its noise would overflow), ``rounds`` or ``passes`` below 1,
+        a non-positive ``total``, or a run too large: the
         multiplicative-weights work ``rounds (rounds + 1) / 2 x passes x (size x n + 4096)``,
         the selection scores ``size x rounds x queries`` (times n for a query
         matrix) or the kept history ``size x (rounds + 1) x n`` above
@@ -202,6 +203,8 @@ def mwem(x: ArrayLike, workload: Any, epsilon: float, *, rounds: int = 10, selec
     eps_round = (eps - eps_total) / T
     eps_sel = eps_round * s
     eps_meas = eps_round - eps_sel
+    _check_stages(f"epsilon={epsilon!r}, rounds={T}, selection_share={selection_share!r}, "
+                  f"total_share={total_share!r}", total=eps_total, select=eps_sel, measure=eps_meas)
     gen = as_generator(rng)
     stages: list[tuple[str, Fraction, Fraction]] = []
     if total is None:

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz.accountant import charge
-from dpviz.data_aware.budget import _fraction
+from dpviz.data_aware.budget import _check_stages, _fraction
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_counts, check_elements, check_epsilon, check_nonnegative, check_trials
@@ -296,9 +296,10 @@ def private_partition(x: ArrayLike, epsilon: float, *, bucket_penalty: float | N
     ------
     TypeError, ValueError
         If ``x`` is not a 1-D array of finite non-negative counts, epsilon is not
-        > 0, ``bucket_penalty`` is negative, ``size`` is not a positive integer,
-        ``size`` times the padded domain exceeds :data:`dpviz.validation.MAX_ELEMENTS`,
-        or ``accountant`` is not a PrivacyAccountant.
+        > 0 (or below 1e-100, whose scores would overflow), ``bucket_penalty``
+        is negative, ``size`` is not a positive integer, ``size`` times the
+        padded domain exceeds :data:`dpviz.validation.MAX_ELEMENTS`, or
+        ``accountant`` is not a PrivacyAccountant.
     BudgetExceededError
         If ``accountant`` cannot afford ``size * epsilon`` (nothing is recorded).
 
@@ -314,6 +315,7 @@ def private_partition(x: ArrayLike, epsilon: float, *, bucket_penalty: float | N
     """
     x = check_counts("x", x)
     eps = _fraction("epsilon", check_epsilon(epsilon))
+    _check_stages(f"epsilon={epsilon!r}", partition=eps)
     lam = default_bucket_penalty(float(eps), None) if bucket_penalty is None \
         else check_nonnegative("bucket_penalty", bucket_penalty)
     size = check_trials(size)

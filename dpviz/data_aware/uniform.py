@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz.accountant import charge
-from dpviz.data_aware.budget import _fraction
+from dpviz.data_aware.budget import _check_stages, _fraction
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_counts, check_elements, check_epsilon, check_trials
@@ -57,8 +57,9 @@ def uniform(x: ArrayLike, epsilon: float, *, rng: RngLike = None, size: int | No
     ------
     TypeError, ValueError
         If ``x`` is not a 1-D array of finite non-negative counts, ``epsilon`` is
-        not a finite number > 0, ``size`` is not a positive integer, ``size * n``
-        exceeds :data:`dpviz.validation.MAX_ELEMENTS`, or ``accountant`` is not a PrivacyAccountant.
+        not a finite number > 0 (or below 1e-100, whose noise would overflow),
+        ``size`` is not a positive integer, ``size * n`` exceeds
+        :data:`dpviz.validation.MAX_ELEMENTS`, or ``accountant`` is not a PrivacyAccountant.
     BudgetExceededError
         If ``accountant`` cannot afford ``size * epsilon`` (nothing is recorded).
 
@@ -73,6 +74,7 @@ def uniform(x: ArrayLike, epsilon: float, *, rng: RngLike = None, size: int | No
     """
     x = check_counts("x", x)
     eps = _fraction("epsilon", check_epsilon(epsilon))
+    _check_stages(f"epsilon={epsilon!r}", total=eps)
     size = check_trials(size)
     k = 1 if size is None else size
     check_elements(float(k) * x.size, "size x n released cells", size=size, n=x.size)
