@@ -73,6 +73,12 @@ class AlgorithmComparisonExplorer(Explorer):
         If a control is unknown or given a value it cannot show (e.g.
         ``dataset=None``, an unknown dataset, ``trials`` outside [2, 50]); the
         message names the control and the allowed values.
+
+    Examples
+    --------
+    >>> e = AlgorithmComparisonExplorer(dataset="step", scale=1000, n=64, epsilon=1.0, trials=2, seed=0)
+    >>> e.result.n, e.result.trials, e.result.algorithms[:2]
+    (64, 2, ('Identity', 'H_b'))
     """
 
     title = "Workload-aware vs data-aware: error per algorithm, per query, and the learned partition"
