@@ -546,3 +546,15 @@ def test_epsilon_whose_noise_would_overflow_is_refused(name):
 def test_mwem_tiny_share_refused_naming_it():
     with pytest.raises(ValueError, match="selection_share"):
         D.mwem(np.ones(8), _prefix(8), 1.0, selection_share=1e-200)
+
+
+def test_mwem_selection_work_capped_before_any_work():
+    import time
+
+    from dpviz import workloads
+
+    W = workloads.all_ranges(256)  # 32,896 queries
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="rounds=90.*size=100"):  # 90 x 100 x 32,896 scores: above 2 x 2**27
+        D.mwem(np.ones(256), W, 1.0, rounds=90, passes=1, rng=0, size=100)
+    assert time.perf_counter() - t0 < 1.0

@@ -15,6 +15,7 @@ from dpviz.data_aware.queries import _queries_or_raise
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
+    MAX_ELEMENTS,
     check_bool,
     check_counts,
     check_elements,
@@ -33,6 +34,9 @@ __all__ = ["MWEMResult", "mwem"]
 #: Fixed cost, in array elements, charged against the work cap for each multiplicative-weights step (the
 #: Python overhead of one step), so that many tiny steps are refused like a few huge ones.
 _STEP_OVERHEAD = 4096
+#: Cap on the selection scores computed over all rounds: 2 x MAX_ELEMENTS, just above the explorer's largest
+#: setting (50 runs x 10 rounds x the 524,800 ranges of n = 1024, about 15 s on a shared 2-core machine).
+_SCORE_WORK = 2.0 * MAX_ELEMENTS
 
 
 @dataclass(frozen=True)
@@ -161,9 +165,11 @@ def mwem(x: ArrayLike, workload: Any, epsilon: float, *, rounds: int = 10, selec
         1e-100 (its noise would overflow), ``rounds`` or ``passes`` below 1,
         a non-positive ``total``, or a run too large: the
         multiplicative-weights work ``rounds (rounds + 1) / 2 x passes x (size x n + 4096)``,
-        the selection scores ``size x rounds x queries`` (times n for a query
+        one round's selection scores ``size x queries`` (times n for a query
         matrix) or the kept history ``size x (rounds + 1) x n`` above
-        :data:`dpviz.validation.MAX_ELEMENTS` (so no call runs for minutes).
+        :data:`dpviz.validation.MAX_ELEMENTS`, or all rounds' scores
+        ``rounds x size x queries`` (times n) above twice it (so no call
+        runs for minutes).
     BudgetExceededError
         If ``accountant`` cannot afford ``size * epsilon`` (nothing is recorded).
 
@@ -190,9 +196,13 @@ def mwem(x: ArrayLike, workload: Any, epsilon: float, *, rounds: int = 10, selec
     check_elements(float(T) * (T + 1) / 2 * passes * (float(k) * n + _STEP_OVERHEAD),
                    "multiplicative-weights work (rounds (rounds + 1) / 2 x passes x (size x n + 4096))",
                    rounds=T, passes=passes, size=size, n=n)
-    check_elements(float(k) * T * Q.m * (n if Q.kind == "matrix" else 1),
-                   "selection scores (size x rounds x queries, x n for a matrix)",
-                   size=size, rounds=T, queries=Q.m, n=n)
+    per_round = float(k) * Q.m * (n if Q.kind == "matrix" else 1)
+    check_elements(per_round, "selection scores of one round (size x queries, x n for a matrix)",
+                   size=size, queries=Q.m, n=n)
+    if T * per_round > _SCORE_WORK:
+        raise ValueError(f"rounds={T}, size={size}, queries={Q.m}, n={n} would compute {T * per_round:.3g} "
+                         f"selection scores (rounds x size x queries, x n for a matrix), above the cap "
+                         f"{_SCORE_WORK:.3g}; use fewer rounds, runs or queries")
     if keep_history:
         check_elements(float(k) * (T + 1) * n, "kept history (size x (rounds + 1) x n)", size=size, rounds=T, n=n)
     if total is None:
