@@ -43,9 +43,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz import data_aware, hierarchy, wavelet, workloads
+from dpviz.accountant import charge, check_accountant
 from dpviz.data_aware import Partition
+from dpviz.data_aware.budget import MAX_NOISE_SCALE
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_choice, check_counts, check_epsilon, check_int
+from dpviz.validation import check_choice, check_counts, check_elements, check_epsilon, check_int
 
 if TYPE_CHECKING:
     from dpviz.accountant import PrivacyAccountant
@@ -160,13 +162,12 @@ def _greedy_h_strategy(W: workloads.Workload) -> LeastSquares:
     return matrix_mechanism.LeastSquares(strategies.greedy_h(W))
 
 
-def _greedy_h_release(x: np.ndarray, W: workloads.Workload, epsilon: float, gen: np.random.Generator, k: int,
-                      accountant: PrivacyAccountant | None) -> np.ndarray:
-    """k releases of the matrix mechanism with W's (cached) GreedyH strategy."""
+def _greedy_h_release(x: np.ndarray, W: workloads.Workload, epsilon: float, gen: np.random.Generator,
+                      k: int) -> np.ndarray:
+    """k releases of the matrix mechanism with W's (cached) GreedyH strategy (charged by the caller)."""
     from dpviz import matrix_mechanism
 
-    return matrix_mechanism.run(W, _greedy_h_strategy(W), x, epsilon, rng=gen, size=k,
-                                accountant=accountant).estimate
+    return matrix_mechanism.run(W, _greedy_h_strategy(W), x, epsilon, rng=gen, size=k).estimate
 
 
 def release_histogram(algorithm: str, x: ArrayLike, workload: workloads.Workload, epsilon: float, *,
@@ -194,8 +195,11 @@ def release_histogram(algorithm: str, x: ArrayLike, workload: workloads.Workload
     size : int, default 1
         Number of independent releases.
     accountant : PrivacyAccountant, optional
-        Charged epsilon once (as for one release), stage by stage for the
-        multi-stage algorithms.
+        Charged ``size * epsilon`` (``size`` independent releases, sequential
+        composition), before any noise is drawn: one row per stage for MWEM and
+        DAWA (see :func:`dpviz.data_aware.mwem`, :func:`dpviz.data_aware.dawa`),
+        one row ``"<algorithm> release"`` for the others; refused, with nothing
+        recorded, if it does not fit.
 
     Returns
     -------
@@ -207,9 +211,11 @@ def release_histogram(algorithm: str, x: ArrayLike, workload: workloads.Workload
     TypeError, ValueError
         If ``algorithm`` is unknown or unavailable, ``x`` is not a 1-D array of
         finite non-negative counts, ``workload`` is not a Workload over the n
-        cells, epsilon is not > 0 or ``size`` is not a positive integer.
+        cells, epsilon is not >= 1e-100 (noise beyond would overflow), ``size`` is not a positive integer,
+        ``4 * size * n`` exceeds :data:`dpviz.validation.MAX_ELEMENTS`, or
+        ``accountant`` is not a PrivacyAccountant.
     BudgetExceededError
-        If ``accountant`` cannot afford epsilon.
+        If ``accountant`` cannot afford ``size * epsilon`` (nothing is recorded).
 
     Examples
     --------
@@ -223,20 +229,30 @@ def release_histogram(algorithm: str, x: ArrayLike, workload: workloads.Workload
     if not isinstance(workload, workloads.Workload) or workload.n != x.size:
         raise ValueError(f"workload must be a dpviz.workloads.Workload over n={x.size} cells, got {workload!r}")
     epsilon = check_epsilon(epsilon)
+    if epsilon < 1 / MAX_NOISE_SCALE:
+        raise ValueError(f"epsilon must be >= {1 / MAX_NOISE_SCALE:g} (a noise scale 1/epsilon above "
+                         f"{MAX_NOISE_SCALE:g} would overflow the errors), got {epsilon!r}")
     k = check_int("size", size, minimum=1)
+    # 4n bounds the nodes of any tree or padded wavelet a release builds, so a callee never refuses after the charge
+    check_elements(4.0 * k * x.size, "size x 4n noisy values (tree nodes, wavelet coefficients)", size=size,
+                   n=x.size)
+    accountant = check_accountant(accountant)
     gen = as_generator(rng)
     W = workload
+    if algorithm in ("Identity", "H_b", "Privelet", "GreedyH"):
+        # one mechanism per release: charged here, by the one rule (the callee records nothing)
+        charge(accountant, epsilon, size=k, label=f"{algorithm} release")
     if algorithm == "Identity":
-        return HistogramRelease(hierarchy.flat_release(x, epsilon, rng=gen, size=k, accountant=accountant), None)
+        return HistogramRelease(hierarchy.flat_release(x, epsilon, rng=gen, size=k), None)
     if algorithm == "Uniform":
         return HistogramRelease(data_aware.uniform(x, epsilon, rng=gen, size=k, accountant=accountant), None)
     if algorithm == "H_b":
         if x.size == 1:
-            return HistogramRelease(hierarchy.flat_release(x, epsilon, rng=gen, size=k, accountant=accountant), None)
-        rel = hierarchy.measure(x, _qardaji_branching(x.size), epsilon, rng=gen, size=k, accountant=accountant)
+            return HistogramRelease(hierarchy.flat_release(x, epsilon, rng=gen, size=k), None)
+        rel = hierarchy.measure(x, _qardaji_branching(x.size), epsilon, rng=gen, size=k)
         return HistogramRelease(rel.leaves(constrained=True), None)
     if algorithm == "Privelet":
-        return HistogramRelease(wavelet.privelet_release(x, epsilon, rng=gen, size=k, accountant=accountant), None)
+        return HistogramRelease(wavelet.privelet_release(x, epsilon, rng=gen, size=k), None)
     if algorithm == "MWEM":
         return HistogramRelease(data_aware.mwem(x, W, epsilon, rng=gen, size=k, accountant=accountant).estimate, None)
     if algorithm in ("DAWA", "DAWA-H2"):
@@ -245,5 +261,5 @@ def release_histogram(algorithm: str, x: ArrayLike, workload: workloads.Workload
         parts = res.partitions if isinstance(res.partitions, list) else [res.partitions]  # size=k: always a list
         return HistogramRelease(res.estimate, parts)
     if algorithm == "GreedyH":
-        return HistogramRelease(_greedy_h_release(x, W, epsilon, gen, k, accountant), None)
+        return HistogramRelease(_greedy_h_release(x, W, epsilon, gen, k), None)
     raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}; got {algorithm!r}")  # pragma: no cover

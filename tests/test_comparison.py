@@ -37,9 +37,10 @@ def test_identity_prefix_error_matches_theory():
 @pytest.mark.parametrize("algorithm", C.available_algorithms())
 def test_every_algorithm_spends_exactly_epsilon_and_returns_histograms(algorithm):
     x = C.make_histogram("step", 48, scale=3000, rng=0)
-    acc = PrivacyAccountant(0.3)
+    acc = PrivacyAccountant(1.2)
     run = C.run_algorithm(algorithm, x, workloads.prefix(48), 0.3, trials=4, rng=0, accountant=acc)
-    assert sum((r.epsilon for r in acc.history), Fraction(0)) == Fraction(3, 10)
+    assert sum((r.epsilon for r in acc.history), Fraction(0)) == 4 * Fraction(3, 10)  # 4 releases of 0.3
+    assert acc.remaining.epsilon == 0.0
     assert run.estimates.shape == (4, 48) and run.scaled_errors.shape == (4,)
     assert np.all(np.isfinite(run.estimates)) and np.all(run.scaled_errors >= 0)
     assert (run.partitions is not None) == algorithm.startswith("DAWA")
@@ -186,3 +187,86 @@ def test_release_histogram_matches_run_algorithm_and_checks_its_input():
         release_histogram("Identity", x, W, 0.5, size=0)
     with pytest.raises(ValueError, match="epsilon"):
         release_histogram("Identity", x, W, 0.0)
+
+
+# one accounting rule: size=k releases are k mechanisms (k * epsilon), whichever algorithm
+@pytest.mark.parametrize("algorithm", C.available_algorithms())
+@pytest.mark.parametrize("k", [1, 3])
+def test_release_histogram_size_k_charges_k_epsilon(algorithm, k):
+    from dpviz.histogram_algorithms import release_histogram
+
+    x = C.make_histogram("step", 32, scale=2000, rng=0)
+    acc = PrivacyAccountant(10.0)
+    release_histogram(algorithm, x, workloads.prefix(32), 0.7, rng=0, size=k, accountant=acc)
+    assert sum((r.epsilon for r in acc.history), Fraction(0)) == k * Fraction(7, 10)
+
+
+@pytest.mark.parametrize("algorithm", C.available_algorithms())
+def test_release_histogram_refused_records_nothing(algorithm):
+    from dpviz.accountant import BudgetExceededError
+    from dpviz.histogram_algorithms import release_histogram
+
+    x = C.make_histogram("step", 32, scale=2000, rng=0)
+    acc = PrivacyAccountant(1.0)
+    acc.spend(0.25, label="earlier")
+    with pytest.raises(BudgetExceededError):
+        release_histogram(algorithm, x, workloads.prefix(32), 0.3, rng=0, size=3, accountant=acc)  # 0.9 > 0.75
+    assert len(acc.history) == 1 and acc.spent.epsilon == 0.25
+
+
+@pytest.mark.parametrize("algorithm", ["Identity", "MWEM", "DAWA-H2"])
+@pytest.mark.parametrize("bad", ["acc", 1])
+def test_accountant_type_checked(algorithm, bad):
+    from dpviz.histogram_algorithms import release_histogram
+
+    x = C.make_histogram("step", 16, scale=200, rng=0)
+    with pytest.raises(TypeError, match="accountant"):
+        release_histogram(algorithm, x, workloads.prefix(16), 0.3, rng=0, accountant=bad)
+    with pytest.raises(TypeError, match="accountant"):
+        C.run_algorithm(algorithm, x, workloads.prefix(16), 0.3, trials=2, rng=0, accountant=bad)
+
+
+def test_run_algorithm_refused_records_nothing():
+    from dpviz.accountant import BudgetExceededError
+
+    x = C.make_histogram("step", 16, scale=200, rng=0)
+    acc = PrivacyAccountant(1.0)
+    with pytest.raises(BudgetExceededError):
+        C.run_algorithm("DAWA-H2", x, workloads.prefix(16), 0.3, trials=4, rng=0, accountant=acc)  # 1.2 > 1
+    assert acc.history == [] or len(acc.history) == 0
+
+
+@pytest.mark.parametrize("bad", ["no", "", 1, 0, None])
+def test_keep_errors_must_be_a_bool(bad):
+    x = C.make_histogram("step", 16, scale=200, rng=0)
+    with pytest.raises(TypeError, match="keep_errors"):
+        C.run_algorithm("Identity", x, workloads.prefix(16), 0.3, trials=2, rng=0, keep_errors=bad)
+    with pytest.raises(TypeError, match="keep_errors"):
+        C.run_comparison(["Identity"], ["uniform"], [1.0], trials=2, n=16, scale=100, keep_errors=bad)
+
+
+@pytest.mark.parametrize("call, exc, name", [
+    (lambda: C.comparison_explorer_run(3, ["Identity"], 1.0), TypeError, "source"),
+    (lambda: C.comparison_explorer_run(None, ["Identity"], 1.0), TypeError, "source"),
+    (lambda: C.make_histogram("nope", 16), ValueError, "source"),
+    (lambda: C.make_histogram("uniform", 10**15), ValueError, "n"),
+    (lambda: C.synthetic_shape("step", 10**15), ValueError, "n"),
+    (lambda: C.make_workload("prefix", 10**15), ValueError, "n"),
+    (lambda: C.scaled_error("abc", [1.0, 2.0], workloads.prefix(2)), TypeError, "estimates"),
+    (lambda: C.scaled_error([[[1.0]]], [1.0], workloads.prefix(1)), ValueError, "estimates"),
+    (lambda: C.scaled_error([1.0, np.nan], [1.0, 2.0], workloads.prefix(2)), ValueError, "estimates"),
+    (lambda: C.run_comparison(["Identity"], ["uniform"], [1.0], trials=10**15, n=16), ValueError, "trials"),
+    (lambda: C.run_comparison(["Identity"], ["uniform"], [1.0], n=10**15), ValueError, "n"),
+    (lambda: C.mwem_error_by_round(np.ones(8), workloads.prefix(8), 1.0, trials=10**15), ValueError, "trials"),
+    (lambda: C.mwem_error_by_round(np.ones(8), workloads.prefix(8), 1e-300), ValueError, "epsilon"),
+    (lambda: C.run_algorithm("Identity", np.ones(8), workloads.prefix(8), 1e-300), ValueError, "epsilon"),
+    (lambda: C.run_algorithm("Identity", np.ones(8), workloads.prefix(8), 1.0, trials=10**15), ValueError,
+     "trials"),
+])
+def test_bad_input_is_refused_by_name(call, exc, name):
+    import time
+
+    t0 = time.perf_counter()
+    with pytest.raises(exc, match=name):
+        call()
+    assert time.perf_counter() - t0 < 2.0

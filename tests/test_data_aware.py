@@ -41,7 +41,7 @@ def test_every_algorithm_spends_exactly_epsilon(epsilon):
                                                 accountant=acc),
         "partition": lambda acc: D.private_partition(x, epsilon, rng=0, accountant=acc),
         "dawa": lambda acc: D.dawa(x, epsilon, partition_share=0.3, rng=0, accountant=acc),
-        "dawa identity": lambda acc: D.dawa(x, epsilon, strategy="identity", rng=0, size=3, accountant=acc),
+        "dawa identity": lambda acc: D.dawa(x, epsilon, strategy="identity", rng=0, accountant=acc),
     }
     for name, run in cases.items():
         acc = PrivacyAccountant(epsilon)
@@ -85,6 +85,75 @@ def test_budget_refused_up_front_records_nothing(algo):
         else:
             D.dawa(x, 0.6, accountant=acc)
     assert len(acc.history) == 1
+
+
+# one accounting rule: size=k independent runs are k mechanisms (sequential composition, k * epsilon)
+_SIZED = {
+    "uniform": lambda x, eps, k, acc: D.uniform(x, eps, rng=0, size=k, accountant=acc),
+    "mwem": lambda x, eps, k, acc: D.mwem(x, _prefix(x.size), eps, rounds=3, rng=0, size=k, accountant=acc),
+    "mwem public total": lambda x, eps, k, acc: D.mwem(x, _prefix(x.size), eps, rounds=2, total=9.0, rng=0,
+                                                       size=k, accountant=acc),
+    "partition": lambda x, eps, k, acc: D.private_partition(x, eps, rng=0, size=k, accountant=acc),
+    "dawa": lambda x, eps, k, acc: D.dawa(x, eps, rng=0, size=k, accountant=acc),
+    "dawa identity": lambda x, eps, k, acc: D.dawa(x, eps, strategy="identity", rng=0, size=k, accountant=acc),
+}
+
+
+@pytest.mark.parametrize("name", list(_SIZED))
+@pytest.mark.parametrize("k", [1, 5])
+def test_size_k_charges_k_epsilon(name, k):
+    x = np.arange(12) % 4 + 1.0
+    acc = PrivacyAccountant(100.0)
+    _SIZED[name](x, 0.3, k, acc)
+    assert _ledger_sum(acc) == k * Fraction(3, 10), name  # by hand: k runs of 0.3 each
+    assert acc.spent.epsilon == pytest.approx(0.3 * k)
+
+
+@pytest.mark.parametrize("name", list(_SIZED))
+def test_size_k_refused_records_nothing(name):
+    x = np.arange(12) % 4 + 1.0
+    acc = PrivacyAccountant(1.0)
+    acc.spend(0.1, label="earlier")
+    with pytest.raises(BudgetExceededError):
+        _SIZED[name](x, 0.3, 4, acc)  # 4 x 0.3 = 1.2 > 0.9 left, although one run (0.3) would fit
+    assert len(acc.history) == 1 and acc.spent.epsilon == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("name", list(_SIZED))
+@pytest.mark.parametrize("bad", ["acc", 3])
+def test_accountant_type_checked(name, bad):
+    with pytest.raises(TypeError, match="accountant"):
+        _SIZED[name](np.ones(8), 0.3, None, bad)
+
+
+def test_mwem_sized_ledger_rows_say_how_many_runs():
+    acc = PrivacyAccountant(10.0)
+    D.mwem(np.ones(8), _prefix(8), 1.0, rounds=2, total_share=0.2, rng=0, size=4, accountant=acc)
+    # by hand: total 0.2, each of 2 rounds 0.4 = 0.2 select + 0.2 measure; 4 runs
+    assert [r.epsilon for r in acc.history] == [Fraction(4, 5)] * 5
+    assert all(r.label.endswith(" x4") for r in acc.history)
+
+
+@pytest.mark.parametrize("kwargs, names", [
+    ({"rounds": 10**15}, ["rounds"]),
+    ({"rounds": 10**5}, ["rounds"]),
+    ({"passes": 10**9}, ["passes"]),
+    ({"size": 10**12}, ["size"]),
+    ({"rounds": 3000, "keep_history": True}, ["rounds"]),
+])
+def test_mwem_refuses_runs_too_large_up_front(kwargs, names):
+    import time
+
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="|".join(names)):
+        D.mwem(np.ones(64), _prefix(64), 1.0, rng=0, **kwargs)
+    assert time.perf_counter() - t0 < 1.0
+
+
+@pytest.mark.parametrize("bad", ["no", "", 1, 0, None])
+def test_mwem_keep_history_must_be_a_bool(bad):
+    with pytest.raises(TypeError, match="keep_history"):
+        D.mwem(np.ones(8), _prefix(8), 1.0, keep_history=bad)
 
 
 # --------------------------------------------------------------------------- Uniform
@@ -401,10 +470,10 @@ def test_dawa_greedy_h_stage_on_the_reduced_workload():
         want = (M @ E).T @ (M @ E)
         got = _reduced_gram(_Queries(W, n), part, {})  # prefix: rows path; all ranges / matrix: Gram path
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
-    acc = PrivacyAccountant(0.7)
+    acc = PrivacyAccountant(2.1)
     x = np.r_[np.full(40, 2.0), np.full(24, 30.0)]
     res = D.dawa(x, 0.7, workloads.prefix(64), strategy="greedy_h", rng=0, size=3, accountant=acc)
-    assert _ledger_sum(acc) == Fraction(7, 10) and res.strategy == "greedy_h"
+    assert _ledger_sum(acc) == 3 * Fraction(7, 10) and res.strategy == "greedy_h"  # 3 runs: 3 x 0.7
     for part, z, est in zip(res.partitions, res.bucket_estimates, res.estimate, strict=True):
         assert z.shape == (part.n_buckets,)
         np.testing.assert_allclose(part.expand(z), est)
@@ -416,3 +485,76 @@ def test_package_keeps_every_old_name_importable():
     for name in D.__all__:  # each lives in one file of the package and is re-exported unchanged
         obj = getattr(D, name)
         assert name == "STRATEGIES" or obj.__module__.startswith("dpviz.data_aware.")
+
+
+# ---------------------------------------------------------------- DAWA stage 2: noise scale on the buckets
+def test_dawa_identity_bucket_noise_has_the_laplace_variance():
+    """Residual of every bucket estimate, z_hat_B - z_B, is Lap(1/eps2): variance 2 / eps2^2 (by hand).
+
+    Pooled over all buckets of many seeded runs (any partition); the sample variance of Laplace residuals has
+    relative standard deviation sqrt((kurtosis - 1) / N) = sqrt(5 / N); the tolerance is 6 of those.
+    A bucket noise halved gives a variance 4 times smaller.
+    """
+    x = np.r_[np.full(16, 3.0), np.full(16, 50.0)]
+    eps, share = 1.0, 0.25
+    eps2 = eps * (1 - share)
+    res = D.dawa(x, eps, strategy="identity", partition_share=share, rng=2024, size=4000)
+    resid = np.concatenate([z - part.aggregate(x) for part, z in zip(res.partitions, res.bucket_estimates,
+                                                                    strict=True)])
+    want = 2.0 / eps2**2
+    got = float(np.mean(resid**2))  # mean known (0): unbiased
+    assert abs(got / want - 1) < 6 * math.sqrt(5 / resid.size), (got, want)
+
+
+def test_dawa_single_bucket_cell_variance():
+    """A huge bucket price forces one bucket B of all n cells: x_hat_i = (sum x + Lap(1/eps2)) / n, var 2/(eps2 n)^2."""
+    n = 8
+    x = np.arange(n, dtype=float)
+    eps = 0.8
+    eps2 = eps * 0.75
+    res = D.dawa(x, eps, bucket_penalty=1e9, rng=7, size=20000)
+    assert all(p.n_buckets == 1 for p in res.partitions)
+    cell = res.estimate[:, 3]
+    want = 2.0 / (eps2 * n) ** 2
+    got = float(np.mean((cell - x.sum() / n) ** 2))
+    assert abs(got / want - 1) < 6 * math.sqrt(5 / cell.size), (got, want)
+
+
+def test_dawa_hierarchical_bucket_noise_matches_dense_least_squares():
+    """Singleton buckets (forced by data whose every pair differs hugely): stage 2 is the binary tree over the 4
+    buckets, 3 levels, Lap(3 / eps2) per node, then least squares.  Leaf covariance from the dense tree matrix H:
+    2 (3 / eps2)^2 (H^T H)^{-1}."""
+    x = np.array([0.0, 5000.0, 0.0, 5000.0])
+    eps = 4.0
+    eps2 = eps * 0.75
+    res = D.dawa(x, eps, bucket_penalty=0.0, rng=11, size=20000)
+    assert all(p.n_buckets == 4 for p in res.partitions)
+    H = np.array([[1, 1, 1, 1], [1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]],
+                 dtype=float)
+    want = 2.0 * (3.0 / eps2) ** 2 * np.diag(np.linalg.inv(H.T @ H))
+    got = np.mean((np.stack(res.bucket_estimates) - x) ** 2, axis=0)
+    # the residuals are sums of Laplace variables (kurtosis <= 6): same CLT tolerance as above
+    np.testing.assert_allclose(got / want, 1.0, atol=6 * math.sqrt(5 / 20000))
+
+
+@pytest.mark.parametrize("name", list(_SIZED))
+def test_epsilon_whose_noise_would_overflow_is_refused(name):
+    with pytest.raises(ValueError, match="epsilon"):
+        _SIZED[name](np.ones(8), 1e-300, None, None)
+
+
+def test_mwem_tiny_share_refused_naming_it():
+    with pytest.raises(ValueError, match="selection_share"):
+        D.mwem(np.ones(8), _prefix(8), 1.0, selection_share=1e-200)
+
+
+def test_mwem_selection_work_capped_before_any_work():
+    import time
+
+    from dpviz import workloads
+
+    W = workloads.all_ranges(256)  # 32,896 queries
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="rounds=90.*size=100"):  # 90 x 100 x 32,896 scores: above 2 x 2**27
+        D.mwem(np.ones(256), W, 1.0, rounds=90, passes=1, rng=0, size=100)
+    assert time.perf_counter() - t0 < 1.0

@@ -91,3 +91,17 @@ def test_bad_settings_show_a_message_and_keep_the_last_result():
     for a in available_algorithms():
         e.controls[f"show_{a}"].value = False
     assert "at least one" in e.message_text and e.result is not None
+
+
+@pytest.mark.parametrize("name", ["dataset", "scale", "n", "workload"])
+def test_none_for_a_picker_is_refused_by_name(name):
+    with pytest.raises(ValueError, match=rf"^{name} = None .*allowed") as err:
+        AlgorithmComparisonExplorer(**{name: None})
+    assert "please report" not in str(err.value) and "AttributeError" not in str(err.value)
+
+
+@pytest.mark.parametrize("kwargs, name", [({"dataset": "nope"}, "dataset"), ({"trials": 0}, "trials"),
+                                          ({"epsilon": "a"}, "epsilon"), ({"show_MWEM": "no"}, "show_MWEM")])
+def test_bad_control_values_are_refused_by_name(kwargs, name):
+    with pytest.raises((TypeError, ValueError), match=name):
+        AlgorithmComparisonExplorer(**kwargs)

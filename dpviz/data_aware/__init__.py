@@ -30,10 +30,12 @@ sensitivity 2 (no ``log n`` factor), and because it is a sum over buckets the
 sampling is exact by a sum-product recursion up the tree.
 
 Every function here takes ``epsilon``, ``rng`` and an optional ``accountant``
-and spends *exactly* ``epsilon``: the budget shares are computed as exact
-fractions and each stage is charged, under its own label, before its noise is
-drawn.  ``size=k`` runs k independent releases (for Monte Carlo error); the
-accountant is charged once, as for one release.
+and spends *exactly* ``epsilon`` per release: the budget shares are computed
+as exact fractions and every stage is charged, under its own label, through
+:func:`dpviz.accountant.charge_all` before any noise is drawn (a refusal
+records nothing).  ``size=k`` runs k independent releases, which are k
+mechanisms on the same data: the accountant is charged ``k * epsilon``
+(sequential composition), the one rule of :mod:`dpviz.accountant`.
 
 Where things are (one file per concept):
 
@@ -49,7 +51,7 @@ Where things are (one file per concept):
 ``queries.py``
     (private) a workload as MWEM and GreedyH see it: ranges or a matrix, scaled to sensitivity 1.
 ``budget.py``
-    (private) exact budget shares: refuse a run up front, then charge stage by stage.
+    (private) exact budget shares, and the floor on a stage's epsilon (noise scale at most 1e100).
 
 References
 ----------

@@ -1,20 +1,17 @@
-"""Exact budget shares for the data-aware mechanisms: refuse up front, then charge stage by stage.
+"""Exact budget shares for the data-aware mechanisms.
 
 Every data-aware mechanism splits its epsilon into stages (a noisy total, the
 rounds of MWEM, the two stages of DAWA).  The shares are computed as exact
-fractions, so the stages add up to epsilon with no rounding, and the whole run
-is checked against the accountant before anything is recorded.
+fractions, so the stages add up to epsilon with no rounding; the stages are
+then charged together with :func:`dpviz.accountant.charge_all` (``size=k``
+runs cost ``k * epsilon``; a refusal records nothing).
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
-from dpviz.accountant import BudgetExceededError, check_accountant, exact
-
-if TYPE_CHECKING:
-    from dpviz.accountant import PrivacyAccountant
+from dpviz.accountant import exact
 
 
 def _fraction(name: str, value: float) -> Fraction:
@@ -22,16 +19,17 @@ def _fraction(name: str, value: float) -> Fraction:
     return exact(name, value)
 
 
-def _reserve(accountant: PrivacyAccountant | None, epsilon: Fraction, what: str) -> None:
-    """Refuse up front (recording nothing) if the whole run does not fit in the accountant's budget."""
-    acc = check_accountant(accountant)
-    if acc is not None and not acc.can_spend(epsilon):
-        rem = acc.remaining.epsilon
-        raise BudgetExceededError(
-            f"{what} needs epsilon={float(epsilon):.6g} but only {rem:.6g} remains; nothing was recorded")
+#: Largest Laplace scale 1/epsilon a stage may use: beyond it, squared errors and sums of noisy answers overflow.
+MAX_NOISE_SCALE = 1e100
 
 
-def _charge(accountant: PrivacyAccountant | None, epsilon: Fraction, label: str) -> None:
-    """Record one stage's spend of ``epsilon`` under ``label`` (nothing without an accountant)."""
-    if accountant is not None:
-        accountant.spend(epsilon, label=label)
+def _check_stages(params: str, **stages: Fraction) -> None:
+    """Refuse up front a stage whose budget is so small that its noise scale 1/eps would overflow later sums.
+
+    ``params`` names the arguments that set the stages (and their values), for the message.
+    """
+    for stage, eps in stages.items():
+        if 0 < eps * MAX_NOISE_SCALE < 1:  # noise scale 1/eps above the cap
+            raise ValueError(f"the stage {stage} gets epsilon={float(eps):.3g} (from {params}), whose noise scale "
+                             f"1/epsilon exceeds {MAX_NOISE_SCALE:g} and would overflow; use a larger epsilon "
+                             f"(each stage needs epsilon >= {1 / MAX_NOISE_SCALE:g})")

@@ -13,12 +13,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpviz.data_aware.budget import _charge, _fraction, _reserve
+from dpviz.accountant import charge_all
+from dpviz.data_aware.budget import _check_stages, _fraction
 from dpviz.data_aware.partition import Partition, _sample_partitions, default_bucket_penalty, dyadic_deviations
 from dpviz.data_aware.queries import _Queries, _queries_or_raise
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_choice, check_counts, check_epsilon, check_nonnegative, check_open_unit, check_trials
+from dpviz.validation import (
+    check_choice,
+    check_counts,
+    check_elements,
+    check_epsilon,
+    check_nonnegative,
+    check_open_unit,
+    check_trials,
+)
 
 if TYPE_CHECKING:
     from dpviz.accountant import PrivacyAccountant
@@ -116,8 +125,9 @@ def dawa(x: ArrayLike, epsilon: float, workload: Any = None, *, partition_share:
     size : int, optional
         Number of independent runs; None (default) for one run.
     accountant : PrivacyAccountant, optional
-        Charged eps_1 then eps_2, once for all ``size`` runs; refused up front,
-        with nothing recorded, if epsilon does not fit.
+        Charged eps_1 and eps_2 (two rows, :func:`dpviz.accountant.charge_all`)
+        for each of the ``size`` independent runs: ``size * epsilon`` in all
+        (sequential composition); refused, with nothing recorded, if it does not fit.
 
     Returns
     -------
@@ -131,11 +141,14 @@ def dawa(x: ArrayLike, epsilon: float, workload: Any = None, *, partition_share:
         If ``strategy="greedy_h"`` and the workload is missing or of the wrong
         type, or a number argument is not a number.
     ValueError
-        For counts that are not finite and non-negative, epsilon <= 0,
+        For counts that are not finite and non-negative, epsilon <= 0, a stage
+        budget below 1e-100 (its noise would overflow),
         ``partition_share`` outside (0, 1), a negative ``bucket_penalty``, an
-        unknown ``strategy`` or a workload not over the n cells.
+        unknown ``strategy``, a workload not over the n cells, ``size`` times the
+        padded domain above :data:`dpviz.validation.MAX_ELEMENTS`, or an
+        ``accountant`` that is not a PrivacyAccountant (TypeError).
     BudgetExceededError
-        If ``accountant`` cannot afford epsilon (nothing is recorded).
+        If ``accountant`` cannot afford ``size * epsilon`` (nothing is recorded).
 
     References
     ----------
@@ -153,19 +166,21 @@ def dawa(x: ArrayLike, epsilon: float, workload: Any = None, *, partition_share:
     strategy = check_choice("strategy", strategy, STRATEGIES)
     eps1 = eps * rho
     eps2 = eps - eps1
+    _check_stages(f"epsilon={epsilon!r}, partition_share={partition_share!r}", eps_1=eps1, eps_2=eps2)
     lam = default_bucket_penalty(float(eps1), float(eps2)) if bucket_penalty is None \
         else check_nonnegative("bucket_penalty", bucket_penalty)
     size = check_trials(size)
     Q = None
     if strategy == "greedy_h":
         Q = _queries_or_raise(workload, x.size)
-    gen = as_generator(rng)
     k = 1 if size is None else size
-    _reserve(accountant, eps, "DAWA")
+    check_elements(2.0 * k * (1 << (x.size - 1).bit_length()), "size x padded domain coin flips and estimates",
+                   size=size, n=x.size)
+    gen = as_generator(rng)
+    charge_all(accountant, [("DAWA stage 1: partition (exp. mech.)", eps1, 0),
+                            (f"DAWA stage 2: buckets ({strategy})", eps2, 0)], size=size)
     devs = dyadic_deviations(x)
-    _charge(accountant, eps1, "DAWA stage 1: partition (exp. mech.)")
     parts = _sample_partitions(devs, x.size, float(eps1), lam, gen, k)
-    _charge(accountant, eps2, f"DAWA stage 2: buckets ({strategy})")
     est = np.empty((k, x.size))
     zs = []
     cache: dict[str, np.ndarray] = {}

@@ -9,16 +9,34 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpviz.data_aware.budget import _charge, _fraction, _reserve
+from dpviz.accountant import charge_all
+from dpviz.data_aware.budget import _check_stages, _fraction
 from dpviz.data_aware.queries import _queries_or_raise
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_counts, check_epsilon, check_int, check_open_unit, check_positive, check_trials
+from dpviz.validation import (
+    MAX_ELEMENTS,
+    check_bool,
+    check_counts,
+    check_elements,
+    check_epsilon,
+    check_int,
+    check_open_unit,
+    check_positive,
+    check_trials,
+)
 
 if TYPE_CHECKING:
     from dpviz.accountant import PrivacyAccountant
 
 __all__ = ["MWEMResult", "mwem"]
+
+#: Fixed cost, in array elements, charged against the work cap for each multiplicative-weights step (the
+#: Python overhead of one step), so that many tiny steps are refused like a few huge ones.
+_STEP_OVERHEAD = 4096
+#: Cap on the selection scores computed over all rounds: 2 x MAX_ELEMENTS, just above the explorer's largest
+#: setting (50 runs x 10 rounds x the 524,800 ranges of n = 1024, about 15 s on a shared 2-core machine).
+_SCORE_WORK = 2.0 * MAX_ELEMENTS
 
 
 @dataclass(frozen=True)
@@ -124,9 +142,11 @@ def mwem(x: ArrayLike, workload: Any, epsilon: float, *, rounds: int = 10, selec
     size : int, optional
         Number of independent runs, stacked on a first axis; None (default) for one run.
     accountant : PrivacyAccountant, optional
-        Charged stage by stage (the total, then each round's selection and
-        measurement), once for all ``size`` runs; refused up front, with
-        nothing recorded, if epsilon does not fit.
+        Charged one row per stage (the total, then each round's selection and
+        measurement, :func:`dpviz.accountant.charge_all`) for each of the
+        ``size`` independent runs: ``size * epsilon`` in all (sequential
+        composition), before any noise is drawn; refused, with nothing
+        recorded, if it does not fit.
 
     Returns
     -------
@@ -141,10 +161,17 @@ def mwem(x: ArrayLike, workload: Any, epsilon: float, *, rounds: int = 10, selec
         a bool, or a number argument is not a number.
     ValueError
         For counts that are not finite and non-negative, a workload not over
-        the n cells, epsilon <= 0, shares outside (0, 1), ``rounds`` or
-        ``passes`` below 1, or a non-positive ``total``.
+        the n cells, epsilon <= 0, shares outside (0, 1), a stage budget below
+        1e-100 (its noise would overflow), ``rounds`` or ``passes`` below 1,
+        a non-positive ``total``, or a run too large: the
+        multiplicative-weights work ``rounds (rounds + 1) / 2 x passes x (size x n + 4096)``,
+        one round's selection scores ``size x queries`` (times n for a query
+        matrix) or the kept history ``size x (rounds + 1) x n`` above
+        :data:`dpviz.validation.MAX_ELEMENTS`, or all rounds' scores
+        ``rounds x size x queries`` (times n) above twice it (so no call
+        runs for minutes).
     BudgetExceededError
-        If ``accountant`` cannot afford epsilon (nothing is recorded).
+        If ``accountant`` cannot afford ``size * epsilon`` (nothing is recorded).
 
     References
     ----------
@@ -163,9 +190,21 @@ def mwem(x: ArrayLike, workload: Any, epsilon: float, *, rounds: int = 10, selec
     T = check_int("rounds", rounds, minimum=1)
     s = _fraction("selection_share", check_open_unit("selection_share", selection_share))
     passes = check_int("passes", passes, minimum=1)
-    if not isinstance(keep_history, (bool, np.bool_)):
-        raise TypeError(f"keep_history must be a bool, got {keep_history!r}")
+    keep_history = check_bool("keep_history", keep_history)
     size = check_trials(size)
+    k = 1 if size is None else size
+    check_elements(float(T) * (T + 1) / 2 * passes * (float(k) * n + _STEP_OVERHEAD),
+                   "multiplicative-weights work (rounds (rounds + 1) / 2 x passes x (size x n + 4096))",
+                   rounds=T, passes=passes, size=size, n=n)
+    per_round = float(k) * Q.m * (n if Q.kind == "matrix" else 1)
+    check_elements(per_round, "selection scores of one round (size x queries, x n for a matrix)",
+                   size=size, queries=Q.m, n=n)
+    if T * per_round > _SCORE_WORK:
+        raise ValueError(f"rounds={T}, size={size}, queries={Q.m}, n={n} would compute {T * per_round:.3g} "
+                         f"selection scores (rounds x size x queries, x n for a matrix), above the cap "
+                         f"{_SCORE_WORK:.3g}; use fewer rounds, runs or queries")
+    if keep_history:
+        check_elements(float(k) * (T + 1) * n, "kept history (size x (rounds + 1) x n)", size=size, rounds=T, n=n)
     if total is None:
         eps_total = eps * _fraction("total_share", check_open_unit("total_share", total_share))
     else:
@@ -174,12 +213,18 @@ def mwem(x: ArrayLike, workload: Any, epsilon: float, *, rounds: int = 10, selec
     eps_round = (eps - eps_total) / T
     eps_sel = eps_round * s
     eps_meas = eps_round - eps_sel
+    _check_stages(f"epsilon={epsilon!r}, rounds={T}, selection_share={selection_share!r}, "
+                  f"total_share={total_share!r}", total=eps_total, select=eps_sel, measure=eps_meas)
     gen = as_generator(rng)
-    k = 1 if size is None else size
-    _reserve(accountant, eps, "MWEM")
+    stages: list[tuple[str, Fraction, Fraction]] = []
+    if total is None:
+        stages.append(("MWEM: noisy total", eps_total, Fraction(0)))
+    for t in range(T):
+        stages += [(f"MWEM round {t + 1}: select (exp. mech.)", eps_sel, Fraction(0)),
+                   (f"MWEM round {t + 1}: measure (Laplace)", eps_meas, Fraction(0))]
+    charge_all(accountant, stages, size=size)
 
     if total is None:
-        _charge(accountant, eps_total, "MWEM: noisy total")
         N = np.maximum(x.sum() + gen.laplace(0.0, laplace_scale(1.0, float(eps_total)), size=k), 1.0)  # post-processing
     else:
         N = np.full(k, total)
@@ -193,9 +238,7 @@ def mwem(x: ArrayLike, workload: Any, epsilon: float, *, rounds: int = 10, selec
     es, em = float(eps_sel), float(eps_meas)
     for t in range(T):
         score = np.abs(Q.answers(A) - truth)                      # sensitivity 1 after scaling
-        _charge(accountant, eps_sel, f"MWEM round {t + 1}: select (exp. mech.)")
         idx = np.argmax(es * score / 2.0 + gen.gumbel(size=score.shape), axis=1)  # Gumbel-max = exp. mechanism
-        _charge(accountant, eps_meas, f"MWEM round {t + 1}: measure (Laplace)")
         sel[:, t] = idx
         meas[:, t] = truth[idx] + gen.laplace(0.0, laplace_scale(1.0, em), size=k)
         rows.append(Q.rows(idx))

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpviz.data_aware.budget import _charge, _fraction, _reserve
+from dpviz.accountant import charge
+from dpviz.data_aware.budget import _check_stages, _fraction
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_counts, check_epsilon, check_nonnegative, check_trials
+from dpviz.validation import check_counts, check_elements, check_epsilon, check_nonnegative, check_trials
 
 if TYPE_CHECKING:
     from dpviz.accountant import PrivacyAccountant
@@ -283,8 +284,8 @@ def private_partition(x: ArrayLike, epsilon: float, *, bucket_penalty: float | N
     size : int, optional
         Number of independent partitions to sample; None (default) for one.
     accountant : PrivacyAccountant, optional
-        Charged epsilon once (as for one release); refused up front, with
-        nothing recorded, if epsilon does not fit.
+        Charged ``size * epsilon`` (``size`` independent partitions, sequential
+        composition; epsilon for one); refused, with nothing recorded, if it does not fit.
 
     Returns
     -------
@@ -295,9 +296,12 @@ def private_partition(x: ArrayLike, epsilon: float, *, bucket_penalty: float | N
     ------
     TypeError, ValueError
         If ``x`` is not a 1-D array of finite non-negative counts, epsilon is not
-        > 0, ``bucket_penalty`` is negative, or ``size`` is not a positive integer.
+        > 0 (or below 1e-100, whose scores would overflow), ``bucket_penalty``
+        is negative, ``size`` is not a positive integer, ``size`` times the
+        padded domain exceeds :data:`dpviz.validation.MAX_ELEMENTS`, or
+        ``accountant`` is not a PrivacyAccountant.
     BudgetExceededError
-        If ``accountant`` cannot afford epsilon (nothing is recorded).
+        If ``accountant`` cannot afford ``size * epsilon`` (nothing is recorded).
 
     References
     ----------
@@ -311,13 +315,15 @@ def private_partition(x: ArrayLike, epsilon: float, *, bucket_penalty: float | N
     """
     x = check_counts("x", x)
     eps = _fraction("epsilon", check_epsilon(epsilon))
+    _check_stages(f"epsilon={epsilon!r}", partition=eps)
     lam = default_bucket_penalty(float(eps), None) if bucket_penalty is None \
         else check_nonnegative("bucket_penalty", bucket_penalty)
     size = check_trials(size)
+    k = 1 if size is None else size
+    check_elements(2.0 * k * (1 << (x.size - 1).bit_length()), "size x padded domain coin flips", size=size, n=x.size)
     gen = as_generator(rng)
-    _reserve(accountant, eps, "private partition")
+    charge(accountant, eps, size=size, label="partition (exponential mechanism)")
     devs = dyadic_deviations(x)
-    _charge(accountant, eps, "partition (exponential mechanism)")
     parts = _sample_partitions(devs, x.size, float(eps), lam, gen, 1 if size is None else size)
     return parts[0] if size is None else parts
 

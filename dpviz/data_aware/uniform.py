@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpviz.data_aware.budget import _charge, _fraction, _reserve
+from dpviz.accountant import charge
+from dpviz.data_aware.budget import _check_stages, _fraction
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_counts, check_epsilon, check_trials
+from dpviz.validation import check_counts, check_elements, check_epsilon, check_trials
 
 if TYPE_CHECKING:
     from dpviz.accountant import PrivacyAccountant
@@ -43,8 +44,9 @@ def uniform(x: ArrayLike, epsilon: float, *, rng: RngLike = None, size: int | No
     size : int, optional
         Number of independent releases; None (default) for one release.
     accountant : PrivacyAccountant, optional
-        Charged epsilon once (as for one release), under the label
-        ``"uniform: noisy total"``; refused up front if epsilon does not fit.
+        Charged ``size * epsilon`` (``size`` independent releases, sequential
+        composition; epsilon for one release), under the label
+        ``"uniform: noisy total"``; refused, with nothing recorded, if it does not fit.
 
     Returns
     -------
@@ -55,9 +57,11 @@ def uniform(x: ArrayLike, epsilon: float, *, rng: RngLike = None, size: int | No
     ------
     TypeError, ValueError
         If ``x`` is not a 1-D array of finite non-negative counts, ``epsilon`` is
-        not a finite number > 0, or ``size`` is not a positive integer.
+        not a finite number > 0 (or below 1e-100, whose noise would overflow),
+        ``size`` is not a positive integer, ``size * n`` exceeds
+        :data:`dpviz.validation.MAX_ELEMENTS`, or ``accountant`` is not a PrivacyAccountant.
     BudgetExceededError
-        If ``accountant`` cannot afford epsilon (nothing is recorded).
+        If ``accountant`` cannot afford ``size * epsilon`` (nothing is recorded).
 
     References
     ----------
@@ -70,11 +74,12 @@ def uniform(x: ArrayLike, epsilon: float, *, rng: RngLike = None, size: int | No
     """
     x = check_counts("x", x)
     eps = _fraction("epsilon", check_epsilon(epsilon))
+    _check_stages(f"epsilon={epsilon!r}", total=eps)
     size = check_trials(size)
-    gen = as_generator(rng)
-    _reserve(accountant, eps, "uniform")
-    _charge(accountant, eps, "uniform: noisy total")
     k = 1 if size is None else size
+    check_elements(float(k) * x.size, "size x n released cells", size=size, n=x.size)
+    gen = as_generator(rng)
+    charge(accountant, eps, size=size, label="uniform: noisy total")
     total = x.sum() + gen.laplace(0.0, laplace_scale(1.0, float(eps)), size=k)
     out = np.repeat((total / x.size)[:, None], x.size, axis=1)
     return out[0] if size is None else out

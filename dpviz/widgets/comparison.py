@@ -38,6 +38,8 @@ DATASET_OPTIONS = _dataset_options()
 #: (label, value) pairs of the scale picker; 0 = the real counts (10,000 records for a synthetic shape).
 SCALE_OPTIONS = [("real counts (shapes: 10,000)", 0), ("1,000 records", 1_000), ("10,000 records", 10_000),
                  ("100,000 records", 100_000), ("1,000,000 records", 1_000_000)]
+#: Domain sizes of the ``n`` picker.
+N_OPTIONS = (64, 128, 256, 512, 1024, 4096)
 #: Largest number of cached algorithm runs before the cache is emptied.
 CACHE_SIZE = 512
 
@@ -64,12 +66,31 @@ class AlgorithmComparisonExplorer(Explorer):
     ----------
     **values
         Initial control values, e.g. ``AlgorithmComparisonExplorer(dataset="NETTRACE", epsilon=0.01)``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a control is unknown or given a value it cannot show (e.g.
+        ``dataset=None``, an unknown dataset, ``trials`` outside [2, 50]); the
+        message names the control and the allowed values.
+
+    Examples
+    --------
+    >>> e = AlgorithmComparisonExplorer(dataset="step", scale=1000, n=64, epsilon=1.0, trials=2, seed=0)
+    >>> e.result.n, e.result.trials, e.result.algorithms[:2]
+    (64, 2, ('Identity', 'H_b'))
     """
 
     title = "Workload-aware vs data-aware: error per algorithm, per query, and the learned partition"
     main_control = "epsilon"
 
     def __init__(self, **values: Any) -> None:
+        # a Dropdown accepts None as "nothing selected"; the explorer needs a value, so refuse it by name
+        choices = {"dataset": [v for _, v in DATASET_OPTIONS], "scale": [v for _, v in SCALE_OPTIONS],
+                   "n": list(N_OPTIONS), "workload": list(WORKLOADS)}
+        for name, allowed in choices.items():
+            if name in values and values[name] is None:
+                raise ValueError(f"{name} = None is not a value this control accepts; allowed: {allowed}")
         self._cache: dict[tuple[Any, ...], Any] = {}
         self.progress = widgets.IntProgress(value=0, min=0, max=1, description="computing",
                                             style={"description_width": "initial"},
@@ -84,7 +105,7 @@ class AlgorithmComparisonExplorer(Explorer):
                                         layout=widgets.Layout(width="300px")),
             "scale": widgets.Dropdown(options=SCALE_OPTIONS, value=0, description="scale", style=style,
                                       layout=widgets.Layout(width="300px")),
-            "n": widgets.Dropdown(options=[64, 128, 256, 512, 1024, 4096], value=256, description="domain n",
+            "n": widgets.Dropdown(options=list(N_OPTIONS), value=256, description="domain n",
                                   style=style, layout=widgets.Layout(width="180px")),
             "workload": widgets.Dropdown(options=list(WORKLOADS), value="prefix", description="workload",
                                          style=style, layout=widgets.Layout(width="240px")),

@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike
 
 from dpviz import workloads
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_choice, check_counts, check_int, check_positive
+from dpviz.validation import check_array, check_choice, check_counts, check_elements, check_int, check_positive
 
 __all__ = ["SHAPES", "WORKLOADS", "synthetic_shape", "make_histogram", "make_workload", "scaled_error"]
 
@@ -32,7 +32,7 @@ def synthetic_shape(shape: str, n: int) -> np.ndarray:
     shape : str
         One of :data:`SHAPES`.
     n : int
-        Number of cells, >= 2.
+        Number of cells, >= 2 (at most :data:`dpviz.validation.MAX_ELEMENTS`).
 
     Returns
     -------
@@ -42,7 +42,8 @@ def synthetic_shape(shape: str, n: int) -> np.ndarray:
     Raises
     ------
     TypeError, ValueError
-        If ``shape`` is not one of :data:`SHAPES` or ``n`` is not an integer >= 2.
+        If ``shape`` is not one of :data:`SHAPES` or ``n`` is not an integer in
+        [2, :data:`dpviz.validation.MAX_ELEMENTS`].
 
     Examples
     --------
@@ -51,6 +52,7 @@ def synthetic_shape(shape: str, n: int) -> np.ndarray:
     """
     shape = check_choice("shape", shape, SHAPES)
     n = check_int("n", n, minimum=2)
+    check_elements(float(n), "cells", n=n)
     t = (np.arange(n) + 0.5) / n
     if shape == "uniform":
         p = np.ones(n)
@@ -118,12 +120,16 @@ def make_histogram(source: str, n: int | None = None, *, scale: float | None = N
         raise TypeError(f"source must be a dataset name or a shape, got {type(source).__name__}")
     if source in SHAPES:
         n = 256 if n is None else check_int("n", n, minimum=2)
-        p = synthetic_shape(source, n)
+        p = synthetic_shape(source, n)  # refuses n above MAX_ELEMENTS
         scale = 10_000 if scale is None else scale
     else:
         from dpviz import datasets
 
-        info = datasets.describe(source)
+        try:
+            info = datasets.describe(source)
+        except ValueError as err:
+            raise ValueError(f"source must be one of the shapes {', '.join(SHAPES)} or a shipped dataset; "
+                             f"got {source!r} ({err})") from None
         if info.kind != "histogram":
             raise ValueError(f"source must be a 1-D histogram dataset or one of {', '.join(SHAPES)}; "
                              f"{source!r} is {info.kind}")
@@ -163,11 +169,20 @@ def make_workload(name: str, n: int, *, k: int = 256) -> workloads.Workload:
     ------
     TypeError, ValueError
         If ``name`` is unknown, ``n`` or ``k`` is not a positive integer, or
-        ``all_ranges`` is asked for over more than 1024 cells.
+        ``all_ranges`` is asked for over more than 1024 cells, or ``n`` or ``k``
+        exceeds :data:`dpviz.validation.MAX_ELEMENTS`.
+
+    Examples
+    --------
+    >>> W = make_workload("prefix", 8)
+    >>> W.n, W.n_queries, make_workload("prefix", 8) is W
+    (8, 8, True)
     """
     name = check_choice("workload", name, WORKLOADS)
     n = check_int("n", n, minimum=1)
     k = check_int("k", k, minimum=1)
+    check_elements(float(n), "cells", n=n)
+    check_elements(float(k), "random ranges", k=k)
     if name == "all_ranges" and n > 1024:
         raise ValueError(f"workload 'all_ranges' has n(n+1)/2 queries; use n <= 1024, got n={n}")
     return _workload(name, n, k)
@@ -199,7 +214,9 @@ def scaled_error(estimates: ArrayLike, x: ArrayLike, workload: workloads.Workloa
     Raises
     ------
     TypeError, ValueError
-        If ``x`` is not a 1-D array of finite non-negative counts.
+        If ``x`` is not a 1-D array of finite non-negative counts, ``estimates``
+        is not a 1-D or 2-D array of finite numbers over the n cells, or
+        ``workload`` is not a Workload over the n cells.
 
     Examples
     --------
@@ -208,5 +225,10 @@ def scaled_error(estimates: ArrayLike, x: ArrayLike, workload: workloads.Workloa
     0.0884
     """
     x = check_counts("x", x)
-    err = workload.answer(estimates) - workload.answer(x)
+    if not isinstance(workload, workloads.Workload) or workload.n != x.size:
+        raise ValueError(f"workload must be a dpviz.workloads.Workload over n={x.size} cells, got {workload!r}")
+    est = check_array("estimates", estimates, ndim=(1, 2))
+    if est.shape[-1] != x.size:
+        raise ValueError(f"estimates must have n={x.size} cells in the last axis, got shape {est.shape}")
+    err = workload.answer(est) - workload.answer(x)
     return np.linalg.norm(err, axis=-1) / (workload.n_queries * x.sum())

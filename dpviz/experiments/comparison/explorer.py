@@ -137,9 +137,17 @@ def comparison_explorer_run(source: str, algorithms: Sequence[str], epsilon: flo
     Raises
     ------
     TypeError, ValueError
-        If no or an unknown algorithm is given, epsilon is not > 0, ``trials``
+        If ``source`` is not a str, no or an unknown algorithm is given, epsilon is not > 0, ``trials``
         < 2, the seed is negative, the band is invalid, or the data is unknown or empty.
+
+    Examples
+    --------
+    >>> res = comparison_explorer_run("step", ["Identity", "Uniform"], 1.0, n=32, trials=3, rng=0)
+    >>> res.algorithms, res.estimates["Identity"].shape, res.computed
+    (('Identity', 'Uniform'), (32,), ('Identity', 'Uniform'))
     """
+    if not isinstance(source, str):
+        raise TypeError(f"source must be a dataset name or a shape (a str), got {type(source).__name__}")
     algs = tuple(check_choice("algorithms[]", a, available_algorithms()) for a in algorithms)
     if not algs:
         raise ValueError("algorithms must name at least one algorithm (tick at least one box)")

@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 from dpviz import data_aware, workloads
 from dpviz.experiments import check_band
 from dpviz.rng import RngLike
-from dpviz.validation import check_counts, check_int
+from dpviz.validation import check_counts, check_elements, check_int
 
 __all__ = ["RoundCurve", "mwem_error_by_round"]
 
@@ -81,11 +81,24 @@ def mwem_error_by_round(x: ArrayLike, workload: workloads.Workload, epsilon: flo
     Raises
     ------
     TypeError, ValueError
-        For bad counts, ``trials`` < 2, an invalid band, or anything
-        :func:`dpviz.data_aware.mwem` refuses.
+        For bad counts, ``trials`` < 2, ``trials x (rounds + 1) x n`` above
+        :data:`dpviz.validation.MAX_ELEMENTS`, an invalid band, a workload that is not
+        a Workload over the n cells, or anything :func:`dpviz.data_aware.mwem`
+        refuses (including runs above its work cap).
+
+    Examples
+    --------
+    >>> curve = mwem_error_by_round([0, 0, 50, 0, 0, 0, 30, 0], workloads.prefix(8), 1.0, rounds=3, trials=4, rng=0)
+    >>> curve.rounds.tolist(), curve.mean.shape, curve.trials
+    ([0, 1, 2, 3], (4,), 4)
     """
     x = check_counts("x", x)
+    if not isinstance(workload, workloads.Workload) or workload.n != x.size:
+        raise ValueError(f"workload must be a dpviz.workloads.Workload over n={x.size} cells, got {workload!r}")
     trials = check_int("trials", trials, minimum=2)
+    rounds = check_int("rounds", rounds, minimum=1)
+    check_elements(float(trials) * (rounds + 1) * x.size, "trials x (rounds + 1) x n kept histograms",
+                   trials=trials, rounds=rounds, n=x.size)
     lo, hi = check_band(band)
     res = data_aware.mwem(x, workload, epsilon, rounds=rounds, keep_history=True, rng=rng, size=trials)
     if res.history is None:  # keep_history=True above

@@ -14,7 +14,7 @@ from dpviz import workloads
 from dpviz.data_aware import Partition
 from dpviz.histogram_algorithms import available_algorithms, release_histogram
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_choice, check_counts, check_epsilon, check_int
+from dpviz.validation import check_bool, check_choice, check_counts, check_elements, check_epsilon, check_int
 
 if TYPE_CHECKING:
     from dpviz.accountant import PrivacyAccountant
@@ -61,8 +61,9 @@ def run_algorithm(algorithm: str, x: ArrayLike, workload: workloads.Workload, ep
                   accountant: PrivacyAccountant | None = None) -> AlgorithmRun:
     """Run ``trials`` independent releases of one algorithm and score them on the workload.
 
-    The accountant (optional) is charged epsilon once, as for one release; the
-    trials are the Monte Carlo repetitions of the same experiment.
+    The trials are independent releases of the same data, so the accountant
+    (optional) is charged ``trials * epsilon`` (sequential composition), as by
+    :func:`dpviz.histogram_algorithms.release_histogram` with ``size=trials``.
 
     Parameters
     ----------
@@ -81,7 +82,8 @@ def run_algorithm(algorithm: str, x: ArrayLike, workload: workloads.Workload, ep
     keep_errors : bool, default False
         Keep the (trials, m) per-query errors in the result.
     accountant : PrivacyAccountant, optional
-        Charged epsilon once, as for one release.
+        Charged ``trials * epsilon`` before any noise is drawn; refused, with
+        nothing recorded, if it does not fit.
 
     Returns
     -------
@@ -94,7 +96,17 @@ def run_algorithm(algorithm: str, x: ArrayLike, workload: workloads.Workload, ep
     TypeError, ValueError
         If ``algorithm`` is unknown, ``x`` is not a 1-D array of finite
         non-negative counts, ``workload`` is not a Workload over the n cells,
-        epsilon is not > 0 or ``trials`` is not a positive integer.
+        epsilon is not > 0, ``trials`` is not a positive integer, ``keep_errors``
+        is not a bool, ``trials x (n + queries)`` exceeds
+        :data:`dpviz.validation.MAX_ELEMENTS`, or ``accountant`` is not a PrivacyAccountant.
+    BudgetExceededError
+        If ``accountant`` cannot afford ``trials * epsilon`` (nothing is recorded).
+
+    Examples
+    --------
+    >>> run = run_algorithm("Identity", [10, 0, 0, 30, 30, 0, 0, 10], workloads.prefix(8), 1.0, trials=3, rng=0)
+    >>> run.estimates.shape, run.rmse.shape, run.errors
+    ((3, 8), (3,), None)
     """
     algorithm = check_choice("algorithm", algorithm, available_algorithms())
     x = check_counts("x", x)
@@ -102,6 +114,9 @@ def run_algorithm(algorithm: str, x: ArrayLike, workload: workloads.Workload, ep
         raise ValueError(f"workload must be a dpviz.workloads.Workload over n={x.size} cells, got {workload!r}")
     epsilon = check_epsilon(epsilon)
     trials = check_int("trials", trials, minimum=1)
+    keep_errors = check_bool("keep_errors", keep_errors)
+    check_elements(float(trials) * (x.size + workload.n_queries), "trials x (n + queries) estimates and errors",
+                   trials=trials, n=x.size, queries=workload.n_queries)
     gen = as_generator(rng)
     t0 = time.perf_counter()
     rel = release_histogram(algorithm, x, workload, epsilon, rng=gen, size=trials, accountant=accountant)

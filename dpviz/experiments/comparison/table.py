@@ -14,7 +14,7 @@ from dpviz.experiments.comparison.data import make_histogram, make_workload
 from dpviz.experiments.comparison.runs import AlgorithmRun, _stable_seed, run_algorithm
 from dpviz.histogram_algorithms import available_algorithms
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_choice, check_counts, check_epsilon, check_int
+from dpviz.validation import check_bool, check_choice, check_counts, check_elements, check_epsilon, check_int
 
 __all__ = ["ComparisonRow", "SummaryRow", "ComparisonTable", "run_comparison"]
 
@@ -308,8 +308,10 @@ def run_comparison(algorithms: Sequence[str], datasets: Sequence[str] | dict[str
     ------
     TypeError, ValueError
         If an algorithm is unknown, a list is empty, a budget is not > 0, a
-        dataset is unknown, empty or of another size than the others, or the
-        workload is not over the datasets' cells.
+        dataset is unknown, empty or of another size than the others, the
+        workload is not over the datasets' cells, ``keep_errors`` is not a bool,
+        or the grid (trials x algorithms x epsilons x datasets x n) exceeds
+        :data:`dpviz.validation.MAX_ELEMENTS`.
 
     Examples
     --------
@@ -325,6 +327,16 @@ def run_comparison(algorithms: Sequence[str], datasets: Sequence[str] | dict[str
     if not eps:
         raise ValueError("epsilons must hold at least one budget")
     trials = check_int("trials", trials, minimum=1)
+    keep_errors = check_bool("keep_errors", keep_errors)
+    if not isinstance(datasets, dict):
+        datasets = list(datasets)
+    if n is not None:
+        n = check_int("n", n, minimum=1)
+        check_elements(float(n), "cells", n=n)
+    n_data = len(datasets) if isinstance(datasets, dict) else len(list(datasets))
+    check_elements(float(trials) * len(algs) * len(eps) * max(n_data, 1) * (1 if n is None else n),
+                   "trials x algorithms x epsilons x datasets x n released cells",
+                   trials=trials, algorithms=len(algs), epsilons=len(eps), datasets=n_data, n=n)
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
         seed = check_int("rng", rng, minimum=0)
     else:
