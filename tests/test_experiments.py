@@ -82,7 +82,7 @@ def test_composition_experiment_and_refusal():
     assert ok.refusal is None and ok.theory_sequential.sum() == pytest.approx(128)
     bad = composition_experiment(1.0, 2000, share=0.35, rng=0)
     assert bad.sequential is None and "nothing was recorded" in bad.refusal
-    assert len(bad.sequential_ledger.history) == 2  # 3 * 0.35 > 1: the third query is refused
+    assert bad.sequential_ledger.history == []  # 4 * 0.35 > 1: the plan is refused whole, nothing recorded
 
 
 def test_composition_comparison():
