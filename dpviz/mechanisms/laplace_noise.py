@@ -201,7 +201,8 @@ def laplace_variance(sensitivity: float, epsilon: float) -> float:
     Raises
     ------
     ValueError
-        As :func:`laplace_scale`.
+        As :func:`laplace_scale`, or if ``2 b^2`` overflows (``b`` above about 9.5e153, e.g.
+        ``epsilon = 1e-300``): the variance would be infinite.
 
     Examples
     --------
@@ -209,7 +210,11 @@ def laplace_variance(sensitivity: float, epsilon: float) -> float:
     8.0
     """
     b = laplace_scale(sensitivity, epsilon)
-    return 2.0 * b * b
+    v = 2.0 * b * b
+    if not math.isfinite(v):
+        raise ValueError(f"sensitivity={sensitivity!r}, epsilon={epsilon!r}: the variance 2 (sensitivity/epsilon)^2 "
+                         f"overflows (sensitivity/epsilon = {b:.3g} must be <= 9.4e153); raise epsilon")
+    return v
 
 
 def laplace_quantile(q: ArrayLike, sensitivity: float, epsilon: float) -> np.ndarray:
