@@ -115,3 +115,11 @@ def test_quarter_shares_fill_any_float_budget_exactly():
         acc = PrivacyAccountant(float(eps))
         C.bmi_sequential(C.BMI_TABLE, float(eps), accountant=acc, rng=0)
         assert acc.remaining.epsilon == 0.0
+
+
+def test_advanced_epsilon_per_query_for_a_huge_total():
+    # root of sqrt(2k ln(1/d')) e + k e (e^e - 1) = total; for total = 1e300, k = 1: e ~ ln(1e300) - ln(e) ~ 684
+    e = C.advanced_epsilon_per_query(1e300, 1, 1e-6)
+    assert math.isfinite(e) and 680 < e < 691
+    lhs = math.sqrt(2 * math.log(1e6)) * e + e * math.expm1(e)
+    assert lhs == pytest.approx(1e300, rel=1e-9)

@@ -296,14 +296,15 @@ def discrete_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
         return _zcdp_delta(d * d / (2 * math.exp(2 * log_s)), eps) - delta
 
     lo, hi = math.log(d) - 5.0, math.log(d) + 3.0
-    hi = min(hi, math.log(_MAX_SIGMA))
+    log_max = math.log(_MAX_SIGMA) - 1e-9  # exp(log(1e5)) rounds above 1e5
+    hi = min(hi, log_max)
     while excess(lo) < 0:
         lo -= 3.0
     while excess(hi) > 0:
-        if hi >= math.log(_MAX_SIGMA):
+        if hi >= log_max:
             raise ValueError(f"l2_sensitivity={d}, epsilon={eps}, delta={delta} need sigma > {_MAX_SIGMA:g} grid "
                              "units; use a coarser grid (rescale the answers)")
-        hi = min(hi + 3.0, math.log(_MAX_SIGMA))
+        hi = min(hi + 3.0, log_max)
     log_s = optimize.brentq(excess, lo, hi, xtol=1e-12, rtol=1e-12)
     return math.exp(log_s) * (1 + 1e-9)
 
@@ -321,7 +322,7 @@ def discrete_gaussian_mechanism(answers: ArrayLike, l2_sensitivity: float, epsil
     Parameters
     ----------
     answers : array_like
-        True answers, each a multiple of ``granularity``.
+        True answers (any shape), each a multiple of ``granularity``.
     l2_sensitivity : float
         L2 sensitivity of the answer vector, > 0.
     epsilon : float
