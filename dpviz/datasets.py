@@ -186,7 +186,7 @@ def _read(filename: str) -> np.ndarray:
     return arr
 
 
-def load(name: str, column: str = "income") -> np.ndarray:
+def load(name: str, column: str | None = None) -> np.ndarray:
     """Load a shipped dataset as a numpy array (a fresh, writable copy).
 
     Parameters
@@ -194,10 +194,11 @@ def load(name: str, column: str = "income") -> np.ndarray:
     name : str
         One of :func:`names` (case-insensitive; ``"capital-loss"`` and
         ``"medicalcost"`` are accepted aliases).
-    column : str, default "income"
+    column : str, optional
         For the ``"CPS"`` records only: which column to return, one of
-        ``income, age, marital, race, sex``, or ``"all"`` for the
-        (49427, 5) int64 matrix.
+        ``income`` (the default), ``age, marital, race, sex``, or ``"all"`` for
+        the (49427, 5) int64 matrix.  A histogram has no columns: giving one
+        is refused rather than ignored.
 
     Returns
     -------
@@ -207,9 +208,10 @@ def load(name: str, column: str = "income") -> np.ndarray:
     Raises
     ------
     TypeError
-        If ``name`` is not a str.
+        If ``name`` or ``column`` is not a str.
     ValueError
-        For an unknown name (the message lists the available ones) or column.
+        For an unknown name (the message lists the available ones) or column, or a
+        column given for a histogram.
 
     Examples
     --------
@@ -218,6 +220,12 @@ def load(name: str, column: str = "income") -> np.ndarray:
     ((4096,), 17665)
     """
     info = _resolve(name)
+    if column is not None and not isinstance(column, str):
+        raise TypeError(f"column must be a str or None, got {type(column).__name__}")
+    if info.kind != "records" and column is not None:
+        raise ValueError(f"column={column!r} applies only to the CPS records; {name!r} is a histogram "
+                         "with no columns: omit column")
+    column = "income" if column is None else column
     data = _read(info.filename)
     if info.kind == "records":
         if column == "all":

@@ -1,4 +1,5 @@
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -47,12 +48,38 @@ def test_accountant_charges():
     assert len(acc2.history) == 1 and acc2.spent.epsilon == 1.0
 
 
-def test_overspending_plan_refused_at_the_fourth_query():
+def test_overspending_plan_refused_and_nothing_recorded():
+    # 4 x 0.3 = 1.2 > 1: the plan is refused as a whole, before any noise, and the ledger stays empty
     acc = PrivacyAccountant(1.0)
-    with pytest.raises(BudgetExceededError, match="females'"):
+    with pytest.raises(BudgetExceededError, match="nothing was recorded"):
         C.bmi_sequential(C.BMI_TABLE, 1.0, share=0.3, accountant=acc, rng=0)
-    assert [r.label for r in acc.history][-1] == "Alg 1: females with BMI < 25"
-    assert len(acc.history) == 3
+    assert acc.history == [] and acc.spent.epsilon == 0.0
+    acc.spend(0.5, label="earlier")
+    for release in (lambda: C.bmi_parallel(C.BMI_TABLE, 0.3, accountant=acc, rng=0, size=2),
+                    lambda: C.bmi_sequential(C.BMI_TABLE, 0.6, accountant=acc, rng=0)):
+        with pytest.raises(BudgetExceededError):
+            release()
+        assert [r.label for r in acc.history] == ["earlier"]
+        assert Fraction(acc.history[-1].total_epsilon) == Fraction(1, 2)
+
+
+@pytest.mark.parametrize("k", [1, 3, 7])
+def test_size_k_charges_k_epsilon(k):
+    # derived by hand: Algorithm 1 charges 4 queries x share x eps per run, Algorithm 2 eps per run
+    # (parallel over disjoint cells); k independent runs compose sequentially: k times that
+    acc = PrivacyAccountant(100.0)
+    C.bmi_sequential(C.BMI_TABLE, 0.5, share=0.25, accountant=acc, rng=0, size=k)
+    assert len(acc.history) == 4
+    assert Fraction(acc.history[-1].total_epsilon) == k * Fraction(1, 2)
+    acc2 = PrivacyAccountant(100.0)
+    C.bmi_parallel(C.BMI_TABLE, 0.5, accountant=acc2, rng=0, size=k)
+    assert len(acc2.history) == 1 and Fraction(acc2.history[-1].total_epsilon) == k * Fraction(1, 2)
+
+
+@pytest.mark.parametrize("release", [C.bmi_sequential, C.bmi_parallel])
+def test_accountant_type_checked(release):
+    with pytest.raises(TypeError, match="accountant"):
+        release(C.BMI_TABLE, 1.0, accountant="acc", rng=0)
 
 
 def test_advanced_composition_formula_and_inverse():
@@ -88,3 +115,11 @@ def test_quarter_shares_fill_any_float_budget_exactly():
         acc = PrivacyAccountant(float(eps))
         C.bmi_sequential(C.BMI_TABLE, float(eps), accountant=acc, rng=0)
         assert acc.remaining.epsilon == 0.0
+
+
+def test_advanced_epsilon_per_query_for_a_huge_total():
+    # root of sqrt(2k ln(1/d')) e + k e (e^e - 1) = total; for total = 1e300, k = 1: e ~ ln(1e300) - ln(e) ~ 684
+    e = C.advanced_epsilon_per_query(1e300, 1, 1e-6)
+    assert math.isfinite(e) and 680 < e < 691
+    lhs = math.sqrt(2 * math.log(1e6)) * e + e * math.expm1(e)
+    assert lhs == pytest.approx(1e300, rel=1e-9)

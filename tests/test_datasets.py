@@ -72,3 +72,13 @@ def test_unknown_names_listed():
         datasets.load(3)
     with pytest.raises(ValueError, match="column"):
         datasets.load("CPS", column="salary")
+
+
+def test_column_is_refused_for_a_histogram_and_checked_for_cps():
+    with pytest.raises(ValueError, match="column"):
+        datasets.load("adult", column="age")
+    with pytest.raises(TypeError, match="column"):
+        datasets.load("CPS", column=3)
+    with pytest.raises(ValueError, match="column"):
+        datasets.load("CPS", column="")
+    np.testing.assert_array_equal(datasets.load("CPS"), datasets.load("CPS", column="income"))

@@ -205,3 +205,21 @@ def test_fuzz_bad_scales_raise(scale):
         discrete_laplace(scale)
     with pytest.raises(ValueError):
         discrete_gaussian(scale)
+
+
+@pytest.mark.parametrize("sigma", [1e-300, 1e-151, 1e300, 2e14])
+@pytest.mark.parametrize("method", ["fast", "exact"])
+def test_discrete_gaussian_refuses_sigmas_outside_the_sampler_range(sigma, method):
+    # these used to loop forever: sigma^2 underflows (nothing is ever accepted) or the proposals overflow
+    with pytest.raises(ValueError, match="sigma"):
+        discrete_gaussian(sigma, size=3, rng=0, method=method)
+
+
+@pytest.mark.parametrize("sigma", [1e-150, 1e14])
+def test_discrete_gaussian_range_ends_answer(sigma):
+    x = discrete_gaussian(sigma, size=200, rng=0)
+    if sigma < 1:
+        assert np.all(x == 0)  # P[Y != 0] ~ 2 e^{-1/(2 sigma^2)} = 0
+    else:
+        # sample sd within 4.5 standard errors of sigma (sd of the sample sd ~ sigma / sqrt(2n))
+        assert abs(x.std() - sigma) < 4.5 * sigma / np.sqrt(2 * 200)

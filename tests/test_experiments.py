@@ -77,12 +77,31 @@ def test_error_curve_agrees_with_theory():
     assert np.all(np.abs(c["empirical_mse"] - c["theory_mse"]) < Z * c["stderr"])
 
 
+def test_error_curve_against_a_hand_derivation():
+    """Theory and simulation checked against 2 (S/eps)^2, derived by hand, not against the code's own formula.
+
+    Lap(b) has variance 2 b^2 with b = S / eps.  The empirical MSE is a mean of k i.i.d. Z^2 with
+    E[Z^2] = v = 2 b^2 and E[Z^4] = 4! b^4 = 24 b^4 = 6 v^2, so Var(Z^2) = 5 v^2 and, by the CLT, the
+    mean lies within z * sqrt(5) v / sqrt(k) of v (z = 4.5: false alarm ~ 1e-5 per point).
+    A halved noise scale gives v / 4 and a halved theory scale v / 4 too: both far outside.
+    """
+    S, k = 3.0, 40_000
+    eps = np.array([0.25, 1.5, 6.0])
+    by_hand = np.array([2 * (3.0 / 0.25) ** 2, 2 * (3.0 / 1.5) ** 2, 2 * (3.0 / 6.0) ** 2])  # 288, 8, 0.5
+    np.testing.assert_array_equal(by_hand, [288.0, 8.0, 0.5])
+    c = laplace_error_curve(eps, S, k, rng=7)
+    np.testing.assert_allclose(c["theory_mse"], by_hand, rtol=1e-12)
+    tol = Z * np.sqrt(5.0) * by_hand / np.sqrt(k)
+    assert np.all(np.abs(c["empirical_mse"] - by_hand) < tol), (c["empirical_mse"], by_hand, tol)
+    np.testing.assert_allclose(c["stderr"], np.sqrt(5.0) * by_hand / np.sqrt(k), rtol=1e-12)
+
+
 def test_composition_experiment_and_refusal():
     ok = composition_experiment(1.0, 2000, rng=0)
     assert ok.refusal is None and ok.theory_sequential.sum() == pytest.approx(128)
     bad = composition_experiment(1.0, 2000, share=0.35, rng=0)
     assert bad.sequential is None and "nothing was recorded" in bad.refusal
-    assert len(bad.sequential_ledger.history) == 2  # 3 * 0.35 > 1: the third query is refused
+    assert bad.sequential_ledger.history == []  # 4 * 0.35 > 1: the plan is refused whole, nothing recorded
 
 
 def test_composition_comparison():

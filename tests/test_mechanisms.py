@@ -147,3 +147,36 @@ def test_fuzz_delta_outside_unit_rejected(delta):
 def test_fuzz_negative_sensitivity_rejected(s):
     with pytest.raises(ValueError, match="sensitivity"):
         M.laplace([0.0], s, 1.0)
+
+
+def test_overflowing_variances_are_refused_not_inf():
+    with pytest.raises(ValueError, match="epsilon"):
+        M.laplace_variance(1.0, 1e-300)  # b = 1e300: 2 b^2 would be inf
+    with pytest.raises(ValueError, match="l2_sensitivity"):
+        M.gaussian_variance(1e300, 1.0, 1e-5)
+    with pytest.raises(ValueError, match="epsilon"):
+        M.expected_squared_error(3, epsilon=1e-300, sensitivity=1.0)
+    with pytest.raises(TypeError, match="per_query"):
+        M.expected_squared_error(3, epsilon=1.0, sensitivity=1.0, per_query="no")
+
+
+def test_sizes_capped_before_allocating():
+    with pytest.raises(ValueError, match="size"):
+        M.laplace([1.0, 2.0], 1.0, 1.0, size=10**15, rng=0)
+    with pytest.raises(ValueError, match="size"):
+        M.discrete_gaussian(3.0, size=10**15, rng=0)
+    with pytest.raises(TypeError, match="shape"):
+        M.standard_laplace(("a", 2), rng=0)
+    with pytest.raises(ValueError, match="shape"):
+        M.standard_laplace((10**9, 10**9), rng=0)
+
+
+def test_discrete_gaussian_sigma_refusals_name_the_parameter():
+    with pytest.raises(TypeError, match="scalar"):
+        M.discrete_gaussian_sigma(1.0, 1.0, 1e-5, scalar="no")
+    with pytest.raises(ValueError, match="l2_sensitivity"):
+        M.discrete_gaussian_sigma(1e300, 1.0, 1e-5)
+    with pytest.raises(ValueError, match="l2_sensitivity"):
+        M.discrete_gaussian_sigma(1.0, 1e-300, 1e-7)  # needs sigma ~ 4e6 > 1e5 grid units
+    with pytest.raises(ValueError, match="granularity"):
+        M.discrete_gaussian_mechanism([0.0], 1.0, 1.0, 1e-5, granularity=1e-300)

@@ -11,7 +11,8 @@ Files
     ``BMI_TABLE``, ``BMI_QUERY_NAMES``, ``bmi``, ``bmi_cells``, ``bmi_queries``,
     Algorithm 1 ``bmi_sequential`` (four queries, sequential composition,
     total error 128/eps^2), Algorithm 2 ``bmi_parallel`` (four disjoint cells,
-    parallel composition, 12/eps^2) and their ``bmi_expected_error``.
+    parallel composition, 12/eps^2), their ``bmi_expected_error``, Algorithm 1's
+    exact charges ``sequential_charges`` and ``check_bmi_table``.
 
 References
 ----------
@@ -29,6 +30,8 @@ from dpviz.composition.bmi_example import (
     bmi_parallel,
     bmi_queries,
     bmi_sequential,
+    check_bmi_table,
+    sequential_charges,
 )
 from dpviz.composition.theorems import advanced_composition, advanced_epsilon_per_query, basic_composition
 
@@ -44,4 +47,6 @@ __all__ = [
     "bmi_parallel",
     "bmi_expected_error",
     "BMI_QUERY_NAMES",
+    "sequential_charges",
+    "check_bmi_table",
 ]

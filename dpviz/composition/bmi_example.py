@@ -16,15 +16,17 @@ References
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
-from dpviz.accountant import PrivacyAccountant, exact
+from dpviz.accountant import PrivacyAccountant, charge, charge_all, check_accountant, exact
 from dpviz.mechanisms import laplace, laplace_variance
 from dpviz.rng import RngLike
-from dpviz.validation import check_choice, check_epsilon, check_probability
+from dpviz.validation import check_bool, check_choice, check_elements, check_epsilon, check_probability, check_trials
 
 __all__ = ["BMI_TABLE", "BMI_QUERY_NAMES", "bmi", "bmi_cells", "bmi_queries", "bmi_sequential", "bmi_parallel",
-           "bmi_expected_error"]
+           "bmi_expected_error", "sequential_charges", "check_bmi_table"]
 
 
 #: The lecture's five-row table: (sex, height in inches, weight in pounds).
@@ -108,9 +110,10 @@ def bmi_sequential(table: np.ndarray, epsilon: float, *, share: float = 0.25,
 
     Each count has sensitivity 1, so each answer is (share * epsilon)-DP and by
     sequential composition the four cost ``4 * share * epsilon``; the lecture's
-    choice ``share = 1/4`` spends exactly epsilon.  With an ``accountant``, each
-    query is charged before its noise is drawn, so an overspending plan stops at
-    the query the accountant refuses (raising ``BudgetExceededError``).
+    choice ``share = 1/4`` spends exactly epsilon.  With an ``accountant``, the
+    four queries are charged together (one row each, ``share * epsilon`` times
+    ``size``) before any noise is drawn, all or nothing: an overspending plan is
+    refused with ``BudgetExceededError`` and records nothing.
 
     Parameters
     ----------
@@ -121,7 +124,8 @@ def bmi_sequential(table: np.ndarray, epsilon: float, *, share: float = 0.25,
     share : float, default 0.25
         Fraction of ``epsilon`` spent per query, in (0, 1].
     accountant : PrivacyAccountant, optional
-        Charged once per query, before any noise is drawn.
+        Charged ``size * share * epsilon`` per query (``size`` independent runs, sequential
+        composition), before any noise is drawn; a refusal records nothing.
     rng : None, int, SeedSequence or numpy.random.Generator
         Source of randomness (see :func:`dpviz.rng.as_generator`).
     size : int, optional
@@ -135,9 +139,9 @@ def bmi_sequential(table: np.ndarray, epsilon: float, *, share: float = 0.25,
     Raises
     ------
     BudgetExceededError
-        If the accountant refuses a query.
+        If the accountant refuses the plan (nothing is recorded).
     ValueError, TypeError
-        For an invalid ``epsilon``, ``share`` or ``size``.
+        For an invalid ``epsilon``, ``share``, ``size`` or ``accountant``.
 
     Examples
     --------
@@ -146,14 +150,84 @@ def bmi_sequential(table: np.ndarray, epsilon: float, *, share: float = 0.25,
     """
     eps = check_epsilon(epsilon)
     share = check_probability("share", share)
+    check_accountant(accountant)
+    check_bmi_table(table)
     truth = bmi_queries(table)
-    # the per-query charge is computed exactly, so four quarters of epsilon add up to epsilon exactly
-    q_eps_exact = exact("share", share) * exact("epsilon", eps)
-    q_eps = float(q_eps_exact)
-    if accountant is not None:
-        for name in BMI_QUERY_NAMES:
-            accountant.spend(q_eps_exact, label=f"Alg 1: {name}")
+    charges = sequential_charges(eps, share)
+    q_eps = float(charges[0][1])
+    check_elements(4.0 * (check_trials(size) or 1), "noisy BMI answers", size=size)
+    charge_all(accountant, charges, size=size)
     return laplace(truth, 1.0, q_eps, rng=rng, size=size)
+
+
+def sequential_charges(epsilon: float, share: float = 0.25) -> list[tuple[str, Fraction, Fraction]]:
+    """Algorithm 1's four charges for one run, ``(label, share * epsilon, 0)`` each, in exact arithmetic.
+
+    Parameters
+    ----------
+    epsilon : float
+        Total budget, finite and > 0.
+    share : float, default 0.25
+        Fraction of ``epsilon`` spent per query, in (0, 1].
+
+    Returns
+    -------
+    list of (str, fractions.Fraction, fractions.Fraction)
+        One ``(label, epsilon, delta)`` per query, for :func:`dpviz.accountant.charge_all`.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an invalid ``epsilon`` or ``share``.
+
+    Examples
+    --------
+    >>> [str(e) for _, e, _ in sequential_charges(1.0)]
+    ['1/4', '1/4', '1/4', '1/4']
+    """
+    eps = check_epsilon(epsilon)
+    share = check_probability("share", share)
+    # exact, so four quarters of epsilon add up to epsilon exactly
+    q_eps = exact("share", share) * exact("epsilon", eps)
+    return [(f"Alg 1: {name}", q_eps, Fraction(0)) for name in BMI_QUERY_NAMES]
+
+
+def check_bmi_table(table: object) -> np.ndarray:
+    """Check that ``table`` is a structured array with the BMI example's fields.
+
+    Parameters
+    ----------
+    table : numpy.ndarray
+        Structured array with fields ``sex``, ``height_in`` and ``weight_lb``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``table`` itself.
+
+    Raises
+    ------
+    TypeError
+        If ``table`` is not a structured array with those fields.
+    ValueError
+        If it has no rows, is not 1-D, or a height or weight is not finite and > 0.
+
+    Examples
+    --------
+    >>> check_bmi_table(BMI_TABLE).shape
+    (5,)
+    """
+    names = getattr(getattr(table, "dtype", None), "names", None)
+    if not isinstance(table, np.ndarray) or names is None or not {"sex", "height_in", "weight_lb"} <= set(names):
+        raise TypeError(f"table must be a structured numpy array with fields sex, height_in and weight_lb "
+                        f"(like BMI_TABLE), got {table!r}")
+    if table.ndim != 1 or table.size == 0:
+        raise ValueError(f"table must be a non-empty 1-D structured array, got shape {table.shape}")
+    for field in ("height_in", "weight_lb"):
+        col = np.asarray(table[field], dtype=float)
+        if not np.all(np.isfinite(col) & (col > 0)):
+            raise ValueError(f"table[{field!r}] must be finite and > 0, got {col!r}")
+    return table
 
 
 def bmi_parallel(table: np.ndarray, epsilon: float, *, accountant: PrivacyAccountant | None = None,
@@ -170,7 +244,8 @@ def bmi_parallel(table: np.ndarray, epsilon: float, *, accountant: PrivacyAccoun
     epsilon : float
         Budget, finite and > 0.
     accountant : PrivacyAccountant, optional
-        Charged once, by parallel composition over the four cells.
+        Charged ``size * epsilon``: each run costs epsilon by parallel composition over the four
+        disjoint cells, and ``size`` independent runs compose sequentially.
     rng : None, int, SeedSequence or numpy.random.Generator
         Source of randomness (see :func:`dpviz.rng.as_generator`).
     size : int, optional
@@ -184,9 +259,9 @@ def bmi_parallel(table: np.ndarray, epsilon: float, *, accountant: PrivacyAccoun
     Raises
     ------
     BudgetExceededError
-        If the accountant refuses the charge.
+        If the accountant refuses the charge (nothing is recorded).
     ValueError, TypeError
-        For an invalid ``epsilon`` or ``size``.
+        For an invalid ``epsilon``, ``size`` or ``accountant``.
 
     Examples
     --------
@@ -194,9 +269,11 @@ def bmi_parallel(table: np.ndarray, epsilon: float, *, accountant: PrivacyAccoun
     (3, 4)
     """
     eps = check_epsilon(epsilon)
+    check_accountant(accountant)
+    check_bmi_table(table)
     cells = bmi_cells(table)
-    if accountant is not None:
-        accountant.spend_parallel([eps] * 4, label="Alg 2: 4 disjoint BMI cells")
+    check_elements(4.0 * (check_trials(size) or 1), "noisy BMI cells", size=size)
+    charge(accountant, eps, size=size, label="Alg 2: 4 disjoint BMI cells")
     noisy = laplace(cells, 1.0, eps, rng=rng, size=size)
     return np.stack([noisy[..., 0], noisy[..., 0] + noisy[..., 1], noisy[..., 2], noisy[..., 2] + noisy[..., 3]],
                     axis=-1)
@@ -239,6 +316,7 @@ def bmi_expected_error(epsilon: float, algorithm: str, *, share: float = 0.25,
     check_choice("algorithm", algorithm, ("sequential", "parallel"))
     eps = check_epsilon(epsilon)
     share = check_probability("share", share)
+    per_query = check_bool("per_query", per_query)
     if algorithm == "sequential":
         per = np.full(4, laplace_variance(1.0, share * eps))
     else:

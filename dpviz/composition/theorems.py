@@ -136,7 +136,9 @@ def advanced_epsilon_per_query(total_epsilon: float, k: int, delta_prime: float)
     k = check_int("k", k, minimum=1)
     dp = check_delta(delta_prime, "delta_prime")
     f = lambda e: math.sqrt(2 * k * math.log(1 / dp)) * e + k * e * math.expm1(e) - total  # noqa: E731
-    hi = total
+    # a root e >= 1 has k e expm1(e) <= total, so e <= log1p(total / k): a bracket that never overflows
+    # (used only for large totals, where expm1(total) would overflow; smaller totals keep their old bracket)
+    hi = total if total <= 700.0 else max(1.0, math.log1p(total / k))
     while f(hi) < 0:
         hi *= 2
     return optimize.brentq(f, 0.0, hi, xtol=1e-15, rtol=1e-13)

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_array, check_int
+from dpviz.validation import check_array, check_elements, check_int
 
 __all__ = ["TrialSummary", "summarize", "run_trials", "check_band"]
 
@@ -79,6 +79,11 @@ def check_band(band: Iterable[float]) -> tuple[float, float]:
         If ``band`` is not a pair of numbers.
     ValueError
         Unless ``0 <= lo < hi <= 100``.
+
+    Examples
+    --------
+    >>> check_band((5, 95))
+    (5.0, 95.0)
     """
     try:
         lo, hi = (float(b) for b in band)
@@ -116,6 +121,12 @@ def summarize(samples: ArrayLike, truth: ArrayLike, band: Iterable[float] = (5.0
         If the shapes disagree, k < 2, or the band is invalid.
     TypeError
         If the inputs are not arrays of numbers.
+
+    Examples
+    --------
+    >>> s = summarize([[1.0, 10.0], [3.0, 14.0]], [2.0, 12.0])
+    >>> s.bias, s.variance
+    (array([0., 0.]), array([2., 8.]))
     """
     samples = check_array("samples", samples, ndim=(1, 2))
     truth = check_array("truth", truth, ndim=(0, 1))
@@ -166,8 +177,20 @@ def run_trials(mechanism: Callable[..., np.ndarray], truth: ArrayLike, trials: i
     Raises
     ------
     ValueError, TypeError
-        For an invalid ``trials`` or band, or releases whose shape does not match ``truth``.
+        For an invalid ``trials`` or band, a ``mechanism`` that is not callable, or releases whose
+        shape does not match ``truth``.
+
+    Examples
+    --------
+    >>> from dpviz.mechanisms import laplace
+    >>> s = run_trials(lambda rng, size: laplace([5.0], 1.0, 1.0, rng=rng, size=size), [5.0], 100, rng=0)
+    >>> s.trials
+    100
     """
+    if not callable(mechanism):
+        raise TypeError(f"mechanism must be callable as mechanism(rng=..., size=...), got {mechanism!r}")
     trials = check_int("trials", trials, minimum=2)
+    check_elements(float(trials), "releases", trials=trials)
+    check_band(band)
     samples = mechanism(rng=as_generator(rng), size=trials)
     return summarize(samples, truth, band)

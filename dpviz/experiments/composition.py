@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpviz.accountant import BudgetExceededError, PrivacyAccountant
+from dpviz.accountant import BudgetExceededError, PrivacyAccountant, charge, charge_all
 from dpviz.composition import (
     BMI_TABLE,
     advanced_epsilon_per_query,
@@ -15,10 +15,12 @@ from dpviz.composition import (
     bmi_parallel,
     bmi_queries,
     bmi_sequential,
+    check_bmi_table,
+    sequential_charges,
 )
 from dpviz.experiments import TrialSummary, summarize
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_delta, check_epsilon, check_int, check_probability
+from dpviz.validation import check_delta, check_elements, check_epsilon, check_int, check_probability
 
 __all__ = ["CompositionExperiment", "composition_experiment", "composition_comparison"]
 
@@ -29,7 +31,9 @@ class CompositionExperiment:
 
     ``sequential`` is ``None`` when the accountant refused Algorithm 1's plan;
     ``refusal`` then holds the accountant's message and ``sequential_ledger``
-    the charges it accepted before refusing.
+    is empty (a refused plan records nothing).  The ledgers show what *one*
+    release of each algorithm costs; the ``trials`` simulated runs measure its
+    error and are not charged.
 
     Attributes
     ----------
@@ -69,8 +73,11 @@ def composition_experiment(epsilon: float, trials: int, *, share: float = 0.25, 
 
     Algorithm 1 spends ``share * epsilon`` per query (the lecture's plan is
     share = 1/4, total 128/eps^2); a share above 1/4 overspends and the
-    accountant refuses the query that does not fit.  Algorithm 2 spends epsilon
-    once by parallel composition (total 12/eps^2).
+    accountant refuses the whole plan, recording nothing.  Algorithm 2 spends
+    epsilon once by parallel composition (total 12/eps^2).  Each ledger is
+    charged for one release of its algorithm (``dpviz.accountant.charge_all`` /
+    ``charge``); the ``trials`` simulated runs, which only measure the error,
+    are drawn without an accountant.
 
     Parameters
     ----------
@@ -93,20 +100,30 @@ def composition_experiment(epsilon: float, trials: int, *, share: float = 0.25, 
     Raises
     ------
     ValueError, TypeError
-        For an invalid ``epsilon``, ``trials`` or ``share``.
+        For an invalid ``epsilon``, ``trials``, ``share`` or ``table``.
+
+    Examples
+    --------
+    >>> ex = composition_experiment(1.0, 50, rng=0)
+    >>> float(ex.sequential_ledger.spent.epsilon), float(ex.parallel_ledger.spent.epsilon)
+    (1.0, 1.0)
     """
     eps = check_epsilon(epsilon)
     share = check_probability("share", share)
     trials = check_int("trials", trials, minimum=2)
+    check_elements(4.0 * trials, "simulated BMI answers", trials=trials)
+    check_bmi_table(table)
     g = as_generator(rng)
     truth = bmi_queries(table)
     seq_acc, par_acc = PrivacyAccountant(eps), PrivacyAccountant(eps)
     refusal = None
     try:
-        seq = summarize(bmi_sequential(table, eps, share=share, accountant=seq_acc, rng=g, size=trials), truth)
+        charge_all(seq_acc, sequential_charges(eps, share))  # one release of Algorithm 1, all or nothing
     except BudgetExceededError as exc:
-        seq, refusal = None, str(exc)
-    par = summarize(bmi_parallel(table, eps, accountant=par_acc, rng=g, size=trials), truth)
+        refusal = str(exc)
+    seq = None if refusal is not None else summarize(bmi_sequential(table, eps, share=share, rng=g, size=trials), truth)
+    charge(par_acc, eps, label="Alg 2: 4 disjoint BMI cells")  # one release of Algorithm 2 (parallel)
+    par = summarize(bmi_parallel(table, eps, rng=g, size=trials), truth)
     return CompositionExperiment(
         epsilon=eps, share=share, truth=truth, sequential=seq, parallel=par,
         theory_sequential=np.asarray(bmi_expected_error(eps, "sequential", share=share, per_query=True)),
@@ -143,6 +160,11 @@ def composition_comparison(total_epsilon: float, ks: ArrayLike, delta_prime: flo
         If ``ks`` is not a 1-D sequence of integers.
     ValueError
         If a k is < 1, or for an invalid ``total_epsilon`` or ``delta_prime``.
+
+    Examples
+    --------
+    >>> composition_comparison(1.0, [1, 100], 1e-6)["k"]
+    array([  1, 100])
     """
     total = check_epsilon(total_epsilon, "total_epsilon")
     ks = np.atleast_1d(np.asarray(ks))

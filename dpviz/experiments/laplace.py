@@ -18,7 +18,7 @@ from dpviz.mechanisms import (
     laplace_variance,
 )
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_array, check_epsilon, check_int, check_nonnegative
+from dpviz.validation import check_array, check_elements, check_epsilon, check_int, check_nonnegative, check_positive
 
 __all__ = ["LaplaceExperiment", "laplace_experiment", "laplace_error_curve", "laplace_explorer_run",
            "cps_oldest_by_marital"]
@@ -101,12 +101,20 @@ def laplace_experiment(truth: ArrayLike, sensitivity: float, epsilon: float, tri
     Raises
     ------
     ValueError, TypeError
-        For an invalid parameter or band.
+        For an invalid parameter or band, or more than ``MAX_ELEMENTS`` simulated answers.
+
+    Examples
+    --------
+    >>> ex = laplace_experiment([10.0, 20.0], 1.0, 0.5, 200, rng=0)
+    >>> ex.theory_variance, ex.release.shape
+    (8.0, (2,))
     """
     truth = check_array("truth", truth, ndim=1)
     epsilon = check_epsilon(epsilon)
     sensitivity = check_nonnegative("sensitivity", sensitivity)
     trials = check_int("trials", trials, minimum=2)
+    check_elements(float(trials) * truth.size, "simulated answers", trials=trials, truth_size=truth.size)
+    laplace_variance(sensitivity, epsilon)  # refuses an epsilon whose variance overflows, before sampling
     lo, hi = check_band(band)
     samples = laplace(truth, sensitivity, epsilon, rng=as_generator(rng), size=trials)
     q = laplace_quantile(np.array([lo / 100, hi / 100]), sensitivity, epsilon) if sensitivity > 0 else np.zeros(2)
@@ -146,12 +154,25 @@ def laplace_error_curve(epsilons: ArrayLike, sensitivity: float, trials: int, *,
     Raises
     ------
     ValueError, TypeError
-        For an invalid epsilon, sensitivity or number of trials.
+        For an invalid epsilon, sensitivity or number of trials, an epsilon whose variance
+        overflows, or more than ``MAX_ELEMENTS`` simulated answers.
+
+    Examples
+    --------
+    >>> c = laplace_error_curve([0.5, 1.0], 1.0, 200, rng=0)
+    >>> c["theory_mse"]
+    array([8., 2.])
     """
     eps = check_array("epsilons", epsilons, ndim=1)
+    if eps.size == 0:
+        raise ValueError("epsilons must hold at least one epsilon, got an empty array")
     for e in eps:
         check_epsilon(e, "epsilons")
+    sensitivity = check_nonnegative("sensitivity", sensitivity)
     trials = check_int("trials", trials, minimum=2)
+    check_elements(float(trials) * eps.size, "simulated answers", trials=trials, epsilons_size=eps.size)
+    for e in eps:
+        laplace_variance(sensitivity, e)  # refuses an epsilon whose variance overflows, before sampling
     g = as_generator(rng)
     noise = laplace(np.zeros(eps.size), 1.0, 1.0, rng=g, size=trials)  # unit-scale draws, rescaled per epsilon
     scale = np.array([laplace_scale(sensitivity, e) for e in eps])
@@ -229,6 +250,12 @@ def laplace_explorer_run(truth: ArrayLike, sensitivity: float, trials: int, *, e
     ValueError
         Unless exactly one of ``epsilon`` and ``target_halfwidth`` is given, if the
         band is not symmetric in accuracy-first mode, or for an invalid parameter.
+
+    Examples
+    --------
+    >>> ex = laplace_explorer_run([5.0, 7.0], 1.0, 100, target_halfwidth=2.0, rng=0)
+    >>> round(ex.epsilon, 4)  # ln(1/0.1) / 2 for the 5-95 band
+    1.1513
     """
     one_mode = "give exactly one of epsilon (privacy first) or target_halfwidth (accuracy first)"
     if target_halfwidth is None:  # privacy first
@@ -240,5 +267,11 @@ def laplace_explorer_run(truth: ArrayLike, sensitivity: float, trials: int, *, e
     lo, hi = check_band(band)
     if abs(lo - (100 - hi)) > 1e-12:
         raise ValueError(f"band must be symmetric for accuracy-first mode, got ({lo}, {hi})")
+    target_halfwidth = check_positive("target_halfwidth", target_halfwidth)
     solved = epsilon_for_laplace_halfwidth(target_halfwidth, sensitivity, alpha=1 - (hi - lo) / 100)
+    try:
+        laplace_variance(sensitivity, solved)
+    except ValueError as exc:
+        raise ValueError(f"target_halfwidth={target_halfwidth!r} is too wide: it needs epsilon={solved:.3g}, "
+                         f"whose noise overflows ({exc})") from exc
     return laplace_experiment(truth, sensitivity, solved, trials, rng=rng, band=(lo, hi))

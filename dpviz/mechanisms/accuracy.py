@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from dpviz.mechanisms.gaussian_noise import gaussian_variance
 from dpviz.mechanisms.laplace_noise import laplace_variance
-from dpviz.validation import check_int
+from dpviz.validation import check_bool, check_elements, check_int
 
 __all__ = ["expected_squared_error"]
 
@@ -59,6 +61,9 @@ def expected_squared_error(n_queries: int, *, epsilon: float, sensitivity: float
     array([2., 2.])
     """
     k = check_int("n_queries", n_queries, minimum=1)
+    per_query = check_bool("per_query", per_query)
+    if per_query:
+        check_elements(float(k), "per-query errors", n_queries=n_queries)
     if sensitivity is not None and l2_sensitivity is None:
         if delta is not None:
             raise ValueError(f"delta={delta} has no meaning for the Laplace mechanism (sensitivity given); "
@@ -70,4 +75,8 @@ def expected_squared_error(n_queries: int, *, epsilon: float, sensitivity: float
         v = gaussian_variance(l2_sensitivity, epsilon, delta)
     else:
         raise ValueError("give exactly one of sensitivity (Laplace) or l2_sensitivity (Gaussian)")
-    return np.full(k, v) if per_query else k * v
+    total = k * v
+    if not math.isfinite(total):
+        raise ValueError(f"n_queries={k}, epsilon={epsilon!r}: the total expected squared error {k} x {v:.3g} "
+                         "overflows; raise epsilon or lower n_queries")
+    return np.full(k, v) if per_query else total

@@ -32,8 +32,10 @@ from dpviz.mechanisms.release import METHODS, Method, _as_output, _draw_shape, _
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
     check_array,
+    check_bool,
     check_choice,
     check_delta,
+    check_elements,
     check_epsilon,
     check_nonnegative,
     check_positive,
@@ -51,6 +53,13 @@ __all__ = [
 #: Largest grid-unit sigma for which the discrete-Gaussian sums are taken term by term.
 _MAX_SIGMA = 1e5
 
+#: The sampler's usable range of sigma.  Below 1e-150, ``sigma**2`` leaves the normal doubles (it underflows
+#: to 0 near 1e-162) and the acceptance test ``exp(-(|y| - sigma^2/t)^2 / (2 sigma^2))`` divides 0 by 0, so no
+#: proposal is ever accepted.  Above 1e14, draws reach 40 sigma = 4e15 (tail mass e^-800), near 2^53 = 9.0e15
+#: where int64 proposals stop being exact doubles and the geometric proposals of mean ~sigma stop fitting
+#: comfortably in int64; numpy's geometric sampler also stalls as p = 1 - e^(-1/t) approaches 0.
+SAMPLER_SIGMA_RANGE = (1e-150, 1e14)
+
 
 def discrete_gaussian(sigma: float, *, size: int | None = None, rng: RngLike = None,
                       method: Method = "fast") -> np.ndarray | int:
@@ -63,7 +72,9 @@ def discrete_gaussian(sigma: float, *, size: int | None = None, rng: RngLike = N
     Parameters
     ----------
     sigma : float
-        The scale parameter (> 0; the variance is slightly below ``sigma^2``).
+        The scale parameter, in ``SAMPLER_SIGMA_RANGE`` = [1e-150, 1e14] (the variance is slightly
+        below ``sigma^2``).  Below 1e-150 ``sigma^2`` underflows and no proposal would ever be
+        accepted; above 1e14 the draws no longer fit exactly in doubles (2^53 ~ 9e15 < 40 sigma).
         ``method="exact"`` uses ``sigma^2`` as the exact square of the rational
         read from ``sigma``.
     size : int, optional
@@ -82,7 +93,7 @@ def discrete_gaussian(sigma: float, *, size: int | None = None, rng: RngLike = N
     Raises
     ------
     ValueError
-        If ``sigma`` is not > 0 (or is NaN/inf), ``size`` < 1 or ``method`` is unknown.
+        If ``sigma`` is not in [1e-150, 1e14] (or is NaN/inf), ``size`` < 1 or ``method`` is unknown.
 
     Examples
     --------
@@ -90,6 +101,10 @@ def discrete_gaussian(sigma: float, *, size: int | None = None, rng: RngLike = N
     (4,)
     """
     s = check_positive("sigma", sigma)
+    lo_s, hi_s = SAMPLER_SIGMA_RANGE
+    if not lo_s <= s <= hi_s:
+        raise ValueError(f"sigma must be in [{lo_s:g}, {hi_s:g}] for the discrete Gaussian sampler, got {sigma!r} "
+                         "(below, sigma^2 underflows and nothing is accepted; above, draws exceed exact doubles)")
     check_choice("method", method, METHODS)
     shape = _draw_shape(size)
     n = int(np.prod(shape)) if shape else 1
@@ -114,8 +129,9 @@ def discrete_gaussian(sigma: float, *, size: int | None = None, rng: RngLike = N
 
 def _gauss_normaliser(s: float) -> float:
     """``sum_{j in Z} e^{-j^2/(2 s^2)}`` (terms beyond 40 s are below e^{-800}, i.e. 0 in doubles)."""
-    if s > _MAX_SIGMA:
-        raise ValueError(f"sigma must be <= {_MAX_SIGMA:g} grid units for the discrete Gaussian sums, got {s}")
+    if not SAMPLER_SIGMA_RANGE[0] <= s <= _MAX_SIGMA:
+        raise ValueError(f"sigma must be in [{SAMPLER_SIGMA_RANGE[0]:g}, {_MAX_SIGMA:g}] grid units for the discrete "
+                         f"Gaussian sums (below, sigma^2 underflows), got {s}")
     j = np.arange(1, math.ceil(40 * s) + 2, dtype=float)
     return 1.0 + 2.0 * float(np.sum(np.exp(-(j * j) / (2 * s * s))))
 
@@ -131,7 +147,7 @@ def discrete_gaussian_pmf(k: ArrayLike, sigma: float) -> np.ndarray:
     k : array_like
         Integer points (any shape).
     sigma : float
-        The scale parameter, > 0 and at most 1e5.
+        The scale parameter, in [1e-150, 1e5] (below 1e-150 sigma^2 underflows).
 
     Returns
     -------
@@ -141,7 +157,7 @@ def discrete_gaussian_pmf(k: ArrayLike, sigma: float) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``k`` holds a non-integer, or ``sigma`` is not > 0 or exceeds 1e5.
+        If ``k`` holds a non-integer, or ``sigma`` is outside [1e-150, 1e5].
 
     Examples
     --------
@@ -185,7 +201,7 @@ def discrete_gaussian_delta(sigma: float, sensitivity: float, epsilon: float) ->
     Parameters
     ----------
     sigma : float
-        Scale of the discrete Gaussian in grid units, > 0 and at most 1e5.
+        Scale of the discrete Gaussian in grid units, in [1e-150, 1e5].
     sensitivity : float
         Sensitivity Delta of the integer query, > 0.
     epsilon : float
@@ -199,7 +215,7 @@ def discrete_gaussian_delta(sigma: float, sensitivity: float, epsilon: float) ->
     Raises
     ------
     ValueError
-        For an invalid parameter or ``sigma`` above 1e5.
+        For an invalid parameter or ``sigma`` outside [1e-150, 1e5].
 
     Examples
     --------
@@ -257,7 +273,8 @@ def discrete_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
     Raises
     ------
     ValueError
-        For an invalid parameter, or if sigma would exceed 1e5 grid units (use a coarser grid).
+        For an invalid parameter, an ``l2_sensitivity`` outside [1e-100, 1e5] grid units, or if sigma
+        would exceed 1e5 grid units (use a coarser grid).
 
     Examples
     --------
@@ -267,6 +284,11 @@ def discrete_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
     d = check_positive("l2_sensitivity", l2_sensitivity)
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
+    scalar = check_bool("scalar", scalar)
+    if not 1e-100 <= d <= _MAX_SIGMA:
+        raise ValueError(f"l2_sensitivity must be in [1e-100, {_MAX_SIGMA:g}] grid units, got {l2_sensitivity!r} "
+                         "(sigma scales with it and must stay within the discrete Gaussian sums' range); "
+                         "rescale the answers to a coarser or finer grid")
 
     def excess(log_s: float) -> float:  # delta(sigma) - delta, decreasing in sigma
         if scalar:
@@ -274,13 +296,15 @@ def discrete_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
         return _zcdp_delta(d * d / (2 * math.exp(2 * log_s)), eps) - delta
 
     lo, hi = math.log(d) - 5.0, math.log(d) + 3.0
+    log_max = math.log(_MAX_SIGMA) - 1e-9  # exp(log(1e5)) rounds above 1e5
+    hi = min(hi, log_max)
     while excess(lo) < 0:
         lo -= 3.0
     while excess(hi) > 0:
-        hi += 3.0
-        if hi > math.log(_MAX_SIGMA):
-            raise ValueError(f"epsilon={eps}, delta={delta} need sigma > {_MAX_SIGMA:g} grid units; "
-                             "use a coarser grid (rescale the answers)")
+        if hi >= log_max:
+            raise ValueError(f"l2_sensitivity={d}, epsilon={eps}, delta={delta} need sigma > {_MAX_SIGMA:g} grid "
+                             "units; use a coarser grid (rescale the answers)")
+        hi = min(hi + 3.0, log_max)
     log_s = optimize.brentq(excess, lo, hi, xtol=1e-12, rtol=1e-12)
     return math.exp(log_s) * (1 + 1e-9)
 
@@ -298,7 +322,7 @@ def discrete_gaussian_mechanism(answers: ArrayLike, l2_sensitivity: float, epsil
     Parameters
     ----------
     answers : array_like
-        True answers, each a multiple of ``granularity``.
+        True answers (any shape), each a multiple of ``granularity``.
     l2_sensitivity : float
         L2 sensitivity of the answer vector, > 0.
     epsilon : float
@@ -330,9 +354,13 @@ def discrete_gaussian_mechanism(answers: ArrayLike, l2_sensitivity: float, epsil
     (2, 2)
     """
     checked, g = _grid_answers(answers, granularity)
-    sigma = discrete_gaussian_sigma(check_positive("l2_sensitivity", l2_sensitivity) / g, epsilon, delta,
-                                    scalar=checked.size == 1)
+    d = check_positive("l2_sensitivity", l2_sensitivity) / g
+    if not 1e-100 <= d <= _MAX_SIGMA:
+        raise ValueError(f"l2_sensitivity / granularity = {l2_sensitivity!r} / {granularity!r} = {d:.3g} grid units "
+                         f"must be in [1e-100, {_MAX_SIGMA:g}]; choose a granularity nearer to l2_sensitivity")
     trials = check_trials(size)
+    check_elements(float(trials or 1) * checked.size, "noisy answers", size=size, answers_size=checked.size)
+    sigma = discrete_gaussian_sigma(d, epsilon, delta, scalar=checked.size == 1)
     shape = checked.shape if trials is None else (trials, *checked.shape)
     n = int(np.prod(shape))
     noise = np.asarray(discrete_gaussian(sigma, size=max(n, 1), rng=rng, method=method))[:n].reshape(shape)

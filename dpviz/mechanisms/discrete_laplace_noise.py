@@ -158,7 +158,7 @@ def discrete_laplace_mechanism(answers: ArrayLike, sensitivity: float, epsilon: 
     Parameters
     ----------
     answers : array_like
-        True answers, each a multiple of ``granularity``.
+        True answers (any shape), each a multiple of ``granularity``.
     sensitivity : float
         L1 sensitivity of the answer vector, > 0.
     epsilon : float

@@ -227,14 +227,18 @@ def gaussian_variance(l2_sensitivity: float, epsilon: float, delta: float,
     Raises
     ------
     ValueError
-        As :func:`gaussian_sigma`.
+        As :func:`gaussian_sigma`, or if ``sigma^2`` overflows (sigma above about 1.3e154).
 
     Examples
     --------
     >>> round(gaussian_variance(1.0, 0.5, 1e-5), 2)
     49.45
     """
-    return gaussian_sigma(l2_sensitivity, epsilon, delta, calibration) ** 2
+    sigma = gaussian_sigma(l2_sensitivity, epsilon, delta, calibration)
+    if sigma > 1e154:
+        raise ValueError(f"l2_sensitivity={l2_sensitivity!r}, epsilon={epsilon!r}: sigma = {sigma:.3g} and its square "
+                         "overflows (sigma must be <= 1e154); lower l2_sensitivity or raise epsilon")
+    return sigma**2
 
 
 def gaussian_halfwidth(l2_sensitivity: float, epsilon: float, delta: float, alpha: float = 0.05,

@@ -25,6 +25,7 @@ from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
     check_array,
     check_choice,
+    check_elements,
     check_epsilon,
     check_nonnegative,
     check_open_unit,
@@ -102,8 +103,10 @@ def standard_laplace(shape: int | tuple[int, ...], *, rng: RngLike = None) -> np
 
     Raises
     ------
+    TypeError
+        If ``shape`` is not an int or a tuple of ints.
     ValueError
-        If a dimension of ``shape`` is negative.
+        If a dimension of ``shape`` is negative, or it asks for more than ``MAX_ELEMENTS`` draws.
 
     Examples
     --------
@@ -111,9 +114,14 @@ def standard_laplace(shape: int | tuple[int, ...], *, rng: RngLike = None) -> np
     >>> z.shape
     (2, 3)
     """
-    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-    if any(int(d) < 0 for d in shape):
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    if not isinstance(dims, tuple | list) or not all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims):
+        raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}")
+    shape = tuple(int(d) for d in dims)
+    if any(d < 0 for d in shape):
         raise ValueError(f"shape must have non-negative dimensions, got {shape}")
+    check_elements(float(np.prod([float(d) for d in shape])), "Laplace draws", shape=shape)
     gen = as_generator(rng)
     e = gen.standard_exponential(size=shape)
     bits = gen.integers(0, 256, size=(e.size + 7) // 8, dtype=np.uint8)
@@ -201,7 +209,8 @@ def laplace_variance(sensitivity: float, epsilon: float) -> float:
     Raises
     ------
     ValueError
-        As :func:`laplace_scale`.
+        As :func:`laplace_scale`, or if ``2 b^2`` overflows (``b`` above about 9.5e153, e.g.
+        ``epsilon = 1e-300``): the variance would be infinite.
 
     Examples
     --------
@@ -209,7 +218,11 @@ def laplace_variance(sensitivity: float, epsilon: float) -> float:
     8.0
     """
     b = laplace_scale(sensitivity, epsilon)
-    return 2.0 * b * b
+    v = 2.0 * b * b
+    if not math.isfinite(v):
+        raise ValueError(f"sensitivity={sensitivity!r}, epsilon={epsilon!r}: the variance 2 (sensitivity/epsilon)^2 "
+                         f"overflows (sensitivity/epsilon = {b:.3g} must be <= 9.4e153); raise epsilon")
+    return v
 
 
 def laplace_quantile(q: ArrayLike, sensitivity: float, epsilon: float) -> np.ndarray:

@@ -13,7 +13,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpviz.validation import check_array, check_positive, check_trials
+from dpviz.validation import check_array, check_elements, check_positive, check_trials
 
 #: How a Laplace or Gaussian release draws its noise: floating point, or exact integer noise on a grid.
 Sampler = Literal["float", "discrete", "exact"]
@@ -32,6 +32,7 @@ def _answers_and_shape(answers: ArrayLike, size: int | None) -> tuple[np.ndarray
     """The checked answers (finite float64) and the shape of ``size`` stacked releases of them."""
     checked = check_array("answers", answers)
     trials = check_trials(size)
+    check_elements(float(trials or 1) * checked.size, "noisy answers", size=size, answers_size=checked.size)
     shape = checked.shape if trials is None else (trials, *checked.shape)
     return checked, shape
 
@@ -39,6 +40,7 @@ def _answers_and_shape(answers: ArrayLike, size: int | None) -> tuple[np.ndarray
 def _draw_shape(size: int | None) -> tuple[int, ...]:
     """Shape of ``size`` iid draws: ``()`` for a single draw, ``(size,)`` otherwise."""
     trials = check_trials(size)
+    check_elements(float(trials or 1), "draws", size=size)
     return () if trials is None else (trials,)
 
 

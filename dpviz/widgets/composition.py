@@ -19,8 +19,8 @@ class CompositionExplorer(Explorer):
 
     Controls: ``epsilon`` (total budget of each algorithm), ``share`` (the
     fraction of the budget Algorithm 1 spends per query; 1/4 is the lecture's
-    plan, more than 1/4 overspends and the accountant refuses the query that
-    does not fit), ``trials`` and ``seed``.  Under the figure: each
+    plan, more than 1/4 overspends and the accountant refuses the whole plan,
+    recording nothing), ``trials`` and ``seed``.  Under the figure: each
     algorithm's ledger and its simulated vs theoretical total error
     (128/eps^2 and 12/eps^2 at share 1/4).
 
