@@ -201,3 +201,15 @@ def test_charge_all_is_all_or_nothing():
     assert acc.remaining.epsilon == 0.0
     with pytest.raises(ValueError, match="charges"):
         charge_all(acc, [])
+
+
+def test_charge_parts_records_parallel_composition():
+    from dpviz.accountant import charge
+
+    acc = PrivacyAccountant(10.0)
+    row = charge(acc, 0.5, size=3, label="4 disjoint cells", parts=4)
+    # three releases, each measuring 4 disjoint parts at 0.5: parallel within a release, sequential across
+    assert row is not None and row.epsilon == Fraction(3, 2) and row.composition == "parallel" and row.parts == 4
+    assert "parallel x4" in acc.table()
+    with pytest.raises(ValueError, match="parts"):
+        charge(acc, 0.5, label="x", parts=0)

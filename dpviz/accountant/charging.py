@@ -10,6 +10,7 @@ References
 ----------
 - [DMNS06] Dwork, McSherry, Nissim, Smith. "Calibrating Noise to Sensitivity in Private Data Analysis."
   TCC 2006 (sequential composition).
+- [McS09] F. McSherry. "Privacy Integrated Queries." SIGMOD 2009 (parallel composition).
 """
 
 from __future__ import annotations
@@ -25,13 +26,13 @@ from dpviz.accountant.privacy_accountant import (
     _amounts,
     check_accountant,
 )
-from dpviz.validation import check_trials
+from dpviz.validation import check_int, check_trials
 
 __all__ = ["charge", "charge_all"]
 
 
 def charge(accountant: PrivacyAccountant | None, epsilon: Amount, delta: Amount = 0.0, *,
-           size: int | None = None, label: str) -> LedgerRow | None:
+           size: int | None = None, label: str, parts: int = 1) -> LedgerRow | None:
     """Charge ``size`` independent releases of an (epsilon, delta)-DP mechanism (``size * epsilon``).
 
     Parameters
@@ -46,6 +47,10 @@ def charge(accountant: PrivacyAccountant | None, epsilon: Amount, delta: Amount 
         Number of independent releases drawn; None means one.
     label : str
         What the ledger row says; `` xk`` is appended for k > 1 releases.
+    parts : int, default 1
+        Number of disjoint parts of the data one release measures, each with ``(epsilon, delta)``: parallel
+        composition [McS09] costs ``(epsilon, delta)`` per release whatever ``parts`` is, and the ledger
+        row says "parallel x parts".
 
     Returns
     -------
@@ -63,7 +68,7 @@ def charge(accountant: PrivacyAccountant | None, epsilon: Amount, delta: Amount 
 
     References
     ----------
-    Sequential composition [DMNS06].
+    Sequential composition [DMNS06]; parallel composition [McS09].
 
     Examples
     --------
@@ -73,14 +78,21 @@ def charge(accountant: PrivacyAccountant | None, epsilon: Amount, delta: Amount 
     Budget(epsilon=2.0, delta=0.0)
     >>> acc.history[-1].label, acc.history[-1].parts
     ('noisy histogram x4', 4)
+    >>> row = charge(acc, 0.5, label="4 disjoint cells", parts=4)
+    >>> row.composition, row.parts, float(row.epsilon)
+    ('parallel', 4, 0.5)
     """
     acc = check_accountant(accountant)
     k = check_trials(size) or 1
-    _amounts(epsilon, delta, k)  # validate even without an accountant
+    n_parts = check_int("parts", parts, minimum=1)
+    eps_k, dlt_k = _amounts(epsilon, delta, k)  # validate even without an accountant
     if acc is None:
         return None
+    name = label if k == 1 else f"{label} x{k}"
     try:
-        return acc.spend(epsilon, delta, label=label if k == 1 else f"{label} x{k}", repeat=k)
+        if n_parts > 1:
+            return acc.spend_parallel([eps_k] * n_parts, [dlt_k] * n_parts, label=name)
+        return acc.spend(epsilon, delta, label=name, repeat=k)
     except BudgetExceededError as err:
         if k == 1:
             raise

@@ -273,7 +273,7 @@ def bmi_parallel(table: np.ndarray, epsilon: float, *, accountant: PrivacyAccoun
     check_bmi_table(table)
     cells = bmi_cells(table)
     check_elements(4.0 * (check_trials(size) or 1), "noisy BMI cells", size=size)
-    charge(accountant, eps, size=size, label="Alg 2: 4 disjoint BMI cells")
+    charge(accountant, eps, size=size, label="Alg 2: 4 disjoint BMI cells", parts=4)
     noisy = laplace(cells, 1.0, eps, rng=rng, size=size)
     return np.stack([noisy[..., 0], noisy[..., 0] + noisy[..., 1], noisy[..., 2], noisy[..., 2] + noisy[..., 3]],
                     axis=-1)

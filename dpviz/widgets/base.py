@@ -18,11 +18,13 @@ the kernel never sees the exception.
 from __future__ import annotations
 
 import html
+import math
 import numbers
 import time
 from typing import Any
 
 import ipywidgets as widgets
+import numpy as np
 import plotly.graph_objects as go
 import traitlets
 
@@ -116,12 +118,45 @@ def control_range(widget: widgets.Widget) -> tuple[float, float] | None:
     return None if lo is None or hi is None else (lo, hi)
 
 
+_INT_WIDGETS = (widgets.IntSlider, widgets.BoundedIntText, widgets.IntText, widgets.IntRangeSlider)
+_FLOAT_WIDGETS = (widgets.FloatSlider, widgets.FloatLogSlider, widgets.BoundedFloatText, widgets.FloatText,
+                  widgets.FloatRangeSlider)
+_FLAG_WIDGETS = (widgets.Checkbox, widgets.ToggleButton)
+
+
+def _check_kind(name: str, widget: widgets.Widget, value: Any) -> None:
+    """Refuse a starting value of the wrong kind: ipywidgets would round 2.5 to 2, read 1 as True, or accept NaN."""
+    parts = value if isinstance(widget, (widgets.FloatRangeSlider, widgets.IntRangeSlider)) else (value,)
+    if isinstance(widget, (widgets.FloatRangeSlider, widgets.IntRangeSlider)) and (
+            not isinstance(value, (tuple, list)) or len(value) != 2):
+        raise TypeError(f"{name} must be a pair (low, high), got {value!r}")
+    if isinstance(widget, _INT_WIDGETS):
+        for v in parts:
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+                raise TypeError(f"{name} must be an integer, got {v!r} ({type(v).__name__})")
+    elif isinstance(widget, _FLOAT_WIDGETS):
+        for v in parts:
+            if isinstance(v, bool) or not isinstance(v, numbers.Real):
+                raise TypeError(f"{name} must be a number, got {v!r} ({type(v).__name__})")
+            if not math.isfinite(float(v)):
+                raise ValueError(f"{name} must be a finite number, got {v!r}")
+    elif isinstance(widget, _FLAG_WIDGETS):
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
+    elif isinstance(widget, (widgets.Dropdown, widgets.RadioButtons, widgets.ToggleButtons, widgets.Select,
+                             widgets.SelectionSlider)):
+        allowed = [o[1] if isinstance(o, tuple) else o for o in widget.options]
+        if not any(value == a and isinstance(value, bool) == isinstance(a, bool) for a in allowed):
+            raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+
+
 def _set_initial(name: str, widget: widgets.Widget, value: Any) -> None:
     """Set a control's starting value, refusing (not clipping) one the control cannot show.
 
     ipywidgets' bounded sliders silently clip an out-of-range value; an explorer
     built with ``epsilon=-1`` must say so instead of running at the slider's minimum.
     """
+    _check_kind(name, widget, value)
     bounds = control_range(widget)
     if bounds is not None:
         lo, hi = bounds

@@ -70,6 +70,8 @@ class LaplaceExplorer(Explorer):
 
     def _compute(self, epsilon: float, sensitivity: float, trials: int, mode: str, target: float,
                  seed: int) -> LaplaceExperiment:
+        if not target > 0:  # checked in both modes: a student may type it before switching to accuracy first
+            raise ValueError(f"target (the halfwidth ±w) must be > 0, got {target!r}")
         if mode == "accuracy":
             return laplace_explorer_run(self.truth, sensitivity, trials, target_halfwidth=target, rng=seed)
         return laplace_explorer_run(self.truth, sensitivity, trials, epsilon=epsilon, rng=seed)
