@@ -11,7 +11,7 @@ import numpy as np
 from dpviz.data_aware import Partition
 from dpviz.experiments import check_band
 from dpviz.experiments.comparison.data import SHAPES, make_histogram, make_workload
-from dpviz.experiments.comparison.runs import AlgorithmRun, _stable_seed, run_algorithm
+from dpviz.experiments.comparison.runs import AlgorithmRun, run_algorithm, stable_seed
 from dpviz.histogram_algorithms import available_algorithms
 from dpviz.validation import check_choice, check_epsilon, check_int
 
@@ -161,7 +161,7 @@ def comparison_explorer_run(source: str, algorithms: Sequence[str], epsilon: flo
         scale = 10_000  # make_histogram's default for a shape, stated in the result
     dkey = ("data", source, n, scale, seed)
     if dkey not in cache:
-        cache[dkey] = make_histogram(source, n, scale=scale, rng=_stable_seed(seed, "data", source))
+        cache[dkey] = make_histogram(source, n, scale=scale, rng=stable_seed(seed, "data", source))
     x = cache[dkey]
     if x.sum() <= 0:
         raise ValueError(f"the data {source!r} at this scale is empty; choose a larger scale")
@@ -172,7 +172,7 @@ def comparison_explorer_run(source: str, algorithms: Sequence[str], epsilon: flo
         key = ("run", source, x.size, scale, workload, epsilon, trials, seed, a)
         if key not in cache:
             cache[key] = run_algorithm(a, x, W, epsilon, trials=trials, keep_errors=True,
-                                       rng=_stable_seed(seed, a, source, workload, repr(epsilon), str(x.size),
+                                       rng=stable_seed(seed, a, source, workload, repr(epsilon), str(x.size),
                                                         repr(scale)))
             computed.append(a)
         runs[a] = cache[key]

@@ -19,7 +19,7 @@ from dpviz.validation import check_bool, check_choice, check_counts, check_eleme
 if TYPE_CHECKING:
     from dpviz.accountant import PrivacyAccountant
 
-__all__ = ["AlgorithmRun", "run_algorithm"]
+__all__ = ["AlgorithmRun", "run_algorithm", "stable_seed"]
 
 
 @dataclass(frozen=True)
@@ -129,6 +129,24 @@ def run_algorithm(algorithm: str, x: ArrayLike, workload: workloads.Workload, ep
                         norm / np.sqrt(m), parts, seconds)
 
 
-def _stable_seed(seed: int, *parts: str) -> np.random.SeedSequence:
-    """A seed for one cell of the grid from (seed, labels), so any subset of the grid reproduces the same numbers."""
+def stable_seed(seed: int, *parts: str) -> np.random.SeedSequence:
+    """A seed for one cell of the grid from (seed, labels), so any subset of the grid reproduces the same numbers.
+
+    Parameters
+    ----------
+    seed : int
+        The run's seed.
+    *parts : str
+        Labels of the cell (algorithm, dataset, epsilon ...), hashed with CRC-32.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+        The cell's seed sequence, independent of which other cells run.
+
+    Examples
+    --------
+    >>> stable_seed(0, "MWEM", "ADULT").entropy == stable_seed(0, "MWEM", "ADULT").entropy
+    True
+    """
     return np.random.SeedSequence([seed, *(zlib.crc32(p.encode()) for p in parts)])

@@ -11,7 +11,7 @@ import numpy as np
 from dpviz import workloads
 from dpviz.experiments import check_band
 from dpviz.experiments.comparison.data import make_histogram, make_workload
-from dpviz.experiments.comparison.runs import AlgorithmRun, _stable_seed, run_algorithm
+from dpviz.experiments.comparison.runs import AlgorithmRun, run_algorithm, stable_seed
 from dpviz.histogram_algorithms import available_algorithms
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_bool, check_choice, check_counts, check_elements, check_epsilon, check_int
@@ -347,7 +347,7 @@ def run_comparison(algorithms: Sequence[str], datasets: Sequence[str] | dict[str
         names = list(datasets)
         data = {}
         for name in names:
-            data[name] = make_histogram(name, n, scale=scale, rng=_stable_seed(seed, "data", name))
+            data[name] = make_histogram(name, n, scale=scale, rng=stable_seed(seed, "data", name))
     if not data:
         raise ValueError("datasets must hold at least one dataset")
     sizes = {v.size for v in data.values()}
@@ -365,7 +365,7 @@ def run_comparison(algorithms: Sequence[str], datasets: Sequence[str] | dict[str
             raise ValueError(f"dataset {d!r} is empty (scale 0); scaled error is undefined")
         for e in eps:
             for a in algs:
-                run = run_algorithm(a, x, W, e, trials=trials, rng=_stable_seed(seed, a, d, repr(e)),
+                run = run_algorithm(a, x, W, e, trials=trials, rng=stable_seed(seed, a, d, repr(e)),
                                     keep_errors=keep_errors)
                 runs[(a, d, e)] = run
                 rows += [ComparisonRow(a, d, e, t, float(run.scaled_errors[t]), float(run.rmse[t]), float(x.sum()),

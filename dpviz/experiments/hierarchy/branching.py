@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz import hierarchy as H
-from dpviz.experiments.hierarchy.data import _random_ranges
+from dpviz.experiments.hierarchy.data import draw_ranges
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_counts, check_elements, check_int
 
@@ -132,7 +132,7 @@ def branching_study(x: ArrayLike, epsilon: float, branchings: ArrayLike, *, allo
         for t, b in enumerate(bs):
             rel = H.measure(x, int(b), epsilon, rng=gen, size=trials, allocation=allocation,
                             measure_root=measure_root)
-            i, j = _random_ranges(gen, n, (trials, ranges_per_trial))
+            i, j = draw_ranges(gen, n, (trials, ranges_per_trial))
             truth = prefix[j] - prefix[i]
             for r, est in enumerate((H.tree_range_answers(rel, i, j),
                                      H.range_answers(rel.leaves(constrained=True), i, j))):

@@ -8,7 +8,7 @@ from numpy.typing import ArrayLike
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import MAX_ELEMENTS, check_counts, check_elements, check_int, check_nonnegative
 
-__all__ = ["coarsen", "synthetic_histogram", "dataset_histogram", "default_widths"]
+__all__ = ["coarsen", "synthetic_histogram", "dataset_histogram", "default_widths", "draw_ranges"]
 
 
 def coarsen(x: ArrayLike, n: int) -> np.ndarray:
@@ -166,8 +166,29 @@ def default_widths(n: int, count: int = 24) -> np.ndarray:
     return np.unique(np.round(np.geomspace(1, n, count)).astype(np.int64))
 
 
-def _random_ranges(gen: np.random.Generator, n: int, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Ranges drawn uniformly from all n(n+1)/2 ranges: two distinct cut points of 0..n, sorted."""
+def draw_ranges(gen: np.random.Generator, n: int, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Ranges drawn uniformly from all n(n+1)/2 ranges: two distinct cut points of 0..n, sorted.
+
+    Parameters
+    ----------
+    gen : numpy.random.Generator
+        Randomness.
+    n : int
+        Number of bins.
+    shape : tuple of int
+        Shape of the arrays of ranges to draw.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        Start (inclusive) and end (exclusive) cut points of each range, ``0 <= lo < hi <= n``.
+
+    Examples
+    --------
+    >>> lo, hi = draw_ranges(np.random.default_rng(0), 8, (3,))
+    >>> bool(((0 <= lo) & (lo < hi) & (hi <= 8)).all())
+    True
+    """
     a = gen.integers(0, n + 1, size=shape)
     b = gen.integers(0, n, size=shape)
     b = b + (b >= a)  # uniform over the n values != a

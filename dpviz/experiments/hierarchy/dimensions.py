@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz import hierarchy as H
-from dpviz.experiments.hierarchy.data import _random_ranges
+from dpviz.experiments.hierarchy.data import draw_ranges
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_elements, check_int
 
@@ -181,7 +181,7 @@ def dimension_simulation(n: int, d: int, branching: int | None, epsilon: float, 
     lo = np.empty((trials, boxes, d), dtype=np.int64)
     hi = np.empty_like(lo)
     for a in range(d):
-        lo[..., a], hi[..., a] = _random_ranges(gen, n, (trials, boxes))
+        lo[..., a], hi[..., a] = draw_ranges(gen, n, (trials, boxes))
     ans = H.box_answers_nd(rel, lo, hi)
     S = np.zeros(tuple(m + 1 for m in x.shape))
     C = x

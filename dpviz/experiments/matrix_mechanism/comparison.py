@@ -29,7 +29,8 @@ from dpviz import workloads as wl
 from dpviz.mechanisms import laplace_variance
 from dpviz.validation import check_choice, check_elements, check_epsilon, check_int
 
-__all__ = ["StrategyComparison", "compare_strategies", "comparison_table", "ErrorByWidth", "error_by_width"]
+__all__ = ["StrategyComparison", "compare_strategies", "comparison_table", "ErrorByWidth", "error_by_width",
+           "least_squares_for"]
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,32 @@ def _check_names(names: Any) -> tuple[str, ...]:
     return out
 
 
-def _ls(name: str, W: wl.Workload, mechanism: str, cache: dict | None) -> mm.LeastSquares:
+def least_squares_for(name: str, W: wl.Workload, mechanism: str, cache: dict | None) -> mm.LeastSquares:
+    """The least-squares reconstruction of a named strategy for ``W``, built once per (strategy, W, mechanism).
+
+    Parameters
+    ----------
+    name : str
+        A strategy of :data:`dpviz.strategies.STRATEGIES`.
+    W : Workload
+        The workload the strategy is built for.
+    mechanism : {"laplace", "gaussian"}
+        Which sensitivity the strategy is optimised for.
+    cache : dict or None
+        Where built reconstructions are kept (None: build afresh).
+
+    Returns
+    -------
+    LeastSquares
+        The factorised reconstruction of the strategy.
+
+    Examples
+    --------
+    >>> from dpviz import workloads
+    >>> ls = least_squares_for("identity", workloads.prefix(8), "laplace", {})
+    >>> ls.l1
+    1.0
+    """
     key = ("ls", name, W.key, mechanism)
     if cache is not None and key in cache:
         return cache[key]
@@ -125,7 +151,7 @@ def _unit_totals(W: wl.Workload, names: tuple[str, ...], mechanism: str,
         if cache is not None and key in cache:
             out.append(cache[key])
             continue
-        ls = _ls(name, W, mechanism, cache)
+        ls = least_squares_for(name, W, mechanism, cache)
         val = (ls.variances(W), ls.l1 if mechanism == "laplace" else ls.l2, ls.n_rows)
         if cache is not None:
             cache[key] = val
@@ -187,7 +213,8 @@ def compare_strategies(W: Any, epsilon: float = 1.0, names: Iterable[str] = st.S
     if delta is None:
         noise = np.array([laplace_variance(s, epsilon) for s in sens])
     else:
-        noise = np.array([mm.noise_variance(_ls(nm, W, mechanism, cache), epsilon, delta=delta) for nm in names])
+        noise = np.array([mm.noise_variance(least_squares_for(nm, W, mechanism, cache), epsilon, delta=delta)
+                          for nm in names])
     total = noise * unit
     with np.errstate(all="ignore"):
         if not np.all(np.isfinite(total)):
@@ -327,7 +354,7 @@ def error_by_width(n: int, epsilon: float,
     counts = np.bincount(width, minlength=n + 1)[1:]
     out = []
     for name in names:
-        ls = _ls(check_choice("strategy", name, st.STRATEGIES), W, "laplace", cache)
+        ls = least_squares_for(check_choice("strategy", name, st.STRATEGIES), W, "laplace", cache)
         per = mm.expected_error(W, ls, epsilon, per_query=True)
         out.append(np.bincount(width, weights=per, minlength=n + 1)[1:] / counts)
     return ErrorByWidth(n=n, epsilon=epsilon, widths=np.arange(1, n + 1), names=tuple(names),

@@ -11,7 +11,7 @@ from dpviz import datasets
 from dpviz import matrix_mechanism as mm
 from dpviz import strategies as st
 from dpviz import workloads as wl
-from dpviz.experiments.matrix_mechanism.comparison import StrategyComparison, _ls, compare_strategies
+from dpviz.experiments.matrix_mechanism.comparison import StrategyComparison, compare_strategies, least_squares_for
 from dpviz.experiments.matrix_mechanism.monte_carlo import QueryErrorExperiment, query_error_experiment
 from dpviz.rng import RngLike
 from dpviz.validation import check_choice, check_counts, check_epsilon, check_int
@@ -174,7 +174,7 @@ def matrix_mechanism_explorer_run(workload: str, strategy: str, n: int, epsilon:
         if xkey not in cache:
             cache[xkey] = default_histogram(n)
         x = cache[xkey]
-    ls = _ls(strategy, W, "laplace", cache)
+    ls = least_squares_for(strategy, W, "laplace", cache)
     pkey = ("unit_per_query", strategy, W.key)
     if pkey not in cache:
         cache[pkey] = ls.variances(W, per_query=True)

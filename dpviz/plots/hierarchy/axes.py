@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 
 from dpviz.experiments.hierarchy import BranchingStudy, HierarchyRun, WidthCurves
 from dpviz.plots.bands import mpl_band, new_axes
-from dpviz.plots.hierarchy.style import METHOD_COLORS, _label, curves_title
+from dpviz.plots.hierarchy.style import METHOD_COLORS, curves_title, method_label
 from dpviz.plots.palette import ALT, SIMULATED, THEORY, TRUTH, color
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def width_curves_axes(c: WidthCurves, ax: Axes | None = None, *, bands: bool = T
     lo, hi = c.band
     for m in c.methods:
         col_m = (colors or {}).get(m, METHOD_COLORS[m])
-        name = _label(m, c.branching)
+        name = method_label(m, c.branching)
         if bands:
             mpl_band(ax, c.widths, c.lower[m], c.upper[m], color=col_m, label="_nolegend_", alpha=0.15)
         ax.plot(c.widths, c.analytic[m], "-", color=col_m, label=f"{name} (exact)")

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
 from dpviz.experiments.hierarchy import HierarchyRun, WidthCurves
-from dpviz.plots.hierarchy.style import METHOD_COLORS, _label, curves_title
+from dpviz.plots.hierarchy.style import METHOD_COLORS, curves_title, method_label
 from dpviz.plots.palette import TEMPLATE, TRUTH, band_fill
 
 __all__ = ["add_width_traces", "width_curves_figure", "explorer_figure"]
@@ -45,7 +45,7 @@ def _width_traces(c: WidthCurves, xaxis: str = "x", yaxis: str = "y", *,
     out = []
     for m in c.methods:
         col_m = METHOD_COLORS[m]
-        name = _label(m, c.branching)
+        name = method_label(m, c.branching)
         mean = _line(c.widths, c.simulated[m], name=f"{name}: simulated mean", color=col_m, mode="markers",
                      legendgroup=m, xaxis=xaxis, yaxis=yaxis)
         if band_style == "bars":

@@ -5,15 +5,28 @@ from __future__ import annotations
 from dpviz.experiments.hierarchy import METHOD_LABELS, WidthCurves
 from dpviz.plots.palette import PALETTE
 
-__all__ = ["METHOD_COLORS", "curves_title"]
+__all__ = ["METHOD_COLORS", "curves_title", "method_label"]
 
 #: Colour of each method key of :data:`dpviz.experiments.hierarchy.METHODS`.
 METHOD_COLORS = {"flat": PALETTE["orange"], "tree": PALETTE["blue"], "tree_ci": PALETTE["green"],
                  "wavelet": PALETTE["purple"]}
 
 
-def _label(method: str, b: int) -> str:
-    """Legend label of a method with the branching factor filled in (``H_b`` -> ``H_16``)."""
+def method_label(method: str, b: int) -> str:
+    """Legend label of a method with the branching factor filled in (``H_b`` -> ``H_16``).
+
+    Parameters
+    ----------
+    method : str
+        A method key of :data:`dpviz.experiments.hierarchy.METHODS`.
+    b : int
+        The branching factor.
+
+    Returns
+    -------
+    str
+        The label shown in legends.
+    """
     return METHOD_LABELS[method].replace("H_b", f"H_{b}")
 
 
