@@ -122,7 +122,7 @@ def composition_experiment(epsilon: float, trials: int, *, share: float = 0.25, 
     except BudgetExceededError as exc:
         refusal = str(exc)
     seq = None if refusal is not None else summarize(bmi_sequential(table, eps, share=share, rng=g, size=trials), truth)
-    charge(par_acc, eps, label="Alg 2: 4 disjoint BMI cells")  # one release of Algorithm 2 (parallel)
+    charge(par_acc, eps, label="Alg 2: 4 disjoint BMI cells", parts=4)  # one release of Algorithm 2 (parallel)
     par = summarize(bmi_parallel(table, eps, rng=g, size=trials), truth)
     return CompositionExperiment(
         epsilon=eps, share=share, truth=truth, sequential=seq, parallel=par,
