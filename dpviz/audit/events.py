@@ -142,13 +142,6 @@ def _check_outputs(name: str, outputs: npt.ArrayLike) -> np.ndarray:
     return arr
 
 
-def _check_real(name: str, value: Any) -> float:
-    """_A finite real number (not a bool, not a string), naming ``name`` in the error."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a real number, not a bool, got {value!r}")
-    return float(check_array(name, value, ndim=0))
-
-
 def as_event(event: Any, name: str = "event") -> Event:
     """Return ``event`` as an event object (a plain callable becomes a :class:`PredicateEvent`).
 

@@ -14,8 +14,8 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from dpviz.audit.events import PredicateEvent, _as_rows, _check_real
-from dpviz.validation import check_array, check_int, check_positive
+from dpviz.audit.events import PredicateEvent, _as_rows
+from dpviz.validation import check_array, check_int, check_positive, check_real
 
 #: 2^53: numpy draws its uniform as ``k / 2^53`` with a 53-bit integer k.
 _TWO53 = 9007199254740992.0
@@ -68,7 +68,7 @@ def numpy_laplace_reachable(outputs: npt.ArrayLike, loc: float, scale: float) ->
     >>> numpy_laplace_reachable(y, 1.0, 1.0).tolist()  # not reachable from the neighbour's centre
     [False, False, False, False]
     """
-    loc = _check_real("loc", loc)
+    loc = check_real("loc", loc)
     scale = check_positive("scale", scale)
     ys = check_array("outputs", outputs).ravel()
     out = np.zeros(ys.size, dtype=bool)
@@ -127,9 +127,9 @@ def mironov_event(loc: float, scale: float, coordinate: int = 0) -> PredicateEve
     >>> event(y).tolist()
     [True, True, True, True]
     """
-    loc = _check_real("loc", loc)
+    loc = check_real("loc", loc)
     scale = check_positive("scale", scale)
-    loc = _check_real("loc", loc)
+    loc = check_real("loc", loc)
     scale = check_positive("scale", scale)
     coordinate = check_int("coordinate", coordinate, minimum=0)
 

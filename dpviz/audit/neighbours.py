@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from dpviz.audit.events import _check_real
 from dpviz.validation import (
     check_array,
     check_bool,
@@ -24,6 +23,7 @@ from dpviz.validation import (
     check_elements,
     check_int,
     check_positive,
+    check_real,
 )
 
 #: The neighbouring relations :func:`check_neighbours` knows.
@@ -198,7 +198,7 @@ def sum_pair(values: npt.ArrayLike, record: float) -> NeighbourPair:
     [5.0, 12.0, 100.0]
     """
     values = check_array("values", values, ndim=1)
-    record = _check_real("record", record)
+    record = check_real("record", record)
     return NeighbourPair(values, np.append(values, record), "records", f"one record of value {record:g} added")
 
 

@@ -28,7 +28,6 @@ from scipy.optimize import isotonic_regression
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.svt.codes import NOT_DP
-from dpviz.svt.gptt import _check_threshold
 from dpviz.svt.oracles import MAX_COPIES, DifferenceOracle, GPTTOracle, SVTOracle
 from dpviz.svt.partition import OrderedPartition, ordered_partition
 from dpviz.validation import (
@@ -41,6 +40,7 @@ from dpviz.validation import (
     check_nonnegative,
     check_open_unit,
     check_probability,
+    check_real,
 )
 
 __all__ = ["Reconstruction", "ESTIMATORS", "MIN_CALIBRATED_EPSILON", "ordered_estimate", "reconstruct_from_oracle",
@@ -326,7 +326,7 @@ def reconstruct(counts: npt.ArrayLike, epsilon: float, *, split: float = 0.5, qu
     check_choice("estimator", estimator, ESTIMATORS)
     query_share = check_probability("query_share", query_share, low_open=False, high_open=True)
     check_int("copies", copies, minimum=1, maximum=MAX_COPIES)
-    threshold = _check_threshold(threshold)
+    threshold = check_real("threshold", threshold)
     if check_bool("calibrate", calibrate) and (1.0 - query_share) * eps_gptt < MIN_CALIBRATED_EPSILON:
         raise ValueError(
             f"calibrate=True cannot locate GPTT's noisy threshold when its budget (1 - query_share) * split * epsilon "

@@ -26,10 +26,10 @@ import numpy.typing as npt
 from scipy import integrate
 
 from dpviz.svt.codes import ABOVE, BELOW, HALTED
-from dpviz.svt.gptt import _check_threshold, gptt_noise_scales
+from dpviz.svt.gptt import gptt_noise_scales
 from dpviz.svt.noise import _laplace_logcdf, _laplace_logsf
 from dpviz.svt.sparse_vector import svt_noise_scales
-from dpviz.validation import check_array, check_bool
+from dpviz.validation import check_array, check_bool, check_real
 
 __all__ = ["event_probability", "sparse_vector_probability"]
 
@@ -112,7 +112,7 @@ def event_probability(answers: npt.ArrayLike, event: npt.ArrayLike, threshold: f
         raise ValueError(f"event must have the shape of answers {answers.shape}, got {event.shape}")
     if not np.all((event == ABOVE) | (event == BELOW)):
         raise ValueError("event must contain only ABOVE (1) and BELOW (0)")
-    threshold = _check_threshold(threshold)
+    threshold = check_real("threshold", threshold)
     b1, b2 = gptt_noise_scales(epsilon_threshold, epsilon_query, sensitivity=sensitivity)
     log = check_bool("log", log)
     up = answers[event == ABOVE]
@@ -218,7 +218,7 @@ def sparse_vector_probability(answers: npt.ArrayLike, output: npt.ArrayLike, thr
         raise ValueError(f"output must have the shape of answers {answers.shape}, got {output.shape}")
     if not np.all((output == ABOVE) | (output == BELOW) | (output == HALTED)):
         raise ValueError("output must contain only ABOVE (1), BELOW (0) and HALTED (-1)")
-    threshold = _check_threshold(threshold)
+    threshold = check_real("threshold", threshold)
     b_thr, b_q = svt_noise_scales(epsilon, c, sensitivity=sensitivity, threshold_share=threshold_share,
                                   monotonic=monotonic)
     log = check_bool("log", log)

@@ -27,6 +27,7 @@ from dpviz.validation import (
     check_elements,
     check_epsilon,
     check_positive,
+    check_real,
     check_trials,
 )
 
@@ -38,13 +39,6 @@ def _query_epsilon(epsilon_query: float | None) -> float:
     if epsilon_query is None:
         return math.inf
     return check_positive("epsilon_query", epsilon_query, allow_inf=True)
-
-
-def _check_threshold(threshold: float, name: str = "threshold") -> float:
-    """A public threshold: a finite real number of any sign; a bool (``True`` would be read as 1) is refused."""
-    if isinstance(threshold, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a real number, got {threshold!r} of type {type(threshold).__name__}")
-    return float(check_array(name, threshold, ndim=0))
 
 
 def gptt_noise_scales(epsilon_threshold: float, epsilon_query: float | None = None, *,
@@ -149,7 +143,7 @@ def gptt(answers: npt.ArrayLike, threshold: float, epsilon_threshold: float, eps
     array([0, 1, 0, 1], dtype=int8)
     """
     answers = check_array("answers", answers, ndim=1)
-    threshold = _check_threshold(threshold)
+    threshold = check_real("threshold", threshold)
     b_thr, b_q = gptt_noise_scales(epsilon_threshold, epsilon_query, sensitivity=sensitivity)
     size = check_trials(size)
     check_elements(float(size or 1) * answers.size, "GPTT answers", size=size, **{"len(answers)": answers.size})

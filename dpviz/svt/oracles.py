@@ -26,10 +26,10 @@ import numpy.typing as npt
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.svt.codes import HALTED, NOT_DP
-from dpviz.svt.gptt import _check_threshold, _query_epsilon, gptt_noise_scales
+from dpviz.svt.gptt import _query_epsilon, gptt_noise_scales
 from dpviz.svt.noise import _laplace_logsf
 from dpviz.svt.sparse_vector import svt_noise_scales
-from dpviz.validation import check_array, check_counts, check_epsilon, check_int
+from dpviz.validation import check_array, check_counts, check_epsilon, check_int, check_real
 
 __all__ = ["DifferenceOracle", "GPTTOracle", "SVTOracle", "MAX_COPIES"]
 
@@ -222,7 +222,7 @@ class GPTTOracle(_HistogramOracle):
     def __init__(self, counts: npt.ArrayLike, epsilon_threshold: float, epsilon_query: float | None = None, *,
                  threshold: float = 0.5, rng: RngLike = None) -> None:
         super().__init__(counts, rng)
-        self.threshold = _check_threshold(threshold)
+        self.threshold = check_real("threshold", threshold)
         self._b1, self._b2 = gptt_noise_scales(epsilon_threshold, epsilon_query)
         self.epsilon_threshold = float(epsilon_threshold)
         self.epsilon_query = _query_epsilon(epsilon_query)
@@ -339,7 +339,7 @@ class SVTOracle(_HistogramOracle):
     def __init__(self, counts: npt.ArrayLike, epsilon: float, c: int = 1, *, threshold: float = 0.5,
                  threshold_share: float = 0.5, rng: RngLike = None) -> None:
         super().__init__(counts, rng)
-        self.threshold = _check_threshold(threshold)
+        self.threshold = check_real("threshold", threshold)
         self.epsilon = check_epsilon(epsilon)
         self.c = check_int("c", c, minimum=1)
         self._b1, self._b2 = svt_noise_scales(epsilon, c, threshold_share=threshold_share)

@@ -27,7 +27,6 @@ from dpviz.accountant import PrivacyAccountant, charge
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.svt.codes import HALTED
-from dpviz.svt.gptt import _check_threshold
 from dpviz.validation import (
     check_array,
     check_bool,
@@ -36,6 +35,7 @@ from dpviz.validation import (
     check_int,
     check_open_unit,
     check_positive,
+    check_real,
     check_trials,
 )
 
@@ -167,7 +167,7 @@ def sparse_vector(answers: npt.ArrayLike, threshold: float, epsilon: float, c: i
     array([ 0,  0,  1,  0,  1, -1], dtype=int8)
     """
     answers = check_array("answers", answers, ndim=1)
-    threshold = _check_threshold(threshold)
+    threshold = check_real("threshold", threshold)
     b_thr, b_q = svt_noise_scales(epsilon, c, sensitivity=sensitivity, threshold_share=threshold_share,
                                   monotonic=monotonic)
     size = check_trials(size)

@@ -37,9 +37,11 @@ from dpviz.validation.scalars import (
     check_open_unit,
     check_positive,
     check_probability,
+    check_real,
 )
 
 __all__ = [
+    "check_real",
     "check_positive",
     "check_nonnegative",
     "check_probability",

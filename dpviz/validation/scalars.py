@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_positive", "check_nonnegative", "check_probability", "check_open_unit", "check_bool", "check_choice"]
+__all__ = ["check_real", "check_positive", "check_nonnegative", "check_probability", "check_open_unit", "check_bool",
+           "check_choice"]
 
 
 def _is_real_scalar(value: Any) -> bool:
@@ -27,6 +28,46 @@ def _scalar(name: str, value: Any) -> float:
     if math.isnan(value):
         raise ValueError(f"{name} must be a number, got NaN")
     return value
+
+
+def check_real(name: str, value: Any) -> float:
+    """Return ``value`` as a float, requiring a finite real number of any sign (not a bool, not a string).
+
+    For parameters such as a public threshold or a location, where negative values are fine but ``True``
+    (read as 1 by Python) or ``"3"`` is a mistake.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in the error message.
+    value : object
+        The value to check: a real number (or a 0-d array holding one).
+
+    Returns
+    -------
+    float
+        ``value`` as a Python float.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number (bools and strings included).
+    ValueError
+        If ``value`` is NaN or infinite.
+
+    Examples
+    --------
+    >>> check_real("threshold", -2)
+    -2.0
+    >>> check_real("threshold", True)
+    Traceback (most recent call last):
+    ...
+    TypeError: threshold must be a real number, got True of type bool
+    """
+    v = _scalar(name, value)
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {v}")
+    return v
 
 
 def check_positive(name: str, value: Any, *, allow_inf: bool = False) -> float:
