@@ -43,7 +43,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz import data_aware, hierarchy, wavelet, workloads
-from dpviz.accountant import charge, check_accountant
+from dpviz.accountant import check_accountant
 from dpviz.data_aware import Partition
 from dpviz.data_aware.budget import MAX_NOISE_SCALE
 from dpviz.rng import RngLike, as_generator
@@ -163,11 +163,11 @@ def _greedy_h_strategy(W: workloads.Workload) -> LeastSquares:
 
 
 def _greedy_h_release(x: np.ndarray, W: workloads.Workload, epsilon: float, gen: np.random.Generator,
-                      k: int) -> np.ndarray:
-    """k releases of the matrix mechanism with W's (cached) GreedyH strategy (charged by the caller)."""
+                      k: int, accountant: PrivacyAccountant | None) -> np.ndarray:
+    """k releases of the matrix mechanism with W's (cached) GreedyH strategy (run() charges the accountant)."""
     from dpviz import matrix_mechanism
 
-    return matrix_mechanism.run(W, _greedy_h_strategy(W), x, epsilon, rng=gen, size=k).estimate
+    return matrix_mechanism.run(W, _greedy_h_strategy(W), x, epsilon, rng=gen, size=k, accountant=accountant).estimate
 
 
 def release_histogram(algorithm: str, x: ArrayLike, workload: workloads.Workload, epsilon: float, *,
@@ -198,7 +198,8 @@ def release_histogram(algorithm: str, x: ArrayLike, workload: workloads.Workload
         Charged ``size * epsilon`` (``size`` independent releases, sequential
         composition), before any noise is drawn: one row per stage for MWEM and
         DAWA (see :func:`dpviz.data_aware.mwem`, :func:`dpviz.data_aware.dawa`),
-        one row ``"<algorithm> release"`` for the others; refused, with nothing
+        one row by the underlying release for the others (Flat, hierarchy,
+        Privelet, matrix mechanism); refused, with nothing
         recorded, if it does not fit.
 
     Returns
@@ -233,26 +234,26 @@ def release_histogram(algorithm: str, x: ArrayLike, workload: workloads.Workload
         raise ValueError(f"epsilon must be >= {1 / MAX_NOISE_SCALE:g} (a noise scale 1/epsilon above "
                          f"{MAX_NOISE_SCALE:g} would overflow the errors), got {epsilon!r}")
     k = check_int("size", size, minimum=1)
-    # 4n bounds the nodes of any tree or padded wavelet a release builds, so a callee never refuses after the charge
+    # 4n bounds the nodes of any tree or padded wavelet a release builds: refuse a huge size before any work
     check_elements(4.0 * k * x.size, "size x 4n noisy values (tree nodes, wavelet coefficients)", size=size,
                    n=x.size)
     accountant = check_accountant(accountant)
     gen = as_generator(rng)
     W = workload
-    if algorithm in ("Identity", "H_b", "Privelet", "GreedyH"):
-        # one mechanism per release: charged here, by the one rule (the callee records nothing)
-        charge(accountant, epsilon, size=k, label=f"{algorithm} release")
+    # Each callee charges the accountant by the one rule (size * epsilon) after its own checks and before its noise,
+    # so a release it refuses records nothing.
+    acc = accountant
     if algorithm == "Identity":
-        return HistogramRelease(hierarchy.flat_release(x, epsilon, rng=gen, size=k), None)
+        return HistogramRelease(hierarchy.flat_release(x, epsilon, rng=gen, size=k, accountant=acc), None)
     if algorithm == "Uniform":
         return HistogramRelease(data_aware.uniform(x, epsilon, rng=gen, size=k, accountant=accountant), None)
     if algorithm == "H_b":
         if x.size == 1:
-            return HistogramRelease(hierarchy.flat_release(x, epsilon, rng=gen, size=k), None)
-        rel = hierarchy.measure(x, _qardaji_branching(x.size), epsilon, rng=gen, size=k)
+            return HistogramRelease(hierarchy.flat_release(x, epsilon, rng=gen, size=k, accountant=acc), None)
+        rel = hierarchy.measure(x, _qardaji_branching(x.size), epsilon, rng=gen, size=k, accountant=acc)
         return HistogramRelease(rel.leaves(constrained=True), None)
     if algorithm == "Privelet":
-        return HistogramRelease(wavelet.privelet_release(x, epsilon, rng=gen, size=k), None)
+        return HistogramRelease(wavelet.privelet_release(x, epsilon, rng=gen, size=k, accountant=acc), None)
     if algorithm == "MWEM":
         return HistogramRelease(data_aware.mwem(x, W, epsilon, rng=gen, size=k, accountant=accountant).estimate, None)
     if algorithm in ("DAWA", "DAWA-H2"):
@@ -261,5 +262,6 @@ def release_histogram(algorithm: str, x: ArrayLike, workload: workloads.Workload
         parts = res.partitions if isinstance(res.partitions, list) else [res.partitions]  # size=k: always a list
         return HistogramRelease(res.estimate, parts)
     if algorithm == "GreedyH":
-        return HistogramRelease(_greedy_h_release(x, W, epsilon, gen, k), None)
+        check_elements(float(x.size) ** 2, "entries of GreedyH's dense Gram matrix", n=x.size)
+        return HistogramRelease(_greedy_h_release(x, W, epsilon, gen, k, acc), None)
     raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}; got {algorithm!r}")  # pragma: no cover

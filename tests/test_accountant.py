@@ -213,3 +213,12 @@ def test_charge_parts_records_parallel_composition():
     assert "parallel x4" in acc.table()
     with pytest.raises(ValueError, match="parts"):
         charge(acc, 0.5, label="x", parts=0)
+
+
+def test_charge_all_checks_every_label_before_recording():
+    from dpviz.accountant import charge_all
+
+    acc = PrivacyAccountant(1.0)
+    with pytest.raises(TypeError, match=r"charges\[1\]"):
+        charge_all(acc, [("threshold", 0.1, 0.0), (None, 0.1, 0.0)])
+    assert acc.history == []

@@ -270,3 +270,19 @@ def test_bad_input_is_refused_by_name(call, exc, name):
     with pytest.raises(exc, match=name):
         call()
     assert time.perf_counter() - t0 < 2.0
+
+
+def test_a_release_refused_by_its_callee_records_nothing():
+    """release_histogram leaves the charge to the release it calls, which checks everything first (review finding:
+    Privelet used to be charged, then refused for its size)."""
+    from dpviz import workloads
+    from dpviz.accountant import PrivacyAccountant
+    from dpviz.histogram_algorithms import release_histogram
+
+    n = 2**22 + 1  # Privelet pads to 2**23 and refuses its Haar matrix; the 4n pre-check lets it through
+    acc = PrivacyAccountant(10.0)
+    with pytest.raises(ValueError):
+        release_histogram("Privelet", np.zeros(n), workloads.prefix(n), 1.0, rng=0, accountant=acc)
+    assert acc.history == []
+    release_histogram("Privelet", np.zeros(8), workloads.prefix(8), 1.0, rng=0, size=3, accountant=acc)
+    assert acc.spent.epsilon == 3.0

@@ -120,7 +120,8 @@ def charge_all(accountant: PrivacyAccountant | None, charges: Sequence[tuple[str
     Raises
     ------
     TypeError
-        If ``accountant`` is neither a PrivacyAccountant nor None, or ``size`` is not an integer.
+        If ``accountant`` is neither a PrivacyAccountant nor None, ``size`` is not an integer, or a charge is not
+        a (str label, epsilon, delta) triple (checked for all charges before any is recorded).
     ValueError
         If ``charges`` is empty, an amount is invalid or ``size`` < 1.
     BudgetExceededError
@@ -146,6 +147,9 @@ def charge_all(accountant: PrivacyAccountant | None, charges: Sequence[tuple[str
     k = check_trials(size) or 1
     if isinstance(charges, (str, bytes)) or not isinstance(charges, Sequence) or len(charges) == 0:
         raise ValueError(f"charges must be a non-empty sequence of (label, epsilon, delta), got {charges!r}")
+    for i, charge_ in enumerate(charges):
+        if not (isinstance(charge_, (tuple, list)) and len(charge_) == 3 and isinstance(charge_[0], str)):
+            raise TypeError(f"charges[{i}] must be a (label, epsilon, delta) triple with a str label, got {charge_!r}")
     amounts = [_amounts(eps, dlt, k) for _, eps, dlt in charges]
     if acc is None:
         return []

@@ -132,7 +132,7 @@ def _as_rows(outputs: npt.ArrayLike) -> np.ndarray:
 
 
 def _check_outputs(name: str, outputs: npt.ArrayLike) -> np.ndarray:
-    """_Check a batch of outputs (numbers, finite, at least one axis), naming ``name``; returned unconverted."""
+    """Check a batch of outputs (numbers, finite, at least one axis), naming ``name``; returned unconverted."""
     check_array(name, outputs)
     arr = np.asarray(outputs)
     if arr.dtype == bool:

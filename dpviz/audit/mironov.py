@@ -36,7 +36,7 @@ def numpy_laplace_reachable(outputs: npt.ArrayLike, loc: float, scale: float) ->
     Parameters
     ----------
     outputs : array_like
-        _Floats to test, any shape.
+        Floats to test, any shape.
     loc : float
         The centre (true answer) of the sampler.
     scale : float

@@ -31,7 +31,7 @@ class AuditResult:
     swapped : bool
         False: the bound compares ``P[M(d) in S]`` to ``P[M(d') in S]``; True: the reverse.
     counts : (int, int)
-        _Hits of S in the confirmation batch under the numerator and the denominator dataset.
+        Hits of S in the confirmation batch under the numerator and the denominator dataset.
     samples : (int, int)
         Confirmation samples under the numerator and the denominator dataset.
     p_interval : (float, float)

@@ -76,14 +76,14 @@ def _sample(mechanism: Mechanism, data: Any, size: int, gen: np.random.Generator
 
 
 def _short(value: Any) -> str:
-    """_A repr of at most 60 characters, for error messages."""
+    """A repr of at most 60 characters, for error messages."""
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _count(mechanism: Mechanism, data: Any, event: Event, n: int, gen: np.random.Generator,
            name: str = "data") -> int:
-    """_Hits of ``event`` in n fresh samples, drawn in chunks of at most ~5e6 numbers."""
+    """Hits of ``event`` in n fresh samples, drawn in chunks of at most ~5e6 numbers."""
     first = min(n, 10_000)
     out = _sample(mechanism, data, first, gen, name)
     hits = int(_indicator(event, out).sum())

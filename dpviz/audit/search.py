@@ -83,7 +83,7 @@ def candidate_events(outputs: npt.ArrayLike, outputs_prime: npt.ArrayLike, *, ma
 
 
 def _check_batches(a: npt.ArrayLike, b: npt.ArrayLike, name_a: str, name_b: str) -> tuple[np.ndarray, np.ndarray]:
-    """_Two batches of outputs as rows (one per sample), with the same number of coordinates, named in errors."""
+    """Two batches of outputs as rows (one per sample), with the same number of coordinates, named in errors."""
     ra, rb = _as_rows(_check_outputs(name_a, a)), _as_rows(_check_outputs(name_b, b))
     if ra.shape[1] != rb.shape[1]:
         raise ValueError(f"{name_b} must hold outputs of the same size as {name_a}: {name_a} has {ra.shape[1]} "
@@ -136,9 +136,9 @@ def event_counts(events: Sequence[Any], a: npt.ArrayLike, b: npt.ArrayLike
     Returns
     -------
     ka : numpy.ndarray of int64
-        _Hits of each event in ``a``.
+        Hits of each event in ``a``.
     kb : numpy.ndarray of int64
-        _Hits of each event in ``b``.
+        Hits of each event in ``b``.
 
     Raises
     ------

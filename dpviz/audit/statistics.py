@@ -19,7 +19,7 @@ MAX_TRIALS = 2**53
 
 
 def _check_counts(k: npt.ArrayLike, n: npt.ArrayLike, k_name: str, n_name: str) -> tuple[_Floats, _Floats]:
-    """_Validate hit counts ``k`` among ``n`` trials, naming the parameters in every message."""
+    """Validate hit counts ``k`` among ``n`` trials, naming the parameters in every message."""
     for name, value in ((k_name, k), (n_name, n)):
         if isinstance(value, (bool, np.bool_)) or np.asarray(value).dtype == bool:
             raise TypeError(f"{name} must be an integer count, not a bool, got {value!r}")
@@ -42,7 +42,7 @@ def _check_counts(k: npt.ArrayLike, n: npt.ArrayLike, k_name: str, n_name: str) 
 
 
 def _clopper_pearson(k: _Floats, n: _Floats, conf: float) -> tuple[_Floats, _Floats]:
-    """_The interval of :func:`clopper_pearson` on checked counts."""
+    """The interval of :func:`clopper_pearson` on checked counts."""
     k, n = np.broadcast_arrays(k, n)
     a = 1.0 - conf
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -119,11 +119,11 @@ def privacy_loss_interval(k: npt.ArrayLike, n: npt.ArrayLike, k_prime: npt.Array
     Parameters
     ----------
     k : int or array_like of int
-        _Hits of the event among ``n`` samples under D.
+        Hits of the event among ``n`` samples under D.
     n : int or array_like of int
         Samples under D, >= 1.
     k_prime : int or array_like of int
-        _Hits of the event among ``n_prime`` samples under D'.
+        Hits of the event among ``n_prime`` samples under D'.
     n_prime : int or array_like of int
         Samples under D', >= 1.
     confidence : float
