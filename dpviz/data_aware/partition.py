@@ -241,8 +241,13 @@ def default_bucket_penalty(epsilon_partition: float, epsilon_measure: float | No
     """
     e1 = check_epsilon(epsilon_partition, "epsilon_partition")
     # the expected absolute error of one bucket total measured with Lap(1/eps_2) is its scale
-    extra = 0.0 if epsilon_measure is None else laplace_scale(1.0, check_epsilon(epsilon_measure, "epsilon_measure"))
-    return extra + (4.0 * math.log(4.0) + 1.0) / e1
+    extra = 0.0 if epsilon_measure is None else laplace_scale(1.0, check_epsilon(epsilon_measure, "epsilon_measure"),
+                                                                  name="epsilon_measure")
+    penalty = extra + laplace_scale(4.0 * math.log(4.0) + 1.0, e1, name="epsilon_partition")
+    if not math.isfinite(penalty):
+        raise ValueError(f"epsilon_partition={epsilon_partition!r}, epsilon_measure={epsilon_measure!r} give an "
+                         "infinite bucket penalty: raise them")
+    return penalty
 
 
 def private_partition(x: ArrayLike, epsilon: float, *, bucket_penalty: float | None = None, rng: RngLike = None,

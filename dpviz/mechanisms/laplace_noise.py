@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 
-def laplace_scale(sensitivity: float, epsilon: float) -> float:
+def laplace_scale(sensitivity: float, epsilon: float, *, name: str = "epsilon") -> float:
     """Scale ``b = sensitivity / epsilon`` of the Laplace mechanism [DMNS06].
 
     Parameters
@@ -52,6 +52,8 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
         L1 sensitivity of the query, finite and >= 0 (0 gives no noise).
     epsilon : float
         Privacy parameter, finite and > 0.
+    name : str, default "epsilon"
+        The caller's name for ``epsilon`` (e.g. ``"epsilon_threshold"``), used in error messages.
 
     Returns
     -------
@@ -72,10 +74,10 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     >>> laplace_scale(2.0, 0.5)
     4.0
     """
-    b = check_nonnegative("sensitivity", sensitivity) / check_epsilon(epsilon)
+    b = check_nonnegative("sensitivity", sensitivity) / check_epsilon(epsilon, name)
     if not math.isfinite(b):
-        raise ValueError(f"sensitivity / epsilon = {sensitivity} / {epsilon} overflows to {b}: "
-                         "epsilon is too small for floating-point noise")
+        raise ValueError(f"{name}={epsilon!r} is too small: the Laplace scale sensitivity / {name} = "
+                         f"{sensitivity} / {epsilon} overflows to {b} (no floating-point noise is that wide)")
     return b
 
 

@@ -85,7 +85,8 @@ def gptt_noise_scales(epsilon_threshold: float, epsilon_query: float | None = No
     eps1 = check_epsilon(epsilon_threshold, "epsilon_threshold")
     eps2 = _query_epsilon(epsilon_query)
     delta = check_positive("sensitivity", sensitivity)
-    return laplace_scale(delta, eps1), (0.0 if math.isinf(eps2) else laplace_scale(delta, eps2))
+    return (laplace_scale(delta, eps1, name="epsilon_threshold"),
+            0.0 if math.isinf(eps2) else laplace_scale(delta, eps2, name="epsilon_query"))
 
 
 def gptt(answers: npt.ArrayLike, threshold: float, epsilon_threshold: float, epsilon_query: float | None = None, *,

@@ -158,7 +158,7 @@ class _HistogramOracle:
             raise ValueError(f"labels must be {self.domain_size} non-negative integer group labels")
         totals = np.bincount(labels, weights=self.__counts)
         self.laplace_epsilon += epsilon
-        return totals + self._rng.laplace(0.0, laplace_scale(1.0, epsilon), size=totals.size)
+        return totals + self._rng.laplace(0.0, laplace_scale(1.0, epsilon, name="epsilon_totals"), size=totals.size)
 
 
 class GPTTOracle(_HistogramOracle):

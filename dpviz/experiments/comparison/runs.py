@@ -144,9 +144,18 @@ def stable_seed(seed: int, *parts: str) -> np.random.SeedSequence:
     numpy.random.SeedSequence
         The cell's seed sequence, independent of which other cells run.
 
+    Raises
+    ------
+    TypeError, ValueError
+        If ``seed`` is not a non-negative integer or a part is not a str.
+
     Examples
     --------
     >>> stable_seed(0, "MWEM", "ADULT").entropy == stable_seed(0, "MWEM", "ADULT").entropy
     True
     """
+    seed = check_int("seed", seed, minimum=0)
+    for i, part in enumerate(parts):
+        if not isinstance(part, str):
+            raise TypeError(f"parts[{i}] must be a str label, got {part!r} ({type(part).__name__})")
     return np.random.SeedSequence([seed, *(zlib.crc32(p.encode()) for p in parts)])

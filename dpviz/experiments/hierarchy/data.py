@@ -183,12 +183,25 @@ def draw_ranges(gen: np.random.Generator, n: int, shape: tuple[int, ...]) -> tup
     (numpy.ndarray, numpy.ndarray)
         Start (inclusive) and end (exclusive) cut points of each range, ``0 <= lo < hi <= n``.
 
+    Raises
+    ------
+    TypeError, ValueError
+        If ``gen`` is not a Generator, ``n`` is not an integer >= 1, or ``shape`` is not a tuple of
+        non-negative integers within the element cap.
+
     Examples
     --------
     >>> lo, hi = draw_ranges(np.random.default_rng(0), 8, (3,))
     >>> bool(((0 <= lo) & (lo < hi) & (hi <= 8)).all())
     True
     """
+    if not isinstance(gen, np.random.Generator):
+        raise TypeError(f"gen must be a numpy.random.Generator, got {type(gen).__name__}")
+    n = check_int("n", n, minimum=1)
+    if not isinstance(shape, tuple):
+        raise TypeError(f"shape must be a tuple of ints, got {shape!r}")
+    dims = [check_int(f"shape[{i}]", d, minimum=0) for i, d in enumerate(shape)]
+    check_elements(2.0 * float(np.prod([float(d) for d in dims])), "range end points", shape=shape)
     a = gen.integers(0, n + 1, size=shape)
     b = gen.integers(0, n, size=shape)
     b = b + (b >= a)  # uniform over the n values != a

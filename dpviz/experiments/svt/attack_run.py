@@ -174,6 +174,9 @@ def gptt_attack_run(name: str, epsilon: float, *, split: float = 0.5, query_shar
     info = datasets.describe(name)
     if info.kind != "histogram":
         raise ValueError(f"name must be a histogram dataset, got {name!r} ({info.kind})")
+    for part, label in ((split * epsilon, "split * epsilon"), ((1.0 - split) * epsilon, "(1 - split) * epsilon")):
+        if not part > 1e-300:  # every stage's Laplace scale 1/part must be a finite float
+            raise ValueError(f"epsilon={epsilon!r} is too small: {label} = {part!r} leaves no finite noise scale")
     if calibrate and (1.0 - query_share) * split * epsilon < MIN_CALIBRATED_EPSILON:
         raise ValueError(f"calibrate=True needs GPTT's threshold budget (1 - query_share) * split * epsilon "
                          f">= {MIN_CALIBRATED_EPSILON:.3g} (epsilon={epsilon!r}, split={split!r}); raise epsilon "
