@@ -223,3 +223,21 @@ def test_discrete_gaussian_range_ends_answer(sigma):
     else:
         # sample sd within 4.5 standard errors of sigma (sd of the sample sd ~ sigma / sqrt(2n))
         assert abs(x.std() - sigma) < 4.5 * sigma / np.sqrt(2 * 200)
+
+
+def test_discrete_laplace_refuses_scales_whose_draws_lose_their_noise():
+    """Review finding: at scale 1e20 the fast sampler's int64 geometrics saturated and 84% of draws were 0, and at
+    1e300 the mechanism returned the true answers: no noise, no error."""
+    from dpviz import mechanisms as M
+
+    for scale in (1e15, 1e20, 1e300):
+        with pytest.raises(ValueError, match="scale"):
+            M.discrete_laplace(scale, size=8, rng=0)
+    with pytest.raises(ValueError, match="epsilon"):
+        M.laplace([10.0, 20.0], 1.0, 1e-300, sampler="discrete", size=5, rng=0)
+    with pytest.raises(ValueError, match="epsilon"):
+        M.discrete_laplace_mechanism([10.0, 20.0], 1.0, 1e-19, rng=0)
+    z = M.discrete_laplace(1e13, size=20_000, rng=0)  # inside the range: still noise of the right size
+    assert np.mean(np.abs(z)) == pytest.approx(1e13, rel=0.05)  # E|DLap(t)| ~ t for large t
+    with pytest.raises(ValueError, match="exact draws"):
+        M.discrete_laplace(1.0, method="exact", size=2**21, rng=0)

@@ -54,6 +54,15 @@ from dpviz.validation import check_array, check_choice, check_epsilon, check_pos
 
 __all__ = ["discrete_laplace", "discrete_laplace_pmf", "discrete_laplace_mechanism"]
 
+#: Scales the discrete Laplace sampler accepts.  A draw is a difference of two geometrics of mean about ``t``,
+#: and reaches ~40 t with probability e^-40; above 1e14 that passes 2**53, where float64 stops holding every
+#: integer and numpy's geometric saturates (a scale of 1e20 gave 84% zeros: no noise).  Below 1e-12 the draws
+#: are all 0 to within 1 - e^(-1e12), the sampler's own resolution.
+SAMPLER_SCALE_RANGE = (1e-12, 1e14)
+
+#: Largest number of draws of the exact (pure Python, rational-arithmetic) sampler per call: about 20 s.
+MAX_EXACT_DRAWS = 2**20
+
 
 def discrete_laplace(scale: float | Fraction, *, size: int | None = None, rng: RngLike = None,
                      method: Method = "fast") -> np.ndarray | int:
@@ -85,7 +94,8 @@ def discrete_laplace(scale: float | Fraction, *, size: int | None = None, rng: R
     Raises
     ------
     ValueError
-        If ``scale`` is not > 0 (or is NaN/inf), ``size`` < 1 or ``method`` is unknown.
+        If ``scale`` is not > 0 (or is NaN/inf) or outside :data:`SAMPLER_SCALE_RANGE`, ``size`` < 1 (or above
+        :data:`MAX_EXACT_DRAWS` with ``method="exact"``), or ``method`` is unknown.
 
     Examples
     --------
@@ -96,8 +106,16 @@ def discrete_laplace(scale: float | Fraction, *, size: int | None = None, rng: R
     """
     t = check_positive("scale", scale)
     check_choice("method", method, METHODS)
+    if not SAMPLER_SCALE_RANGE[0] <= t <= SAMPLER_SCALE_RANGE[1]:
+        lo, hi = SAMPLER_SCALE_RANGE
+        raise ValueError(f"scale must be in [{lo:g}, {hi:g}] for the discrete Laplace sampler, got {scale!r} "
+                         "(beyond 1e14, draws leave the integers float64 holds exactly and the noise is lost; "
+                         "below 1e-12 every draw is 0)")
     shape = _draw_shape(size)
     n = int(np.prod(shape)) if shape else 1
+    if method == "exact" and n > MAX_EXACT_DRAWS:
+        raise ValueError(f"size={size!r} asks for {n} exact draws; the exact sampler (pure Python, ~50,000 draws/s) "
+                         f"takes at most {MAX_EXACT_DRAWS} per call: use method='fast' or fewer draws")
     gen = as_generator(rng)
     if method == "exact":
         tq = exact("scale", scale)
@@ -190,6 +208,10 @@ def discrete_laplace_mechanism(answers: ArrayLike, sensitivity: float, epsilon: 
     """
     checked, g = _grid_answers(answers, granularity)
     t: float | Fraction = laplace_scale(check_positive("sensitivity", sensitivity), g * check_epsilon(epsilon))
+    if not SAMPLER_SCALE_RANGE[0] <= t <= SAMPLER_SCALE_RANGE[1]:
+        raise ValueError(f"sensitivity / (granularity * epsilon) = {sensitivity!r} / ({granularity!r} * {epsilon!r}) "
+                         f"= {t:g} grid units is outside the discrete sampler's scales {SAMPLER_SCALE_RANGE}: "
+                         "raise epsilon or the granularity (or lower them, for a scale below the range)")
     if method == "exact":  # the exact rational Delta / (g eps), each read as its shortest decimal
         t = exact("sensitivity", sensitivity) / (exact("granularity", granularity) * exact("epsilon", epsilon))
     trials = check_trials(size)
