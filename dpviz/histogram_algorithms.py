@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -150,8 +151,9 @@ class HistogramRelease:
 @functools.lru_cache(maxsize=64)
 def _qardaji_branching(n: int) -> int:
     """Branching factor in 2..16 minimising Qardaji's average range error (epsilon only scales it)."""
-    bs = range(2, 17)
-    return min(bs, key=lambda b: hierarchy.qardaji_average_mse(max(n, 2), b, 1.0))
+    m = max(n, 2)
+    bs = [b for b in range(2, 17) if (b - 1) * math.log(m, b) > 2 * (b + 1) / 3]  # where Eq. (3) applies
+    return min(bs, key=lambda b: hierarchy.qardaji_average_mse(m, b, 1.0)) if bs else 2
 
 
 @functools.lru_cache(maxsize=16)

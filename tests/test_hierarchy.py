@@ -674,3 +674,15 @@ def test_exact_constrained_error_refuses_minutes_of_work():
     with pytest.raises(ValueError, match="n=1048576"):
         H.range_mse_by_query(2**20, 2, 1.0, [0], [2**20], constrained=True)
     assert H.range_mse_by_query(2**20, 2, 1.0, [0], [3], constrained=True)[0] > 0   # few leaves: still fine
+
+
+def test_qardaji_eq3_refuses_trees_too_short_for_it():
+    """Review finding: Eq. (3) is asymptotic and gave negative MSEs (N=8, b=16: -0.094); exact=True truncated 8.5."""
+    for N, b in [(8, 16), (2, 4), (1.5, 2), (8, 2**40)]:
+        with pytest.raises(ValueError, match="Eq. \\(3\\)"):
+            H.qardaji_average_mse(N, b, 1.0)
+    with pytest.raises(TypeError, match="N"):
+        H.qardaji_average_mse(8.5, 2, 1.0, exact=True)
+    # where it applies it is positive and close to the exact Proposition 1 for a tall tree
+    assert H.qardaji_average_mse(2**20, 2, 1.0) == pytest.approx(H.qardaji_average_mse(2**20, 2, 1.0, exact=True),
+                                                                  rel=0.05)

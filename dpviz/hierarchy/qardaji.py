@@ -110,8 +110,10 @@ def qardaji_average_mse(N: float, branching: int, epsilon: float, *, exact: bool
     TypeError
         If ``branching`` (or, when ``exact``, ``N``) is not an integer.
     ValueError
-        If ``N <= 1``, ``branching < 2``, ``epsilon`` is not finite and > 0, or
-        (``exact``) ``N`` is not a power of ``branching``.
+        If ``N <= 1``, ``branching < 2``, ``epsilon`` is not finite and > 0,
+        (``exact``) ``N`` is not a power of ``branching``, or (not ``exact``)
+        the tree is too short for the asymptotic Eq. (3), ``log_b N <= 2(b+1)/(3(b-1))``,
+        where it would give a negative MSE.
 
     References
     ----------
@@ -129,13 +131,18 @@ def qardaji_average_mse(N: float, branching: int, epsilon: float, *, exact: bool
         raise ValueError(f"N must be finite, got {N!r}")
     Vu = 2.0 * _inv_eps2(eps)
     if exact:
-        levels = _exact_height(int(N), b)
-        M = qardaji_level_usage(int(N), b)
-        return float(M.sum() * levels**2 * Vu / (N * (N + 1) / 2))
+        n_int = check_int("N", N, minimum=2)
+        levels = _exact_height(n_int, b)
+        M = qardaji_level_usage(n_int, b)
+        return float(M.sum() * levels**2 * Vu / (n_int * (n_int + 1) / 2))
     N = float(N)
     if not N > 1:
         raise ValueError(f"N must be > 1, got {N}")
     h = math.log(N, b)
+    if not (b - 1) * h > 2 * (b + 1) / 3:  # Eq. (3) drops lower-order terms: it turns negative for short trees
+        raise ValueError(f"Eq. (3) is an asymptotic form that needs log_b N > 2(b+1)/(3(b-1)); N={N:g}, branching={b} "
+                         f"give log_b N = {h:.3g}, where it is <= 0: use exact=True (N a power of b), "
+                         "average_range_mse, or a larger N")
     return ((b - 1) * h**3 - 2 * (b + 1) * h**2 / 3) * Vu
 
 

@@ -8,6 +8,7 @@ References
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,7 +126,9 @@ def branching_study(x: ArrayLike, epsilon: float, branchings: ArrayLike, *, allo
     gen = as_generator(rng)
     tree = H.branching_curve(n, epsilon, bs, constrained=False, allocation=allocation, measure_root=measure_root)
     ci = H.branching_curve(n, epsilon, bs, constrained=True, allocation=allocation, measure_root=measure_root)
-    eq3 = np.array([H.qardaji_average_mse(n, int(b), epsilon) for b in bs])
+    # Eq. (3) is asymptotic: where it does not apply (a tree so short that it turns negative) the column is NaN
+    eq3 = np.array([H.qardaji_average_mse(n, int(b), epsilon) if (b - 1) * math.log(n, b) > 2 * (b + 1) / 3
+                    else np.nan for b in bs])
     sims = np.full((4, bs.size), np.nan)
     if trials >= 2:
         prefix = np.concatenate([[0.0], np.cumsum(x)])
