@@ -123,3 +123,17 @@ def test_advanced_epsilon_per_query_for_a_huge_total():
     assert math.isfinite(e) and 680 < e < 691
     lhs = math.sqrt(2 * math.log(1e6)) * e + e * math.expm1(e)
     assert lhs == pytest.approx(1e300, rel=1e-9)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: C.advanced_composition(800.0, 10, 1e-5), "overflows"),
+    (lambda: C.basic_composition(1e300, 10**10), "overflows"),
+    (lambda: C.basic_composition(1.0, 10, delta=0.5), "vacuous"),
+    (lambda: C.advanced_composition(1.0, 10, 1e-5, delta=0.2), "vacuous"),
+    (lambda: C.advanced_epsilon_per_query(1e-300, 10**15, 1e-300), "underflows"),
+    (lambda: C.basic_composition(1.0, 10**400), "k"),
+])
+def test_composition_theorems_refuse_results_that_say_nothing(call, match):
+    """Review finding: an OverflowError, a total delta of 5.0 and a per-query epsilon of 0.0 came back calmly."""
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -26,6 +26,25 @@ from dpviz.validation import check_delta, check_epsilon, check_int
 __all__ = ["basic_composition", "advanced_composition", "advanced_epsilon_per_query"]
 
 
+#: Largest number of composed mechanisms the theorems accept (k is turned into a float; 10**15 is exact).
+MAX_K = 10**15
+
+
+def _finite_total(total: float, epsilon: float, k: int) -> float:
+    """The composed epsilon, refused (naming epsilon and k) if it overflows."""
+    if not math.isfinite(total):
+        raise ValueError(f"epsilon={epsilon!r} composed k={k} times overflows: lower epsilon or k")
+    return total
+
+
+def _total_delta(total: float, delta: float, k: int, *, delta_prime: float = 0.0) -> float:
+    """The composed delta, refused if it reaches 1 (the guarantee would say nothing)."""
+    if total >= 1:
+        extra = f" + delta_prime={delta_prime!r}" if delta_prime else ""
+        raise ValueError(f"k={k} x delta={delta!r}{extra} = {total:g} >= 1: the composed guarantee would be vacuous "
+                         "(it bounds no probability); lower delta or k")
+    return total
+
 def basic_composition(epsilon: float, k: int, delta: float = 0.0) -> tuple[float, float]:
     """Total cost of k (epsilon, delta)-DP mechanisms by basic sequential composition: ``(k eps, k delta)`` [DMNS06].
 
@@ -46,7 +65,8 @@ def basic_composition(epsilon: float, k: int, delta: float = 0.0) -> tuple[float
     Raises
     ------
     ValueError, TypeError
-        For an invalid ``epsilon``, ``k`` or ``delta``.
+        For an invalid ``epsilon``, ``k`` (at most :data:`MAX_K`) or ``delta``, a composed epsilon that overflows,
+        or a composed delta that reaches 1.
 
     Examples
     --------
@@ -54,9 +74,9 @@ def basic_composition(epsilon: float, k: int, delta: float = 0.0) -> tuple[float
     (1.0, 0.0)
     """
     eps = check_epsilon(epsilon)
-    k = check_int("k", k, minimum=1)
+    k = check_int("k", k, minimum=1, maximum=MAX_K)
     dlt = check_delta(delta, allow_zero=True)
-    return k * eps, k * dlt
+    return _finite_total(k * eps, epsilon, k), _total_delta(k * dlt, delta, k)
 
 
 def advanced_composition(epsilon: float, k: int, delta_prime: float, delta: float = 0.0) -> tuple[float, float]:
@@ -85,7 +105,8 @@ def advanced_composition(epsilon: float, k: int, delta_prime: float, delta: floa
     Raises
     ------
     ValueError, TypeError
-        For an invalid parameter.
+        For an invalid parameter (``k`` at most :data:`MAX_K`), a composed epsilon that overflows, or a composed
+        delta ``k delta + delta'`` that reaches 1.
 
     Examples
     --------
@@ -97,8 +118,11 @@ def advanced_composition(epsilon: float, k: int, delta_prime: float, delta: floa
     k = check_int("k", k, minimum=1)
     dp = check_delta(delta_prime, "delta_prime")
     dlt = check_delta(delta, allow_zero=True)
-    total = math.sqrt(2 * k * math.log(1 / dp)) * eps + k * eps * math.expm1(eps)
-    return total, k * dlt + dp
+    try:
+        total = math.sqrt(2 * k * math.log(1 / dp)) * eps + k * eps * math.expm1(eps)
+    except OverflowError:
+        total = math.inf
+    return _finite_total(total, epsilon, k), _total_delta(k * dlt + dp, delta, k, delta_prime=dp)
 
 
 def advanced_epsilon_per_query(total_epsilon: float, k: int, delta_prime: float) -> float:
@@ -125,7 +149,7 @@ def advanced_epsilon_per_query(total_epsilon: float, k: int, delta_prime: float)
     Raises
     ------
     ValueError, TypeError
-        For an invalid parameter.
+        For an invalid parameter (``k`` at most :data:`MAX_K`), or a per-query epsilon that underflows to 0.
 
     Examples
     --------
@@ -133,7 +157,7 @@ def advanced_epsilon_per_query(total_epsilon: float, k: int, delta_prime: float)
     0.01838
     """
     total = check_epsilon(total_epsilon, "total_epsilon")
-    k = check_int("k", k, minimum=1)
+    k = check_int("k", k, minimum=1, maximum=MAX_K)
     dp = check_delta(delta_prime, "delta_prime")
     f = lambda e: math.sqrt(2 * k * math.log(1 / dp)) * e + k * e * math.expm1(e) - total  # noqa: E731
     # a root e >= 1 has k e expm1(e) <= total, so e <= log1p(total / k): a bracket that never overflows
@@ -141,4 +165,8 @@ def advanced_epsilon_per_query(total_epsilon: float, k: int, delta_prime: float)
     hi = total if total <= 700.0 else max(1.0, math.log1p(total / k))
     while f(hi) < 0:
         hi *= 2
-    return optimize.brentq(f, 0.0, hi, xtol=1e-15, rtol=1e-13)
+    e = float(optimize.brentq(f, 0.0, hi, xtol=1e-15, rtol=1e-13))
+    if not e > 0:
+        raise ValueError(f"total_epsilon={total_epsilon!r} over k={k} queries leaves a per-query epsilon that "
+                         "underflows to 0: raise total_epsilon or lower k")
+    return e
