@@ -272,6 +272,7 @@ def laplace_explorer_run(truth: ArrayLike, sensitivity: float, trials: int, *, e
     try:
         laplace_variance(sensitivity, solved)
     except ValueError as exc:
-        raise ValueError(f"target_halfwidth={target_halfwidth!r} is too wide: it needs epsilon={solved:.3g}, "
-                         f"whose noise overflows ({exc})") from exc
+        which = "narrow" if not solved < 1.0 else "wide"  # a narrow target needs a huge (or infinite) epsilon
+        raise ValueError(f"target_halfwidth={target_halfwidth!r} is too {which}: it needs epsilon={solved:.3g}, "
+                         f"which no Laplace noise can have ({exc})") from exc
     return laplace_experiment(truth, sensitivity, solved, trials, rng=rng, band=(lo, hi))

@@ -129,18 +129,30 @@ def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
                 f"epsilon must be < 1 for the classic Gaussian calibration, got {eps}; "
                 "use calibration='analytic', which holds for every epsilon"
             )
-        return math.sqrt(2.0 * math.log(1.25 / delta)) * d / eps
+        return _finite_sigma(math.sqrt(2.0 * math.log(1.25 / delta)) * d / eps, d, eps, delta)
 
     def excess(log_s: float) -> float:  # delta(sigma) - delta, decreasing in sigma
         return gaussian_delta(math.exp(log_s), d, eps) - delta
 
-    lo, hi = math.log(d) - 10.0, math.log(d) + 10.0
-    while excess(lo) < 0:
-        lo -= 10.0
-    while excess(hi) > 0:
-        hi += 10.0
-    log_s = optimize.brentq(excess, lo, hi, xtol=1e-13, rtol=1e-12)
-    return math.exp(log_s) * (1 + 1e-12)  # round up so delta(sigma) <= delta
+    try:
+        lo, hi = math.log(d) - 10.0, math.log(d) + 10.0
+        while excess(lo) < 0:
+            lo -= 10.0
+        while excess(hi) > 0:
+            hi += 10.0
+        log_s = optimize.brentq(excess, lo, hi, xtol=1e-13, rtol=1e-12)
+        sigma = math.exp(log_s) * (1 + 1e-12)  # round up so delta(sigma) <= delta
+    except OverflowError:
+        sigma = math.inf
+    return _finite_sigma(sigma, d, eps, delta)
+
+
+def _finite_sigma(sigma: float, d: float, eps: float, delta: float) -> float:
+    """``sigma``, refused (naming the parameters) if no float noise is that wide."""
+    if not math.isfinite(sigma):
+        raise ValueError(f"l2_sensitivity={d!r}, epsilon={eps!r}, delta={delta!r} need a Gaussian sigma beyond "
+                         "floating point: raise epsilon or delta, or lower l2_sensitivity")
+    return sigma
 
 
 def gaussian(answers: ArrayLike, l2_sensitivity: float, epsilon: float, delta: float, *, rng: RngLike = None,
