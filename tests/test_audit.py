@@ -523,3 +523,75 @@ def test_privacy_loss_interval_is_bonferroni_from_exact_binomial_tails():
     p_hi = brentq(lambda p: stats.binom.cdf(k, n, p) - q, 1e-9, 1 - 1e-9, xtol=1e-14)
     p_lo_prime = brentq(lambda p: stats.binom.sf(kp - 1, n_p, p) - q, 1e-9, 1 - 1e-9, xtol=1e-14)
     assert float(upper) == pytest.approx(math.log(p_hi / p_lo_prime), abs=1e-9)
+
+
+# ------------------------------------------------------------------ events are checked when made and when audited
+def _laplace_mech(x, rng, size):
+    return laplace(x, 1.0, 1.0, rng=rng, size=size)
+
+
+@pytest.mark.parametrize("event", [ThresholdEvent(5, 0.5), ThresholdEvent(1, 0.0, above=False)])
+def test_a_threshold_on_a_coordinate_the_output_lacks_is_refused_by_name(event):
+    with pytest.raises(ValueError, match=r"event 'output\[\d\] .*coordinate must be in \[0, 0\]"):
+        epsilon_lower_bound(_laplace_mech, 0.0, 1.0, event=event, samples=100, rng=0)
+
+
+def test_an_output_event_of_the_wrong_length_is_refused_by_name():
+    with pytest.raises(ValueError, match=r"event 'output == \(1,0\)' has 2 .*value must have length 1"):
+        epsilon_lower_bound(_laplace_mech, 0.0, 1.0, event=OutputEvent((1, 0)), samples=100, rng=0)
+
+
+def test_a_listed_event_that_does_not_fit_is_refused_by_its_index():
+    events = [ThresholdEvent(0, 1.0), ThresholdEvent(3, 1.0)]
+    with pytest.raises(ValueError, match=r"event\[1\] 'output\[3\] > 1'.*coordinate must be in \[0, 0\]"):
+        epsilon_lower_bound(_laplace_mech, 0.0, 1.0, event=events, samples=100, search_samples=100, rng=0)
+
+
+def test_event_counts_and_hits_refuse_events_that_do_not_fit():
+    from dpviz.audit import event_counts, event_hits
+
+    a, b = np.arange(6.0), np.arange(6.0) + 1
+    with pytest.raises(ValueError, match=r"events\[1\] 'output\[2\] > 1'.*\[0, 0\]"):
+        event_counts([ThresholdEvent(0, 1.0), ThresholdEvent(2, 1.0)], a, b)
+    with pytest.raises(ValueError, match=r"events\[0\] 'output == \(1,2\)'.*length 1"):
+        event_counts([OutputEvent((1, 2))], a, b)
+    with pytest.raises(ValueError, match=r"event 'output == \(1,2,3\)'.*length 2"):
+        event_hits(OutputEvent((1, 2, 3)), np.ones((4, 2)))
+
+
+@pytest.mark.parametrize(("make", "error", "pattern"), [
+    (lambda: ThresholdEvent(0.5, 0.0), TypeError, "coordinate must be an integer, got 0.5"),
+    (lambda: ThresholdEvent(-1, 0.0), ValueError, "coordinate must be an integer >= 0, got -1"),
+    (lambda: ThresholdEvent(True, 0.0), TypeError, "coordinate must be an integer"),
+    (lambda: ThresholdEvent(0, np.nan), ValueError, "threshold must be a number, got NaN"),
+    (lambda: ThresholdEvent(0, np.inf), ValueError, "threshold must be finite"),
+    (lambda: ThresholdEvent(0, "1"), TypeError, "threshold must be a real number"),
+    (lambda: ThresholdEvent(0, 1.0, above="no"), TypeError, "above must be True or False, got 'no'"),
+    (lambda: OutputEvent(()), ValueError, "value must be a flat, non-empty tuple"),
+    (lambda: OutputEvent(((1, 0), (0, 1))), ValueError, "value must be a flat"),
+    (lambda: OutputEvent((np.nan, 1.0)), ValueError, "value must hold finite numbers"),
+    (lambda: OutputEvent(("a", "b")), TypeError, "value must be a tuple of numbers"),
+    (lambda: OutputEvent(1), TypeError, "value must be a tuple of numbers"),
+])
+def test_event_constructors_refuse_bad_fields_by_name(make, error, pattern):
+    with pytest.raises(error, match=pattern):
+        make()
+
+
+def test_valid_events_are_unchanged_by_the_checks():
+    ev = ThresholdEvent(np.int64(1), 2, above=np.bool_(False))
+    assert ev == ThresholdEvent(1, 2.0, False) and ev.description == "output[1] <= 2"
+    assert type(ev.coordinate) is int and type(ev.above) is bool
+    assert OutputEvent([1, 0]) == OutputEvent((1, 0))
+    assert OutputEvent((True, False))(np.array([[True, False], [False, False]])).tolist() == [True, False]
+
+
+def test_empty_batches_are_refused_by_name():
+    from dpviz.audit import best_event
+
+    with pytest.raises(ValueError, match="outputs must hold at least one sample"):
+        candidate_events([], [])
+    with pytest.raises(ValueError, match="outputs_prime must hold at least one sample"):
+        candidate_events([1.0], np.empty((0, 1)))
+    with pytest.raises(ValueError, match="a must hold at least one sample"):
+        best_event([ThresholdEvent(0, 1.0)], [], [1.0])

@@ -81,7 +81,9 @@ def epsilon_lower_bound(mechanism: Mechanism, d: Any, d_prime: Any, *, event: An
         outside [0, 1), a claimed epsilon <= 0, an input the mechanism refuses
         (its error re-raised naming ``d`` or ``d_prime``), datasets that are not neighbours (when
         ``neighbours`` is given), an empty list of events, a mechanism that does
-        not return ``size`` rows or an event that does not return one value per row.
+        not return ``size`` rows, an event that refers to a coordinate the mechanism's
+        outputs do not have (checked on the first batch drawn) or an event that does
+        not return one value per row.
     TypeError
         For a mechanism that is not callable, an event that is neither an event
         nor callable, or a non-integer number of samples.

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from dpviz.validation import check_array
+from dpviz.validation import check_array, check_bool, check_int, check_real
 
 #: Boolean array with one entry per sample: which samples fall in an event.
 _Hits = npt.NDArray[np.bool_]
@@ -29,11 +29,19 @@ class ThresholdEvent:
     Parameters
     ----------
     coordinate : int
-        Index into each output flattened per sample (0 for a scalar output).
+        Index into each output flattened per sample, >= 0 (0 for a scalar output).  An audit refuses
+        a coordinate the mechanism's outputs do not have.
     threshold : float
-        The cut point t.
+        The cut point t, a finite real number.
     above : bool
         True for ``output[coordinate] > t``, False for ``output[coordinate] <= t``.
+
+    Raises
+    ------
+    TypeError
+        If ``coordinate`` is not an integer, ``threshold`` not a real number or ``above`` not a bool.
+    ValueError
+        If ``coordinate`` is negative or ``threshold`` is NaN or infinite.
 
     Examples
     --------
@@ -47,6 +55,11 @@ class ThresholdEvent:
     coordinate: int
     threshold: float
     above: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "coordinate", check_int("coordinate", self.coordinate, minimum=0))
+        object.__setattr__(self, "threshold", check_real("threshold", self.threshold))
+        object.__setattr__(self, "above", check_bool("above", self.above))
 
     def __call__(self, outputs: npt.ArrayLike) -> _Hits:
         col = _as_rows(outputs)[:, self.coordinate]
@@ -65,7 +78,16 @@ class OutputEvent:
     Parameters
     ----------
     value : tuple
-        The output, flattened per sample, that the event consists of.
+        The output, flattened per sample, that the event consists of: at least one finite
+        number (a list or 1-D array is stored as a tuple).  An audit refuses a value whose
+        length differs from the number of coordinates of the mechanism's outputs.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` does not hold numbers.
+    ValueError
+        If ``value`` is empty, not flat, or holds NaN or inf.
 
     Examples
     --------
@@ -77,6 +99,23 @@ class OutputEvent:
     """
 
     value: tuple[Any, ...]
+
+    def __post_init__(self) -> None:
+        value = self.value
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+            raise TypeError(f"value must be a tuple of numbers (one per output coordinate), got {value!r} "
+                            f"of type {type(value).__name__}")
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"value must be a tuple of numbers (one per output coordinate), got {value!r}")
+        if arr.ndim != 1 or arr.size == 0:
+            raise ValueError(f"value must be a flat, non-empty tuple of numbers (one per output coordinate), "
+                             f"got {value!r}")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"value must hold finite numbers (outputs are finite, so it could never match), "
+                             f"got {value!r}")
+        if not isinstance(value, tuple):
+            object.__setattr__(self, "value", tuple(arr.tolist()))
 
     def __call__(self, outputs: npt.ArrayLike) -> _Hits:
         rows = _as_rows(outputs)
@@ -128,7 +167,9 @@ Event = ThresholdEvent | OutputEvent | PredicateEvent
 def _as_rows(outputs: npt.ArrayLike) -> np.ndarray:
     """The outputs as a 2-D array: one row per sample, each output flattened (a 1-D batch becomes a column)."""
     outputs = np.asarray(outputs)
-    return outputs.reshape(outputs.shape[0], -1) if outputs.ndim != 1 else outputs[:, None]
+    if outputs.ndim == 1:
+        return outputs[:, None]
+    return outputs.reshape(outputs.shape[0], int(np.prod(outputs.shape[1:])))  # not -1: 0 samples are fine
 
 
 def _check_outputs(name: str, outputs: npt.ArrayLike) -> np.ndarray:
@@ -178,8 +219,19 @@ def as_event(event: Any, name: str = "event") -> Event:
                     f"got {type(event).__name__}")
 
 
-def _indicator(event: Event, outputs: npt.ArrayLike) -> _Hits:
-    """Which samples fall in ``event``, checked to be one truth value per sample."""
+def _check_fits(event: Event, width: int, name: str = "event") -> None:
+    """Refuse, naming ``name``, an event about coordinates that outputs of ``width`` coordinates do not have."""
+    if isinstance(event, ThresholdEvent) and event.coordinate >= width:
+        raise ValueError(f"{name} {event.description!r} refers to coordinate {event.coordinate}, but the outputs "
+                         f"have {width} coordinate(s) per sample: coordinate must be in [0, {width - 1}]")
+    if isinstance(event, OutputEvent) and len(event.value) != width:
+        raise ValueError(f"{name} {event.description!r} has {len(event.value)} coordinate(s), but the outputs "
+                         f"have {width} per sample: value must have length {width}")
+
+
+def _indicator(event: Event, outputs: npt.ArrayLike, name: str = "event") -> _Hits:
+    """Which samples fall in ``event``, checked to fit the outputs and to give one truth value per sample."""
+    _check_fits(event, _as_rows(outputs).shape[1], name)
     hit = np.asarray(event(outputs))
     if hit.shape != (np.asarray(outputs).shape[0],):
         raise ValueError(f"event {event.description!r} must return one truth value per sample, "
@@ -207,7 +259,8 @@ def event_hits(event: Any, outputs: npt.ArrayLike) -> _Hits:
     TypeError
         If ``event`` is not an event or a callable, or ``outputs`` is not array-like of numbers.
     ValueError
-        If the event does not return one truth value per sample, or ``outputs`` holds NaN or inf.
+        If the event does not return one truth value per sample, refers to a coordinate the outputs
+        do not have, or ``outputs`` holds NaN or inf.
 
     Examples
     --------

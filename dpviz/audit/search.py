@@ -17,7 +17,16 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
-from dpviz.audit.events import Event, OutputEvent, ThresholdEvent, _as_rows, _check_outputs, _indicator, as_event
+from dpviz.audit.events import (
+    Event,
+    OutputEvent,
+    ThresholdEvent,
+    _as_rows,
+    _check_fits,
+    _check_outputs,
+    _indicator,
+    as_event,
+)
 from dpviz.audit.sampling import Mechanism, _sample
 from dpviz.audit.statistics import privacy_loss_interval
 from dpviz.rng import RngLike, as_generator
@@ -55,7 +64,7 @@ def candidate_events(outputs: npt.ArrayLike, outputs_prime: npt.ArrayLike, *, ma
     Raises
     ------
     ValueError
-        If the two batches' outputs have different numbers of coordinates.
+        If a batch holds no sample, or the two batches' outputs have different numbers of coordinates.
 
     Examples
     --------
@@ -65,7 +74,7 @@ def candidate_events(outputs: npt.ArrayLike, outputs_prime: npt.ArrayLike, *, ma
     (['output[0] > 0', 'output[0] <= 0'], ['output == (0,0)', 'output == (0,1)', 'output == (1,1)'])
     """
     max_atoms = check_int("max_atoms", max_atoms, minimum=0)
-    a, b = _check_batches(outputs, outputs_prime, "outputs", "outputs_prime")
+    a, b = _check_batches(outputs, outputs_prime, "outputs", "outputs_prime", nonempty=True)
     pooled = np.concatenate([a, b])
     events: list[Event] = []
     for j in range(pooled.shape[1]):
@@ -82,9 +91,17 @@ def candidate_events(outputs: npt.ArrayLike, outputs_prime: npt.ArrayLike, *, ma
     return events
 
 
-def _check_batches(a: npt.ArrayLike, b: npt.ArrayLike, name_a: str, name_b: str) -> tuple[np.ndarray, np.ndarray]:
-    """Two batches of outputs as rows (one per sample), with the same number of coordinates, named in errors."""
+def _check_batches(a: npt.ArrayLike, b: npt.ArrayLike, name_a: str, name_b: str, *,
+                   nonempty: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Two batches of outputs as rows (one per sample), with the same number of coordinates, named in errors.
+
+    With ``nonempty``, each batch must hold at least one sample.
+    """
     ra, rb = _as_rows(_check_outputs(name_a, a)), _as_rows(_check_outputs(name_b, b))
+    for name, rows, raw in ((name_a, ra, a), (name_b, rb, b)):
+        if nonempty and rows.shape[0] == 0:
+            raise ValueError(f"{name} must hold at least one sample (outputs stacked on the first axis), "
+                             f"got shape {np.shape(raw)}")
     if ra.shape[1] != rb.shape[1]:
         raise ValueError(f"{name_b} must hold outputs of the same size as {name_a}: {name_a} has {ra.shape[1]} "
                          f"coordinates per sample, {name_b} has {rb.shape[1]}")
@@ -145,7 +162,8 @@ def event_counts(events: Sequence[Any], a: npt.ArrayLike, b: npt.ArrayLike
     TypeError
         If an entry of ``events`` is neither an event nor callable.
     ValueError
-        If a predicate event does not return one truth value per sample.
+        If a predicate event does not return one truth value per sample, or an event refers to a
+        coordinate the outputs do not have (the message names ``events[i]``).
 
     Examples
     --------
@@ -160,6 +178,8 @@ def event_counts(events: Sequence[Any], a: npt.ArrayLike, b: npt.ArrayLike
     ka = np.empty(len(events), dtype=np.int64)
     kb = np.empty(len(events), dtype=np.int64)
     ra, rb = _as_rows(a), _as_rows(b)
+    for i, ev in enumerate(events):
+        _check_fits(ev, ra.shape[1], f"events[{i}]")
     thr = [i for i, ev in enumerate(events) if isinstance(ev, ThresholdEvent)]
     if thr:
         thresholds = [ev for ev in events if isinstance(ev, ThresholdEvent)]  # in the order of thr
@@ -181,8 +201,8 @@ def event_counts(events: Sequence[Any], a: npt.ArrayLike, b: npt.ArrayLike
         if table is not None and isinstance(ev, OutputEvent) and len(ev.value) == ra.shape[1]:
             ka[i], kb[i] = atoms.get(tuple(np.asarray(ev.value, dtype=ra.dtype).tolist()), (0, 0))
         else:
-            ka[i] = int(_indicator(ev, a).sum())
-            kb[i] = int(_indicator(ev, b).sum())
+            ka[i] = int(_indicator(ev, a, f"events[{i}]").sum())
+            kb[i] = int(_indicator(ev, b, f"events[{i}]").sum())
     return ka, kb
 
 
@@ -230,7 +250,8 @@ def select_event(mechanism: Mechanism, d: Any, d_prime: Any, events: Sequence[An
     ValueError
         If ``samples`` < 1 or above :data:`dpviz.validation.MAX_ELEMENTS`, ``events``
         is an empty list, ``confidence`` or ``delta`` is out of range, the mechanism
-        refuses ``d`` or ``d_prime`` (its error re-raised naming them), or the
+        refuses ``d`` or ``d_prime`` (its error re-raised naming them), an event
+        refers to a coordinate the outputs do not have (named ``event[i]``), or the
         mechanism or an event breaks its contract.
     TypeError
         If ``samples`` is not an integer or an entry of ``events`` is not an event.
@@ -263,6 +284,9 @@ def select_event(mechanism: Mechanism, d: Any, d_prime: Any, events: Sequence[An
     b = _sample(mechanism, d_prime, samples, gen, "d_prime")
     if events is None:
         events = candidate_events(a, b)
+    else:
+        for i, ev in enumerate(events):
+            _check_fits(ev, _as_rows(a).shape[1], f"event[{i}]")
     event, swapped, _ = best_event(events, a, b, confidence=confidence, delta=delta)
     return event, swapped, len(events)
 
@@ -306,8 +330,9 @@ def best_event(events: Sequence[Any], a: npt.ArrayLike, b: npt.ArrayLike, *, con
     Raises
     ------
     ValueError
-        If ``events`` is empty, ``confidence`` or ``delta`` is out of range, or a
-        predicate event does not return one truth value per sample.
+        If ``events`` is empty, a batch holds no sample, ``confidence`` or ``delta`` is out of
+        range, an event refers to a coordinate the outputs do not have, or a predicate event
+        does not return one truth value per sample.
     TypeError
         If an entry of ``events`` is neither an event nor callable.
 
@@ -325,7 +350,7 @@ def best_event(events: Sequence[Any], a: npt.ArrayLike, b: npt.ArrayLike, *, con
     confidence = check_open_unit("confidence", confidence)
     delta = check_delta(delta, allow_zero=True)
     shortlist = check_int("shortlist", shortlist, minimum=1)
-    _check_batches(a, b, "a", "b")
+    _check_batches(a, b, "a", "b", nonempty=True)
     a, b = np.asarray(a), np.asarray(b)
     na, nb = a.shape[0], b.shape[0]
     ka, kb = event_counts(events, a, b)
