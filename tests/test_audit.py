@@ -485,8 +485,10 @@ def test_experiments_refuse_what_they_cannot_audit():
         audit_table([])
     with pytest.raises(ValueError, match="scale must be at most"):
         sampler_fit("laplace", 1e300)
-    with pytest.raises(ValueError, match="puts all"):
+    with pytest.raises(ValueError, match="scale"):  # the discrete sampler itself refuses scales below 1e-12
         sampler_fit("laplace", 1e-300, samples=100)
+    with pytest.raises(ValueError, match="puts all"):
+        sampler_fit("laplace", 1e-3, samples=100)
 
 
 def test_the_auditor_takes_no_accountant():
