@@ -28,7 +28,7 @@ from scipy import optimize
 
 from dpviz.accountant import exact
 from dpviz.mechanisms.exact_coins import _Coins, _exact_dgauss_one
-from dpviz.mechanisms.release import METHODS, Method, _as_output, _draw_shape, _grid_answers
+from dpviz.mechanisms.release import MAX_EXACT_DRAWS, METHODS, Method, _as_output, _draw_shape, _grid_answers
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
     check_array,
@@ -108,6 +108,9 @@ def discrete_gaussian(sigma: float, *, size: int | None = None, rng: RngLike = N
     check_choice("method", method, METHODS)
     shape = _draw_shape(size)
     n = int(np.prod(shape)) if shape else 1
+    if method == "exact" and n > MAX_EXACT_DRAWS:
+        raise ValueError(f"size={size!r} asks for {n} exact draws; the exact sampler (pure Python) takes at most "
+                         f"{MAX_EXACT_DRAWS} per call: use method='fast' or fewer draws")
     gen = as_generator(rng)
     if method == "exact":
         sq = exact("sigma", sigma)

@@ -48,7 +48,7 @@ from numpy.typing import ArrayLike
 from dpviz.accountant import exact
 from dpviz.mechanisms.exact_coins import _Coins, _exact_dlap_one
 from dpviz.mechanisms.laplace_noise import laplace_scale
-from dpviz.mechanisms.release import METHODS, Method, _as_output, _draw_shape, _grid_answers
+from dpviz.mechanisms.release import MAX_EXACT_DRAWS, METHODS, Method, _as_output, _draw_shape, _grid_answers
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_array, check_choice, check_epsilon, check_positive, check_trials
 
@@ -59,9 +59,6 @@ __all__ = ["discrete_laplace", "discrete_laplace_pmf", "discrete_laplace_mechani
 #: integer and numpy's geometric saturates (a scale of 1e20 gave 84% zeros: no noise).  Below 1e-12 the draws
 #: are all 0 to within 1 - e^(-1e12), the sampler's own resolution.
 SAMPLER_SCALE_RANGE = (1e-12, 1e14)
-
-#: Largest number of draws of the exact (pure Python, rational-arithmetic) sampler per call: about 20 s.
-MAX_EXACT_DRAWS = 2**20
 
 
 def discrete_laplace(scale: float | Fraction, *, size: int | None = None, rng: RngLike = None,

@@ -23,6 +23,9 @@ Method = Literal["exact", "fast"]
 METHODS = ("exact", "fast")
 
 
+#: Largest number of draws of the exact (pure Python, rational-arithmetic) samplers per call: about 20 s.
+MAX_EXACT_DRAWS = 2**20
+
 def _discrete_method(sampler: Sampler) -> Method:
     """The discrete ``method`` behind a non-float ``sampler``: "discrete" -> "fast", "exact" -> "exact"."""
     return "fast" if sampler == "discrete" else "exact"
