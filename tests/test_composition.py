@@ -108,6 +108,17 @@ def test_bad_inputs():
         C.basic_composition(0.1, 0)
 
 
+def test_a_laplace_scale_that_overflows_is_refused_before_the_charge():
+    # 1 / (1e-9 * 1e-300) overflows: refused before the four charges, so the ledger stays empty
+    acc = PrivacyAccountant(1.0)
+    with pytest.raises(ValueError, match=r"share \* epsilon.*too small"):
+        C.bmi_sequential(C.BMI_TABLE, 1e-300, share=1e-9, accountant=acc, rng=0)
+    assert acc.history == []
+    with pytest.raises(ValueError, match="epsilon.*too small"):
+        C.bmi_parallel(C.BMI_TABLE, 1e-309, accountant=acc, rng=0)
+    assert acc.history == []
+
+
 def test_quarter_shares_fill_any_float_budget_exactly():
     # slider values are arbitrary floats; 4 x (share x eps) must equal eps exactly, never exceed it
     rng = np.random.default_rng(5)

@@ -526,6 +526,43 @@ def test_a_bad_rng_leaves_no_charge_behind():
     assert acc.history == []
 
 
+def test_a_noise_scale_that_overflows_is_refused_before_the_charge():
+    """Refused releases leave the ledger unchanged: the threshold's noise scale (SVT's 0.95 / (eps / 2),
+    recursive's beta / eps) is checked before the charge, not when the noise is drawn after it."""
+    _, p = _small_problem()
+    for call, name in [
+            (lambda acc: sums.svt_threshold(p, 1e-308, accountant=acc, rng=0), "epsilon"),
+            (lambda acc: sums.choose_threshold(p, 1e-308, "svt", accountant=acc, rng=0), "epsilon"),
+            (lambda acc: sums.recursive_threshold(p, 1e-300, beta=1e10, accountant=acc, rng=0), "epsilon"),
+            (lambda acc: sums.release(p, 1e-4, algorithm="tamm", rho=1e-304, accountant=acc, rng=0),
+             r"rho \* epsilon="),
+            (lambda acc: sums.release(p, 1e-3, algorithm="sqm", rho=1e-304, accountant=acc, rng=0),
+             r"rho \* epsilon / m"),
+            (lambda acc: sums.release(p, 1.0, algorithm="workload", truncation="recursive", rho=1e-300,
+                                      beta=1e10, accountant=acc, rng=0), r"rho \* epsilon=")]:
+        acc = PrivacyAccountant(10.0)
+        with pytest.raises(ValueError, match=name + ".*too small"):
+            call(acc)
+        assert acc.history == []
+    assert sums.svt_threshold(p, 1e-300, rng=0) > 0        # a tiny but representable scale still runs
+
+
+def test_matrix_mechanism_size_is_checked_with_the_strategy_rows_before_the_charge():
+    """TaMM / TiMM measure p strategy rows per trial (p = 21 > n = 20 here): matrix_mechanism.run counts
+    k (p + n + m) elements, so release must refuse such a size before charging, not after."""
+    _, p = _small_problem()
+    k = 2_950_000                                   # k (2n + m) = k * 45 fits the cap, k (p + n + m) = k * 46 not
+    for algorithm in ("tamm", "timm"):
+        acc = PrivacyAccountant(1e7)
+        with pytest.raises(ValueError, match="size"):
+            sums.release(p, 1.0, algorithm=algorithm, truncation="none", accountant=acc, rng=0, size=k)
+        assert acc.history == []
+        acc = PrivacyAccountant(1e7)
+        with pytest.raises(ValueError, match="size"):
+            sums.release(p, 1.0, algorithm=algorithm, truncation="svt", accountant=acc, rng=0, size=k)
+        assert acc.history == []
+
+
 def test_choose_threshold_checks_every_argument_whatever_the_method():
     _, p = _small_problem()
     for method in ("oracle", "none"):

@@ -21,7 +21,7 @@ from fractions import Fraction
 import numpy as np
 
 from dpviz.accountant import PrivacyAccountant, charge, charge_all, check_accountant, exact
-from dpviz.mechanisms import laplace, laplace_variance
+from dpviz.mechanisms import laplace, laplace_scale, laplace_variance
 from dpviz.rng import RngLike
 from dpviz.validation import check_bool, check_choice, check_elements, check_epsilon, check_probability, check_trials
 
@@ -141,7 +141,8 @@ def bmi_sequential(table: np.ndarray, epsilon: float, *, share: float = 0.25,
     BudgetExceededError
         If the accountant refuses the plan (nothing is recorded).
     ValueError, TypeError
-        For an invalid ``epsilon``, ``share``, ``size`` or ``accountant``.
+        For an invalid ``epsilon``, ``share``, ``size`` or ``accountant``, or a ``share * epsilon`` so small
+        that the Laplace scale overflows (refused before anything is charged).
 
     Examples
     --------
@@ -156,6 +157,7 @@ def bmi_sequential(table: np.ndarray, epsilon: float, *, share: float = 0.25,
     charges = sequential_charges(eps, share)
     q_eps = float(charges[0][1])
     check_elements(4.0 * (check_trials(size) or 1), "noisy BMI answers", size=size)
+    laplace_scale(1.0, q_eps, name="share * epsilon")   # a scale that overflows is refused before the charge
     charge_all(accountant, charges, size=size)
     return laplace(truth, 1.0, q_eps, rng=rng, size=size)
 
@@ -261,7 +263,8 @@ def bmi_parallel(table: np.ndarray, epsilon: float, *, accountant: PrivacyAccoun
     BudgetExceededError
         If the accountant refuses the charge (nothing is recorded).
     ValueError, TypeError
-        For an invalid ``epsilon``, ``size`` or ``accountant``.
+        For an invalid ``epsilon``, ``size`` or ``accountant``, or an ``epsilon`` so small that the
+        Laplace scale overflows (refused before anything is charged).
 
     Examples
     --------
@@ -273,6 +276,7 @@ def bmi_parallel(table: np.ndarray, epsilon: float, *, accountant: PrivacyAccoun
     check_bmi_table(table)
     cells = bmi_cells(table)
     check_elements(4.0 * (check_trials(size) or 1), "noisy BMI cells", size=size)
+    laplace_scale(1.0, eps)   # a scale that overflows is refused before the charge
     charge(accountant, eps, size=size, label="Alg 2: 4 disjoint BMI cells", parts=4)
     noisy = laplace(cells, 1.0, eps, rng=rng, size=size)
     return np.stack([noisy[..., 0], noisy[..., 0] + noisy[..., 1], noisy[..., 2], noisy[..., 2] + noisy[..., 3]],

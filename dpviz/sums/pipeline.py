@@ -21,15 +21,25 @@ import numpy as np
 import numpy.typing as npt
 
 from dpviz.accountant import PrivacyAccountant, charge_all, check_accountant
+from dpviz.hierarchy import build_tree
 from dpviz.rng import RngLike, as_generator
 from dpviz.sums.answers import answer_with_threshold
 from dpviz.sums.answers import isotonic as _isotonic_fit
 from dpviz.sums.budget import split_budget
+from dpviz.sums.matrix import _strategy
 from dpviz.sums.options import _NAMES, ALGORITHMS, NOT_DP, THRESHOLD_METHODS
 from dpviz.sums.problem import SumProblem, _check_noise_epsilon, check_problem, prepare
 from dpviz.sums.sqm import _sqm, _sqm_thresholds
-from dpviz.sums.thresholds import _recursive_on, _svt_on, choose_threshold, threshold_grid
+from dpviz.sums.thresholds import (
+    _check_threshold_noise,
+    _recursive_on,
+    _svt_on,
+    choose_threshold,
+    oracle_threshold,
+    threshold_grid,
+)
 from dpviz.validation import (
+    MAX_ELEMENTS,
     check_bool,
     check_choice,
     check_elements,
@@ -108,6 +118,21 @@ class SumRelease:
         return f"{_NAMES[self.algorithm]}, {t}" + (", isotonic" if self.isotonic else "")
 
 
+def _check_mm_elements(problem: SumProblem, algorithm: str, taus: npt.NDArray[np.float64], k: int,
+                       size: int | None) -> None:
+    """Refuse before any charge a ``size`` that :func:`dpviz.matrix_mechanism.run` would refuse after it.
+
+    The trials sharing one tau measure that tau's strategy (p rows), estimate n counts and answer m queries,
+    and at worst all k share the tau (of the possible ``taus``) whose strategy has the most rows.  GreedyH
+    keeps at most every node of its binary tree, so no strategy is built while that bound fits the cap.
+    """
+    per_trial = float(problem.n + problem.m)
+    if float(k) * (build_tree(problem.n, 2).n_nodes + per_trial) <= MAX_ELEMENTS:
+        return
+    p = max(_strategy(problem, algorithm, float(t)).shape[0] for t in (taus[:1] if algorithm == "timm" else taus))
+    check_elements(float(k) * (p + per_trial), "noisy measurements, estimates and answers", size=size)
+
+
 def release(problem: SumProblem, epsilon: float, *, algorithm: str = "tamm", truncation: str = "svt",
             ratio: float = 0.95, rho: float = 0.1, isotonic: bool = True, beta: float = 1e-3,
             start: float | None = None, growth: float = 1.1, accountant: PrivacyAccountant | None = None,
@@ -156,9 +181,10 @@ def release(problem: SumProblem, epsilon: float, *, algorithm: str = "tamm", tru
     TypeError
         If ``problem`` is not a :class:`SumProblem` or ``isotonic`` is not a bool.
     ValueError
-        For bad parameters, an accountant with ``truncation="oracle"`` (not DP), an answering
-        budget so small that the noise would overflow float64, or ``size`` beyond the allocation
-        cap :data:`dpviz.validation.MAX_ELEMENTS`.
+        For bad parameters, an accountant with ``truncation="oracle"`` (not DP), a threshold or answering
+        budget so small that the noise would overflow float64, or ``size`` beyond the allocation cap
+        :data:`dpviz.validation.MAX_ELEMENTS` (for TiMM and TaMM counted with the strategy's rows, as
+        :func:`dpviz.matrix_mechanism.run` counts them).  All are refused before anything is charged.
     dpviz.accountant.BudgetExceededError
         If the accountant cannot pay for all trials (nothing is recorded then).
 
@@ -186,6 +212,13 @@ def release(problem: SumProblem, epsilon: float, *, algorithm: str = "tamm", tru
     grid = threshold_grid(problem.weights[0] if start is None else start, growth, problem.weights[-1])
     check_elements(float(k) * grid.size * (problem.m if algorithm == "sqm" else 1),
                    "threshold-search steps (trials x grid points)", size=size, growth=growth)
+    if eps_thr > 0:   # the threshold stage's noise scales, exactly as _svt_on / _recursive_on draw them
+        m_thr = problem.m if algorithm == "sqm" else 1
+        _check_threshold_noise(truncation, float(eps_thr) / m_thr, ratio, beta,
+                               "rho * epsilon" if m_thr == 1 else "rho * epsilon / m")
+    if algorithm in ("timm", "tamm"):   # the element count matrix_mechanism.run checks, with the real strategy
+        possible = {"none": np.array([np.inf]), "oracle": np.array([oracle_threshold(problem, ratio)])}
+        _check_mm_elements(problem, algorithm, possible.get(truncation, grid), k, size)
     gen = as_generator(rng)
     acc = check_accountant(accountant)
     if acc is not None and truncation == "oracle":

@@ -33,7 +33,7 @@ from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.sums.options import NOT_DP, THRESHOLD_METHODS
 from dpviz.sums.problem import SumProblem, check_problem
-from dpviz.svt import ABOVE, sparse_vector
+from dpviz.svt import ABOVE, sparse_vector, svt_noise_scales
 from dpviz.validation import (
     MAX_ELEMENTS,
     check_choice,
@@ -98,6 +98,21 @@ def _counts_at(weights: np.ndarray, cum_count: np.ndarray, theta: np.ndarray) ->
     return np.where(J > 0, cum_count[np.maximum(J - 1, 0)], 0.0)
 
 
+def _check_threshold_noise(method: str, epsilon: float, ratio: float, beta: float, name: str = "epsilon") -> None:
+    """Refuse a threshold budget whose noise scale overflows float64, before anything is charged.
+
+    The scales are those :func:`_svt_on` (SVT with sensitivity ``max(ratio, 1 - ratio)``) and
+    :func:`_recursive_on` (``Lap(beta / epsilon)``) draw with; ``name`` is the caller's name for ``epsilon``.
+    """
+    try:
+        if method == "svt":
+            svt_noise_scales(epsilon, 1, sensitivity=max(ratio, 1.0 - ratio))
+        elif method == "recursive":
+            laplace_scale(beta, epsilon)
+    except ValueError as err:
+        raise ValueError(f"{name}={epsilon!r} is too small for the {method} threshold's noise: {err}") from None
+
+
 def _svt_on(weights: np.ndarray, cum_count: np.ndarray, n_records: float, grid: np.ndarray, eps: float,
             ratio: float, gen: np.random.Generator, k: int) -> npt.NDArray[np.float64]:
     """k SVT thresholds on the bins ``weights`` with cumulative counts ``cum_count`` (no validation)."""
@@ -126,10 +141,12 @@ def _recursive_on(weights: np.ndarray, cum_count: np.ndarray, n_records: float, 
 
 def _threshold_setup(problem: SumProblem, epsilon: float, start: float | None, growth: float, size: int | None,
                      accountant: PrivacyAccountant | None, rng: RngLike,
-                     label: str) -> tuple[SumProblem, float, npt.NDArray[np.float64], int, np.random.Generator]:
-    """Validate a threshold choice's inputs, build the public grid, and charge its k runs to the accountant."""
+                     label: str, method: str, ratio: float = 0.5,
+                     beta: float = 1.0) -> tuple[SumProblem, float, npt.NDArray[np.float64], int, np.random.Generator]:
+    """Validate a threshold choice's inputs (its noise scale too), build the public grid, and charge its k runs."""
     problem = check_problem(problem)
     epsilon = check_epsilon(epsilon)
+    _check_threshold_noise(method, epsilon, ratio, beta)
     size = check_trials(size)
     k = 1 if size is None else size
     check_elements(float(k), "thresholds", size=size)
@@ -184,8 +201,9 @@ def svt_threshold(problem: SumProblem, epsilon: float, *, ratio: float = 0.95, s
     TypeError
         If ``problem`` is not a :class:`SumProblem`.
     ValueError
-        If ``epsilon`` is not > 0, ``ratio`` is outside (0, 1], the grid
-        parameters are invalid or ``size`` is not a positive integer.
+        If ``epsilon`` is not > 0 (or so small that the SVT noise scale overflows; refused before any
+        charge), ``ratio`` is outside (0, 1], the grid parameters are invalid or ``size`` is not a
+        positive integer.
     dpviz.accountant.BudgetExceededError
         If the accountant cannot pay for the runs.
 
@@ -198,7 +216,7 @@ def svt_threshold(problem: SumProblem, epsilon: float, *, ratio: float = 0.95, s
     """
     ratio = check_probability("ratio", ratio)
     problem, epsilon, grid, k, gen = _threshold_setup(problem, epsilon, start, growth, size, accountant, rng,
-                                                      "sum queries: truncation threshold by SVT")
+                                                      "sum queries: truncation threshold by SVT", "svt", ratio=ratio)
     taus = _svt_on(problem.weights, problem._cum_count, problem.size, grid, epsilon, ratio, gen, k)
     return float(taus[0]) if size is None else taus
 
@@ -253,8 +271,8 @@ def recursive_threshold(problem: SumProblem, epsilon: float, *, beta: float = 1e
     TypeError
         If ``problem`` is not a :class:`SumProblem`.
     ValueError
-        If ``epsilon`` or ``beta`` is not > 0, the grid parameters are invalid or
-        ``size`` is not a positive integer.
+        If ``epsilon`` or ``beta`` is not > 0 (or ``beta / epsilon`` overflows; refused before any
+        charge), the grid parameters are invalid or ``size`` is not a positive integer.
     dpviz.accountant.BudgetExceededError
         If the accountant cannot pay for the runs.
 
@@ -267,7 +285,8 @@ def recursive_threshold(problem: SumProblem, epsilon: float, *, beta: float = 1e
     """
     beta = check_positive("beta", beta)
     problem, epsilon, grid, k, gen = _threshold_setup(problem, epsilon, start, growth, size, accountant, rng,
-                                                      "sum queries: truncation threshold (recursive-style)")
+                                                      "sum queries: truncation threshold (recursive-style)",
+                                                      "recursive", beta=beta)
     taus = _recursive_on(problem.weights, problem._cum_count, problem.size, grid, epsilon, beta, gen, k)
     return float(taus[0]) if size is None else taus
 
