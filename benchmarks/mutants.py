@@ -15,14 +15,14 @@ HIER = ("tests/test_hierarchy.py",)
 MUTANTS = (
     # ------------------------------------------------------------------ calibration
     Mutant("Laplace scale halved", "dpviz/mechanisms/laplace_noise.py",
-           'b = check_nonnegative("sensitivity", sensitivity) / check_epsilon(epsilon)',
-           'b = check_nonnegative("sensitivity", sensitivity) / (2 * check_epsilon(epsilon))', MECH),
+           'b = check_nonnegative("sensitivity", sensitivity) / check_epsilon(epsilon, name)',
+           'b = check_nonnegative("sensitivity", sensitivity) / (2 * check_epsilon(epsilon, name))', MECH),
     Mutant("Laplace sampler draws half the scale", "dpviz/mechanisms/laplace_noise.py",
            "checked + as_generator(rng).laplace(0.0, b, size=shape)",
            "checked + as_generator(rng).laplace(0.0, 0.5 * b, size=shape)", MECH),
     Mutant("classic Gaussian: 1.25 -> 2.5 inside the log", "dpviz/mechanisms/gaussian_noise.py",
-           "return math.sqrt(2.0 * math.log(1.25 / delta)) * d / eps",
-           "return math.sqrt(2.0 * math.log(1.25 / (2 * delta))) * d / eps", MECH),
+           "_finite_sigma(math.sqrt(2.0 * math.log(1.25 / delta)) * d / eps, d, eps, delta)",
+           "_finite_sigma(math.sqrt(2.0 * math.log(1.25 / (2 * delta))) * d / eps, d, eps, delta)", MECH),
     Mutant("discrete Gaussian calibrated for a real (not integer) shift", "dpviz/mechanisms/discrete_gaussian_noise.py",
            "return float(max(1, math.floor(sensitivity * (1 + 1e-12))))",
            "return float(max(1.0, sensitivity))", ("tests/test_discrete.py",)),
