@@ -1,6 +1,7 @@
 """Every public function, class and method carries a numpydoc docstring, checked by numpydoc's own validator.
 
-Rules (the note in CHANGELOG.md says why these and not all of numpydoc's checks):
+Rules (a chosen subset of numpydoc's checks: the ones that make a docstring usable, not its style rules such as
+"See Also" sections or capitalised parameter descriptions):
 
 * every public function, method and class has a docstring (GL08);
 * every parameter is documented and described, and no documented parameter is
