@@ -91,7 +91,7 @@ MUTANTS = (
            "charge(accountant, epsilon, 0.0 if delta is None else delta, size=size,",
            "charge(accountant, epsilon, 0.0 if delta is None else delta, size=None,",
            ("tests/test_matrix_mechanism.py",)),
-    Mutant("Privelet charges one release for size=k", "dpviz/wavelet.py",
+    Mutant("Privelet charges one release for size=k", "dpviz/wavelet/release.py",
            'charge(accountant, epsilon, size=size, label=f"Privelet (Haar wavelet), n={n}")',
            'charge(accountant, epsilon, size=None, label=f"Privelet (Haar wavelet), n={n}")',
            ("tests/test_wavelet.py",)),
