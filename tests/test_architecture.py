@@ -3,7 +3,7 @@
 * core (everything but experiments/, plots/, widgets/) imports no plotting or widget library;
 * experiments draw nothing; plots import no widgets;
 * a private name (``_x``) is imported, or read as ``module._x``, only inside its own package;
-* no core module is over ~400 lines (450 allowed); the walk covers subpackages (a test proves it);
+* no core module is over ~400 lines (420 allowed); the walk covers subpackages (a test proves it);
 * noise is calibrated in one place: outside dpviz.mechanisms nothing divides by an epsilon;
 * every name the lecture notebooks and the course app import from dpviz exists.
 """
@@ -28,7 +28,7 @@ PKG = Path(dpviz.__file__).parent
 ROOT = PKG.parent
 PRESENTATION = ("plotly", "matplotlib", "ipywidgets", "anywidget")
 UPPER = ("experiments", "plots", "widgets")
-MAX_CORE_LINES = 450
+MAX_CORE_LINES = 420  # "~400": a file may run a little over while it holds one concept
 
 
 def module_name(path: Path) -> str:
