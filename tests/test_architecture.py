@@ -260,3 +260,18 @@ def test_every_name_the_notebooks_use_exists() -> None:
                     missing.append(f"{where}: {node.value.id}.{node.attr}")
     assert not missing, missing
     assert len(_notebook_sources()) > 50
+
+
+def test_no_function_hides_a_submodule() -> None:
+    """``import dpviz.svt.gptt_variant as m`` must give the module: a package attribute named like one of its
+    submodules (a re-exported function called ``gptt`` in ``gptt.py``) would shadow it."""
+    hidden = []
+    for info in pkgutil.walk_packages(dpviz.__path__, "dpviz."):
+        if not info.ispkg:
+            continue
+        pkg = importlib.import_module(info.name)
+        for sub in pkgutil.iter_modules(pkg.__path__):
+            attr = getattr(pkg, sub.name, None)
+            if attr is not None and not inspect.ismodule(attr):
+                hidden.append(f"{info.name}.{sub.name} is a {type(attr).__name__}")
+    assert not hidden, hidden

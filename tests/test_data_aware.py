@@ -455,7 +455,7 @@ def test_mwem_accepts_dpviz_workloads():
 
 def test_dawa_greedy_h_stage_on_the_reduced_workload():
     from dpviz import workloads
-    from dpviz.data_aware.dawa import _reduced_gram
+    from dpviz.data_aware.dawa_algorithm import _reduced_gram
     from dpviz.data_aware.queries import _Queries
 
     n = 16

@@ -168,7 +168,7 @@ def note_widget_outputs(app: Sphinx, doctree: nodes.document) -> None:
 def _real_name(target: str) -> str | None:
     """``dpviz.widgets.LaplaceExplorer`` -> ``dpviz.widgets.laplace.LaplaceExplorer`` (None if not a dpviz object).
 
-    The attribute is looked up on the package first, as Python does: ``dpviz.svt.gptt`` is the function the
+    The attribute is looked up on the package first, as Python does: a same-named function would be the one the
     package re-exports, even where a submodule has the same name.
     """
     parts = target.split(".")
@@ -227,11 +227,11 @@ def quiet_external_refs(app: Sphinx, domain: Any, node: pending_xref) -> bool | 
 
 
 def _prefer_submodules(original: Callable[..., tuple[Any, Any, str]]) -> Callable[..., tuple[Any, Any, str]]:
-    """Make autosummary take ``dpviz.svt.gptt`` for the submodule when a package re-exports a same-named function.
+    """Make autosummary take the submodule when a package re-exports a function of the same name.
 
-    The refactor names modules after their main function (``dpviz.svt.gptt`` defines ``gptt``, which
-    ``dpviz.svt`` re-exports).  autosummary's ``_import_by_name`` first tries ``getattr(dpviz.svt, "gptt")``, gets
-    the function, and the module's page (and every member on it) is lost.  For a dpviz name that is a real
+    autosummary's ``_import_by_name`` first tries ``getattr(package, name)``; were a re-exported function named
+    like a submodule, it would get the function and the module's page would be lost.  tests/test_architecture.py
+    forbids such names, so this is a guard.  For a dpviz name that is a real
     submodule, this returns the module instead; everything else goes to autosummary unchanged.
     """
 

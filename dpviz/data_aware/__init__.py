@@ -39,14 +39,14 @@ mechanisms on the same data: the accountant is charged ``k * epsilon``
 
 Where things are (one file per concept):
 
-``uniform.py``
+``uniform_baseline.py``
     :func:`uniform`, the one-bucket baseline.
-``mwem.py``
+``mwem_algorithm.py``
     :func:`mwem` and its :class:`MWEMResult`.
 ``partition.py``
     :class:`Partition`, :func:`bucket_deviation`, :func:`dyadic_deviations`,
     :func:`default_bucket_penalty` and :func:`private_partition` (DAWA's stage 1).
-``dawa.py``
+``dawa_algorithm.py``
     :func:`dawa`, its :class:`DAWAResult` and the stage-2 :data:`STRATEGIES`.
 ``queries.py``
     (private) a workload as MWEM and GreedyH see it: ranges or a matrix, scaled to sensitivity 1.
@@ -70,8 +70,8 @@ References
 
 from __future__ import annotations
 
-from dpviz.data_aware.dawa import STRATEGIES, DAWAResult, dawa
-from dpviz.data_aware.mwem import MWEMResult, mwem
+from dpviz.data_aware.dawa_algorithm import STRATEGIES, DAWAResult, dawa
+from dpviz.data_aware.mwem_algorithm import MWEMResult, mwem
 from dpviz.data_aware.partition import (
     Partition,
     bucket_deviation,
@@ -79,7 +79,7 @@ from dpviz.data_aware.partition import (
     dyadic_deviations,
     private_partition,
 )
-from dpviz.data_aware.uniform import uniform
+from dpviz.data_aware.uniform_baseline import uniform
 
 __all__ = [
     "STRATEGIES",

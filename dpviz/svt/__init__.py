@@ -35,9 +35,9 @@ Files
     The output codes ``ABOVE``, ``BELOW``, ``HALTED`` and the ``NOT_DP`` label.
 ``noise.py``
     Private Laplace tail probabilities (log cdf, log survival function).
-``sparse_vector.py``
+``sparse_vector_technique.py``
     SVT (epsilon-DP): :func:`svt_noise_scales`, :func:`sparse_vector`.
-``gptt.py``
+``gptt_variant.py``
     GPTT (NOT differentially private): :func:`gptt_noise_scales`, :func:`gptt`.
 ``exact.py``
     Exact output probabilities: :func:`event_probability` (GPTT),
@@ -94,11 +94,11 @@ from dpviz.svt.counterexample import (
     counterexample_probability,
 )
 from dpviz.svt.exact import event_probability, sparse_vector_probability
-from dpviz.svt.gptt import gptt, gptt_noise_scales
+from dpviz.svt.gptt_variant import gptt, gptt_noise_scales
 from dpviz.svt.oracles import MAX_COPIES, DifferenceOracle, GPTTOracle, SVTOracle
 from dpviz.svt.partition import MAX_CALIBRATION_STEPS, OrderedPartition, calibrate_shift, ordered_partition
 from dpviz.svt.scoring import ReconstructionAccuracy, fraction_exact, support_k
-from dpviz.svt.sparse_vector import sparse_vector, svt_noise_scales
+from dpviz.svt.sparse_vector_technique import sparse_vector, svt_noise_scales
 
 __all__ = [
     "ABOVE", "BELOW", "HALTED", "NOT_DP",

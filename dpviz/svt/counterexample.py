@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from dpviz.svt.codes import ABOVE, BELOW, NOT_DP
 from dpviz.svt.exact import event_probability
-from dpviz.svt.gptt import _query_epsilon, gptt_noise_scales
+from dpviz.svt.gptt_variant import _query_epsilon, gptt_noise_scales
 from dpviz.validation import check_array, check_elements, check_epsilon, check_int
 
 #: Most values of t one :func:`counterexample_probability` call integrates (each costs about 10 ms).

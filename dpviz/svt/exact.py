@@ -26,9 +26,9 @@ import numpy.typing as npt
 from scipy import integrate
 
 from dpviz.svt.codes import ABOVE, BELOW, HALTED
-from dpviz.svt.gptt import gptt_noise_scales
+from dpviz.svt.gptt_variant import gptt_noise_scales
 from dpviz.svt.noise import _laplace_logcdf, _laplace_logsf
-from dpviz.svt.sparse_vector import svt_noise_scales
+from dpviz.svt.sparse_vector_technique import svt_noise_scales
 from dpviz.validation import check_array, check_bool, check_real
 
 __all__ = ["event_probability", "sparse_vector_probability"]

@@ -26,9 +26,9 @@ import numpy.typing as npt
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.svt.codes import HALTED, NOT_DP
-from dpviz.svt.gptt import _query_epsilon, gptt_noise_scales
+from dpviz.svt.gptt_variant import _query_epsilon, gptt_noise_scales
 from dpviz.svt.noise import _laplace_logsf
-from dpviz.svt.sparse_vector import svt_noise_scales
+from dpviz.svt.sparse_vector_technique import svt_noise_scales
 from dpviz.validation import check_array, check_counts, check_epsilon, check_int, check_real
 
 __all__ = ["DifferenceOracle", "GPTTOracle", "SVTOracle", "MAX_COPIES"]

@@ -10,7 +10,7 @@ workload.py
     :class:`Workload`, the operator: answers, ``W^T y``, Gram matrix, sensitivities, spectrum.
 closed_forms.py
     Closed forms of the range workloads: Gram matrix, coverage (sensitivity), singular values, eigenvectors.
-ranges.py
+one_d.py
     One-dimensional constructors: :func:`identity`, :func:`prefix`, :func:`all_ranges`,
     :func:`ranges`, :func:`random_ranges`, :func:`width_ranges`, :func:`from_matrix`, :func:`as_workload`.
 two_d.py
@@ -20,7 +20,7 @@ menu.py
 """
 
 from dpviz.workloads.menu import WORKLOADS, build
-from dpviz.workloads.ranges import (
+from dpviz.workloads.one_d import (
     all_ranges,
     as_workload,
     from_matrix,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_choice, check_int
-from dpviz.workloads.ranges import all_ranges, identity, prefix, random_ranges, width_ranges
+from dpviz.workloads.one_d import all_ranges, identity, prefix, random_ranges, width_ranges
 from dpviz.workloads.workload import Workload
 
 __all__ = ["build", "WORKLOADS"]

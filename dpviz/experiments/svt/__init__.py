@@ -11,7 +11,7 @@ Files
 ``counterexample.py``
     Exact counterexample probabilities beside GPTT simulations:
     :func:`counterexample_experiment`, :class:`CounterexampleExperiment`.
-``attack_table.py``
+``attack_tables.py``
     The attack on the paper's histograms, Tables 2 and 3:
     :func:`attack_table`, :class:`AttackTable`, ``PAPER_DATASETS``, ``TABLE_FIELDS``.
 ``attack_run.py``
@@ -27,7 +27,7 @@ References
 from __future__ import annotations
 
 from dpviz.experiments.svt.attack_run import GPTTAttackRun, gptt_attack_run
-from dpviz.experiments.svt.attack_table import PAPER_DATASETS, TABLE_FIELDS, AttackTable, attack_table
+from dpviz.experiments.svt.attack_tables import PAPER_DATASETS, TABLE_FIELDS, AttackTable, attack_table
 from dpviz.experiments.svt.counterexample import CounterexampleExperiment, counterexample_experiment
 from dpviz.experiments.svt.threshold_answers import ThresholdAnswers, threshold_answers_experiment
 
