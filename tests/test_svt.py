@@ -212,29 +212,39 @@ def test_attack_reconstructs_small_counts_exactly_at_epsilon_1():
 
 def test_partition_is_the_level_sets_when_threshold_in_unit_interval():
     # Thm 5.12: a noisy threshold in (0, 1] gives exactly the sets of equal counts, ordered
-    x = _synthetic(1)
-    hits = 0
+    x = _synthetic(1)                       # every count 0..7 occurs, the others are >= 30
+    hits = above_one = 0
     for seed in range(40):
         oracle = svt.GPTTOracle(x, 0.5, rng=seed)
         s = oracle._GPTTOracle__noisy_threshold      # the test, not the attack, peeks
         part = svt.ordered_partition(oracle)
+        rows = svt.ordered_partition(oracle, grouping="row")
         levels = np.unique(x)
         if 0 < s <= 1:
             hits += 1
-            assert part.n_groups == levels.size
-            assert np.array_equal(levels[part.labels], x)
+            for p in (part, rows):
+                assert p.n_groups == levels.size
+                assert np.array_equal(levels[p.labels], x)
         elif 1 < s <= 7:
-            m = math.ceil(s)        # counts 0..m-1 merge; each supported small count m..7 is its own group
-            assert np.unique(part.labels[x < m]).size == 1
+            above_one += 1
+            m = math.ceil(s)
+            # rows alone: every count below s has an empty row, so counts 0..m-1 merge
+            assert np.unique(rows.labels[x < m]).size == 1
             for v in range(m, 8):
-                assert np.array_equal(part.labels == part.labels[np.flatnonzero(x == v)[0]], x == v)
+                assert np.array_equal(rows.labels == rows.labels[np.flatnonzero(x == v)[0]], x == v)
+            # rows and columns: count v is told from every larger count once v + s <= 7, since then the
+            # present count ceil(v + s) answers ABOVE against v and BELOW against v + 1, v + 2, ...
+            for v in range(0, 8):
+                if v + s <= 7:
+                    assert np.array_equal(part.labels == part.labels[np.flatnonzero(x == v)[0]], x == v)
         # always (no query noise): the groups are intervals of counts, in order (Lemma 5.10)
-        gmax = np.full(part.n_groups, -np.inf)
-        gmin = np.full(part.n_groups, np.inf)
-        np.maximum.at(gmax, part.labels, x)
-        np.minimum.at(gmin, part.labels, x)
-        assert np.all(gmax[:-1] < gmin[1:])
-    assert hits >= 3
+        for p in (part, rows):
+            gmax = np.full(p.n_groups, -np.inf)
+            gmin = np.full(p.n_groups, np.inf)
+            np.maximum.at(gmax, p.labels, x)
+            np.minimum.at(gmin, p.labels, x)
+            assert np.all(gmax[:-1] < gmin[1:])
+    assert hits >= 3 and above_one >= 3
 
 
 class _HiddenOracle:

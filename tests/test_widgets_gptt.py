@@ -58,7 +58,9 @@ def test_gptt_leaks_small_nonzero_counts_that_honest_mechanisms_do_not(explorer)
     ceiling = np.e / (1 + np.e)
     assert r.gptt_accuracy.small_nonzero > 0.9 > ceiling
     assert r.laplace_accuracy.small_nonzero < ceiling
-    assert r.svt_accuracy.small_nonzero < 0.2
+    # the honest SVT halts after 10 ABOVE answers: its few groups are cut by position, not count, so it
+    # misses the zeros (`small` counts them) and hits non-zero counts only where a group's average happens to
+    assert r.svt_accuracy.small < 0.2 and r.svt_accuracy.small_nonzero < ceiling
     explorer.controls["calibrate"].value = False
     explorer.controls["dataset"].value = "ADULT"
 

@@ -163,8 +163,9 @@ def plot_attack_table(table: AttackTable, which: str = "small", ax: Axes | None 
     """Grouped bars: fraction of cells reconstructed exactly per dataset and epsilon, with the Laplace baseline.
 
     ``which`` is ``"overall"`` (Table 2 of [CM15]), ``"small"`` (Table 3: cells with
-    count <= k) or ``"small_nonzero"`` (1 <= count <= k).  Error bars are +-2
-    standard errors over the repetitions; black ticks mark honest Laplace.
+    count <= the table's ``small_bound``, 5 in the paper) or ``"small_nonzero"``
+    (1 <= count <= small_bound).  Error bars are +-2 standard errors over the
+    repetitions; black ticks mark honest Laplace.
 
     Parameters
     ----------
@@ -197,10 +198,14 @@ def plot_attack_table(table: AttackTable, which: str = "small", ax: Axes | None 
         ax.bar(pos, mean[:, j], width * 0.95, yerr=2 * np.nan_to_num(se[:, j]), capsize=2, color=color(j),
                label=f"GPTT attack, epsilon = {eps:g}")
         ax.plot(pos, lap[:, j], "_", color=TRUTH, ms=12, mew=2, label="Laplace, rounded (DP)" if j == 0 else None)
-    ax.set_xticks(np.arange(n_ds), [f"{n}\n(k = {k})" for n, k in zip(table.names, table.k, strict=True)])
+    bounds = np.unique(table.small_bound)
+    b = str(int(bounds[0])) if bounds.size == 1 else "its bound"
+    ax.set_xticks(np.arange(n_ds), [f"{n}\n({m} cells <= {int(sb)})" if which != "overall" else n
+                                    for n, m, sb in zip(table.names, table.n_small, table.small_bound, strict=True)])
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("fraction guessed exactly")
-    what = {"overall": "all cells", "small": "cells with count <= k", "small_nonzero": "cells with 1 <= count <= k"}
+    what = {"overall": "all cells", "small": f"cells with count <= {b}",
+            "small_nonzero": f"cells with 1 <= count <= {b}"}
     ax.set_title(f"GPTT is {NOT_DP}: exact reconstruction, {what[which]} "
                  f"({table.repetitions} runs, split {table.split:g})", fontsize=9)
     ax.legend(fontsize=7, ncol=2, loc="lower left")

@@ -18,14 +18,16 @@ private for any finite epsilon** ([CM15]_ Thm 4.7): :func:`counterexample_probab
 computes the exact probabilities of the Section 4 counterexample, whose ratio
 grows without bound with the number of query copies ``t``.
 
-**The attack** ([CM15]_ Section 5).  GPTT on all difference queries
-``q_{x,y} = c(x) - c(y)`` (sensitivity 1) with threshold ``T`` in ``(0, 1)``
-tells, whenever the noisy threshold lands in ``(0, 1]``, exactly which cells
-have larger counts than which: cells with the same answer row
-``S_x = {y : GPTT says c(x) - c(y) >= T^}`` form an ordered partition of the
-domain into (unions of) level sets (Algorithm 3, :func:`ordered_partition`).
-Spending the rest of the budget on one Laplace-noised total per part and
-rounding the average (Algorithm 4, :func:`reconstruct_from_oracle`) recovers
+**The attack** ([CM15]_ Section 5).  GPTT without query noise answers all
+difference queries ``q_{x,y} = c(x) - c(y)`` (sensitivity 1, every ordered pair
+of cells) against one noisy threshold ``T^``.  Algorithm 3 groups two cells when
+every query they appear in -- as first argument (their answer *rows*) and as
+second argument (their *columns*) -- got the same answer, and orders the groups
+by ``|S_x| = #{y : c(x) - c(y) >= T^}`` (:func:`ordered_partition`): the groups
+are level sets of the histogram, or unions of neighbouring ones where no count
+separates them.  Spending the rest of the budget on one Laplace-noised total
+per group and rounding the average (Algorithm 4, :func:`reconstruct_from_oracle`,
+:func:`reconstruct`, whose defaults are exactly Algorithms 3 and 4) recovers
 most counts exactly, small counts above all.  The attack talks to the data only
 through a :class:`GPTTOracle`.
 
@@ -49,8 +51,8 @@ Files
     What the attack may ask of the data: :class:`DifferenceOracle`,
     :class:`GPTTOracle` (NOT DP), :class:`SVTOracle` (epsilon-DP).
 ``partition.py``
-    The attack's first step (Algorithm 3): :func:`calibrate_shift`,
-    :func:`ordered_partition`, :class:`OrderedPartition`.
+    The attack's first step (Algorithm 3): :func:`ordered_partition`,
+    :class:`OrderedPartition`, ``GROUPINGS``, and our :func:`calibrate_shift`.
 ``attack.py``
     The GPTT reconstruction attack end to end (Algorithm 4):
     :func:`reconstruct`, :func:`reconstruct_from_oracle`,
@@ -96,7 +98,13 @@ from dpviz.svt.counterexample import (
 from dpviz.svt.exact import event_probability, sparse_vector_probability
 from dpviz.svt.gptt_variant import gptt, gptt_noise_scales
 from dpviz.svt.oracles import MAX_COPIES, DifferenceOracle, GPTTOracle, SVTOracle
-from dpviz.svt.partition import MAX_CALIBRATION_STEPS, OrderedPartition, calibrate_shift, ordered_partition
+from dpviz.svt.partition import (
+    GROUPINGS,
+    MAX_CALIBRATION_STEPS,
+    OrderedPartition,
+    calibrate_shift,
+    ordered_partition,
+)
 from dpviz.svt.scoring import ReconstructionAccuracy, fraction_exact, support_k
 from dpviz.svt.sparse_vector_technique import sparse_vector, svt_noise_scales
 
@@ -106,6 +114,7 @@ __all__ = [
     "event_probability", "COUNTEREXAMPLE_THRESHOLD", "counterexample_databases", "counterexample_answers",
     "counterexample_event", "counterexample_probability", "counterexample_log_ratio_bound", "CounterexampleProbability",
     "GPTTOracle", "SVTOracle", "DifferenceOracle", "OrderedPartition", "ordered_partition", "calibrate_shift",
+    "GROUPINGS",
     "Reconstruction", "ESTIMATORS", "ordered_estimate", "reconstruct_from_oracle", "reconstruct", "laplace_reconstruct",
     "ReconstructionAccuracy", "fraction_exact", "support_k",
     "MAX_COPIES", "MAX_CALIBRATION_STEPS", "MAX_T_VALUES", "MIN_CALIBRATED_EPSILON",

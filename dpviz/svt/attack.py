@@ -5,7 +5,11 @@
 Algorithm 4 given only an oracle: the ordered partition
 (:func:`dpviz.svt.ordered_partition`), one Laplace-noised total per group, and
 rounded group averages (or :func:`ordered_estimate`, our order-constrained
-fit).  :func:`laplace_reconstruct` is the epsilon-DP baseline.
+fit).  With their defaults both are exactly the paper's Algorithms 3 and 4
+([CM15] Section 5): half the budget to GPTT without query noise (all of it on
+the threshold, T = 1/2), cells grouped by every difference query they appear
+in, half the budget to the Laplace totals, averages rounded to the nearest
+integer.  :func:`laplace_reconstruct` is the epsilon-DP baseline.
 
 References
 ----------
@@ -29,7 +33,7 @@ from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.svt.codes import NOT_DP
 from dpviz.svt.oracles import MAX_COPIES, DifferenceOracle, GPTTOracle, SVTOracle
-from dpviz.svt.partition import OrderedPartition, ordered_partition
+from dpviz.svt.partition import GROUPINGS, OrderedPartition, ordered_partition
 from dpviz.validation import (
     check_array,
     check_bool,
@@ -65,7 +69,8 @@ class Reconstruction:
     Attributes
     ----------
     guess : numpy.ndarray, shape (d,)
-        Guessed counts (non-negative integers, as floats).
+        Guessed counts (integers, as floats; negative only if a group's noisy
+        average rounds below 0 with the paper's estimator).
     partition : OrderedPartition
         The ordered partition of Algorithm 3 the guess is built on.
     noisy_totals : numpy.ndarray, shape (G,)
@@ -162,20 +167,22 @@ def ordered_estimate(averages: npt.ArrayLike, weights: npt.ArrayLike) -> np.ndar
 
 def reconstruct_from_oracle(oracle: DifferenceOracle, epsilon_totals: float, *, copies: int = 1,
                             calibrate: bool = False, estimator: str = "average", query_scale: float | None = None,
-                            block: int = 512) -> Reconstruction:
+                            block: int = 512, grouping: str = "row_and_column") -> Reconstruction:
     """Algorithm 4 of [CM15] given only an oracle: partition (Alg. 3), noisy group totals, rounded averages.
 
     The attack that shows GPTT is NOT differentially private; run through an :class:`SVTOracle` it is
     epsilon-DP end to end (and learns far less).
 
-    ``guess[x] = max(0, round(noisy_total(P) / |P|))`` for the group P of x, with
-    ``noisy_total(P) = sum_{y in P} c(y) + Lap(1/epsilon_totals)`` (one noisy total per
-    group, parallel composition).  Rounding is half up; negative averages become 0
-    (the attacker knows counts are non-negative).  ``estimator="ordered"``
+    [CM15] Section 5, Algorithm 4: ``guess[x] = round(noisy_total(P) / |P|)`` for
+    the group P of x (the partition of Algorithm 3, :func:`ordered_partition`),
+    with ``noisy_total(P) = sum_{y in P} c(y) + Lap(1/epsilon_totals)`` (one noisy
+    total per group, parallel composition), rounded to the nearest integer
+    (half up) and nothing more, as in the paper.  ``estimator="ordered"``
     (ours, not the paper's) replaces the plain averages by
     :func:`ordered_estimate`, which pools the noisy totals of neighbouring groups
-    using the order the partition reveals.  ``query_scale`` is GPTT's public
-    query-noise scale (read from a :class:`GPTTOracle`'s parameters when None).
+    using the order the partition reveals (and never guesses below 0).
+    ``query_scale`` is GPTT's public query-noise scale (read from a
+    :class:`GPTTOracle`'s parameters when None).
 
     Parameters
     ----------
@@ -194,6 +201,9 @@ def reconstruct_from_oracle(oracle: DifferenceOracle, epsilon_totals: float, *, 
         :class:`GPTTOracle` when None (0 for other oracles).
     block : int, default 512
         Rows asked per call to the oracle.
+    grouping : {"row_and_column", "row"}, default "row_and_column"
+        How Algorithm 3 groups cells (see :func:`ordered_partition`): by every
+        query a cell appears in, as the paper does, or by its answer row only.
 
     Returns
     -------
@@ -207,9 +217,10 @@ def reconstruct_from_oracle(oracle: DifferenceOracle, epsilon_totals: float, *, 
         ``calibrate`` is not a bool.
     ValueError
         If ``epsilon_totals`` is not finite and > 0, ``estimator`` is not one of
-        :data:`ESTIMATORS`, ``copies`` is not an int in ``[1, 2**30]``,
-        ``block`` is not an int >= 1, ``query_scale`` is negative, or the
-        calibration cannot locate the noisy threshold (see :func:`calibrate_shift`).
+        :data:`ESTIMATORS`, ``grouping`` not one of :data:`GROUPINGS`,
+        ``copies`` is not an int in ``[1, 2**30]``, ``block`` is not an int
+        >= 1, ``query_scale`` is negative, or the calibration cannot locate the
+        noisy threshold (see :func:`calibrate_shift`).
 
     References
     ----------
@@ -222,7 +233,7 @@ def reconstruct_from_oracle(oracle: DifferenceOracle, epsilon_totals: float, *, 
     >>> int((reconstruct_from_oracle(GPTTOracle(x, 0.5, rng=1), 0.5, calibrate=True).guess == x).sum())
     60
     >>> reconstruct_from_oracle(SVTOracle(x, 0.5, c=5, rng=1), 0.5).partition.n_groups   # SVT learns little
-    2
+    4
     """
     if not isinstance(oracle, DifferenceOracle) or isinstance(oracle, np.ndarray):
         raise TypeError(f"oracle must provide answer_differences and noisy_group_totals, got {type(oracle).__name__}")
@@ -230,18 +241,20 @@ def reconstruct_from_oracle(oracle: DifferenceOracle, epsilon_totals: float, *, 
     check_int("copies", copies, minimum=1, maximum=MAX_COPIES)
     check_bool("calibrate", calibrate)
     check_choice("estimator", estimator, ESTIMATORS)
+    check_choice("grouping", grouping, GROUPINGS)
     check_int("block", block, minimum=1)
     if query_scale is not None:
         query_scale = check_nonnegative("query_scale", query_scale)
     else:
         eps_q = oracle.epsilon_query if isinstance(oracle, GPTTOracle) else math.inf
         query_scale = 0.0 if math.isinf(eps_q) else laplace_scale(1.0, eps_q)
-    partition = ordered_partition(oracle, copies=copies, calibrate=calibrate, query_scale=query_scale, block=block)
+    partition = ordered_partition(oracle, copies=copies, calibrate=calibrate, query_scale=query_scale, block=block,
+                                  grouping=grouping)
     totals = np.asarray(oracle.noisy_group_totals(partition.labels, epsilon_totals), dtype=float)
     avg = totals / partition.group_sizes
     if estimator == "ordered":
         avg = ordered_estimate(avg, partition.group_sizes.astype(float))
-    guess = np.maximum(np.floor(avg + 0.5), 0.0)[partition.labels]
+    guess = np.floor(avg + 0.5)[partition.labels]
     if isinstance(oracle, GPTTOracle):
         mech, eps_p = "GPTT", oracle.epsilon_threshold + (0.0 if math.isinf(oracle.epsilon_query)
                                                            else oracle.epsilon_query)
@@ -263,7 +276,7 @@ def _split(epsilon: float, split: float) -> tuple[float, float]:
 
 def reconstruct(counts: npt.ArrayLike, epsilon: float, *, split: float = 0.5, query_share: float = 0.0, copies: int = 1,
                 calibrate: bool = False, estimator: str = "average", threshold: float = 0.5,
-                rng: RngLike = None) -> Reconstruction:
+                grouping: str = "row_and_column", rng: RngLike = None) -> Reconstruction:
     """Reconstruct a histogram with GPTT (**NOT differentially private**): Algorithms 3 and 4 of [CM15].
 
     The (claimed) budget epsilon is split: ``split * epsilon`` goes to GPTT on all
@@ -271,6 +284,18 @@ def reconstruct(counts: npt.ArrayLike, epsilon: float, *, split: float = 0.5, qu
     0 = no query noise, as in the paper's experiments), the rest to one Laplace
     total per group.  The counts go into a :class:`GPTTOracle`; the attack
     (:func:`reconstruct_from_oracle`) sees only the oracle's answers.
+
+    **The defaults are exactly the paper's Algorithms 3 and 4** ([CM15]
+    Section 5, the setting of its Tables 2 and 3): GPTT with threshold noise
+    ``Lap(1/(epsilon/2))`` and no query noise (the special case the section
+    analyses) answers ``c(x) - c(y) >= T^`` for all ordered pairs of cells,
+    ``T = 1/2``; cells are grouped when every query they appear in, as first or
+    second argument, got the same answer (:func:`ordered_partition`); each
+    group's total gets ``Lap(1/(epsilon/2))`` and every cell is guessed as its
+    group's noisy average rounded to the nearest integer.  Our extensions,
+    off by default: ``calibrate`` and ``estimator="ordered"`` (a stronger
+    attacker), ``query_share``/``copies`` (GPTT with query noise), and
+    ``grouping="row"`` (a weaker reading of Algorithm 3).
 
     Parameters
     ----------
@@ -291,6 +316,8 @@ def reconstruct(counts: npt.ArrayLike, epsilon: float, *, split: float = 0.5, qu
         The paper's rounded group averages, or :func:`ordered_estimate` (ours).
     threshold : float, default 0.5
         GPTT's threshold T (1/2 puts the no-noise threshold in the middle of (0, 1]).
+    grouping : {"row_and_column", "row"}, default "row_and_column"
+        How Algorithm 3 groups cells (see :func:`ordered_partition`).
     rng : None, int, SeedSequence or Generator
         Randomness of GPTT and of the Laplace totals.
 
@@ -304,26 +331,27 @@ def reconstruct(counts: npt.ArrayLike, epsilon: float, *, split: float = 0.5, qu
     ValueError, TypeError
         If ``counts`` are not non-negative integer counts, ``epsilon``,
         ``split``, ``query_share``, ``copies`` (an int in ``[1, 2**30]``),
-        ``calibrate`` (a bool), ``threshold`` (a finite number, not a bool) or
-        ``estimator`` is invalid, or ``calibrate=True`` with a threshold budget
+        ``calibrate`` (a bool), ``threshold`` (a finite number, not a bool),
+        ``estimator`` or ``grouping`` is invalid, or ``calibrate=True`` with a threshold budget
         ``(1 - query_share) * split * epsilon`` below
         :data:`MIN_CALIBRATED_EPSILON` (about 2.2e-18).  There is no
         ``accountant`` parameter (passing one is a TypeError): GPTT is NOT DP.
 
     References
     ----------
-    See [CM15] (Alg. 3, Alg. 4, Tables 2 and 3) in the module docstring.
+    See [CM15] (Section 5: Alg. 3, Alg. 4, Tables 2 and 3) in the module docstring.
 
     Examples
     --------
-    >>> x = np.repeat([0, 1, 2, 3, 4, 5], 40)          # 240 cells, 40 of each count
-    >>> r = reconstruct(x, 1.0, calibrate=True, rng=0)
+    >>> x = np.repeat([0, 1, 2, 3, 4, 5, 6, 7], 40)    # 320 cells, 40 of each count
+    >>> r = reconstruct(x, 1.0, rng=0)                 # the paper's Algorithms 3 and 4
     >>> r.partition.n_groups, int((r.guess == x).sum())
-    (6, 240)
+    (8, 320)
     """
     counts = check_counts("counts", counts)
     eps_gptt, eps_totals = _split(epsilon, split)
     check_choice("estimator", estimator, ESTIMATORS)
+    check_choice("grouping", grouping, GROUPINGS)
     query_share = check_probability("query_share", query_share, low_open=False, high_open=True)
     check_int("copies", copies, minimum=1, maximum=MAX_COPIES)
     threshold = check_real("threshold", threshold)
@@ -336,7 +364,8 @@ def reconstruct(counts: npt.ArrayLike, epsilon: float, *, split: float = 0.5, qu
     gen = as_generator(rng)
     eps_q = None if query_share == 0 else query_share * eps_gptt
     oracle = GPTTOracle(counts, (1.0 - query_share) * eps_gptt, eps_q, threshold=threshold, rng=gen)
-    return reconstruct_from_oracle(oracle, eps_totals, copies=copies, calibrate=calibrate, estimator=estimator)
+    return reconstruct_from_oracle(oracle, eps_totals, copies=copies, calibrate=calibrate, estimator=estimator,
+                                   grouping=grouping)
 
 
 def laplace_reconstruct(counts: npt.ArrayLike, epsilon: float, *, rng: RngLike = None) -> np.ndarray:
@@ -344,8 +373,8 @@ def laplace_reconstruct(counts: npt.ArrayLike, epsilon: float, *, rng: RngLike =
 
     A histogram has L1 sensitivity 1 (adding or removing one record changes one
     count by one), so this is epsilon-DP [DMNS06];
-    ``guess = max(0, round(c(x) + Lap(1/epsilon)))`` is the same post-processing
-    as the attack's.
+    ``guess = max(0, round(c(x) + Lap(1/epsilon)))`` (post-processing: the
+    clip at 0 can only help the baseline).
 
     Parameters
     ----------

@@ -13,7 +13,8 @@ Files
     :func:`counterexample_experiment`, :class:`CounterexampleExperiment`.
 ``attack_tables.py``
     The attack on the paper's histograms, Tables 2 and 3:
-    :func:`attack_table`, :class:`AttackTable`, ``PAPER_DATASETS``, ``TABLE_FIELDS``.
+    :func:`attack_table`, :class:`AttackTable`, ``PAPER_DATASETS``,
+    ``PAPER_SMALL_BOUND``, ``TABLE_FIELDS``.
 ``attack_run.py``
     One cached run of the GPTT attack beside SVT and Laplace, for the explorer:
     :func:`gptt_attack_run`, :class:`GPTTAttackRun`.
@@ -27,13 +28,19 @@ References
 from __future__ import annotations
 
 from dpviz.experiments.svt.attack_run import GPTTAttackRun, gptt_attack_run
-from dpviz.experiments.svt.attack_tables import PAPER_DATASETS, TABLE_FIELDS, AttackTable, attack_table
+from dpviz.experiments.svt.attack_tables import (
+    PAPER_DATASETS,
+    PAPER_SMALL_BOUND,
+    TABLE_FIELDS,
+    AttackTable,
+    attack_table,
+)
 from dpviz.experiments.svt.counterexample import CounterexampleExperiment, counterexample_experiment
 from dpviz.experiments.svt.threshold_answers import ThresholdAnswers, threshold_answers_experiment
 
 __all__ = [
     "ThresholdAnswers", "threshold_answers_experiment",
     "CounterexampleExperiment", "counterexample_experiment",
-    "AttackTable", "attack_table", "PAPER_DATASETS", "TABLE_FIELDS",
+    "AttackTable", "attack_table", "PAPER_DATASETS", "PAPER_SMALL_BOUND", "TABLE_FIELDS",
     "GPTTAttackRun", "gptt_attack_run",
 ]
