@@ -104,6 +104,10 @@ def test_attack_table_shapes_and_consistency():
     assert NOT_DP in repr(t)
     with pytest.raises(ValueError, match="which"):
         t.mean("median")
+    # Table 3 of [CM15] counts the cells with count <= 5 (its "# of cells": 3878 for MEDCOST); None uses k
+    assert t.small_bound.tolist() == [5, 5] and t.n_small.tolist() == [4062, 3878]
+    tk = attack_table(("MEDCOST",), (1.0,), repetitions=1, small_bound=None, rng=0)
+    assert tk.small_bound.tolist() == [26] and tk.n_small.tolist() == [int(np.sum(datasets.load("MEDCOST") <= 26))]
 
 
 def test_counterexample_experiment_agrees_with_exact():
@@ -157,6 +161,9 @@ def test_attack_table_refuses_record_datasets():
     ({"calibrate": "no"}, "calibrate"),
     ({"calibrate": 1}, "calibrate"),
     ({"repetitions": 10**9}, "repetitions"),
+    ({"small_bound": -1}, "small_bound"),
+    ({"small_bound": 2.5}, "small_bound"),
+    ({"grouping": "column"}, "grouping"),
 ])
 def test_attack_table_bad_input_is_named(kwargs, match):
     args = {"names": ("MEDCOST",), "epsilons": (1.0,), "repetitions": 1, "rng": 0, **kwargs}
