@@ -697,58 +697,38 @@ def test_reconstruct_defaults_are_algorithms_3_and_4():
         assert r.epsilon_partition == eps / 2 and r.epsilon_totals == eps / 2 and svt.NOT_DP in repr(r)
 
 
-def _laplace_cdf(t, b):
-    t = np.asarray(t, dtype=float)
-    return np.where(t < 0, 0.5 * np.exp(np.minimum(t, 0) / b), 1 - 0.5 * np.exp(-np.maximum(t, 0) / b))
-
-
-def _expected_exact_fraction(x, epsilon, bound=None, tail=40.0):
-    """E[fraction guessed exactly] of Algorithms 3 and 4 (defaults), exact up to a tail of mass e^-tail.
-
-    An independent derivation, not the attack's code: counts are integers, so GPTT's answers (and the partition)
-    depend only on the integer m = ceil(T^); two adjacent levels u < v of the histogram stay apart iff a level w
-    separates them in a row (w in (u - m, v - m]) or a column (w in [u + m, v + m)).  Given the partition, a cell
-    of count v in a group of n cells with total S is guessed exactly iff Lap(b) is in [n(v - 1/2) - S, n(v + 1/2) - S).
-    """
-    b = 2.0 / epsilon                                   # both halves: Lap(1/(eps/2))
-    levels, n_at = np.unique(np.asarray(x, dtype=np.int64), return_counts=True)
-    weight = n_at * (levels <= bound) if bound is not None else n_at
-    u, v = levels[:-1], levels[1:]
-    total, mass = 0.0, 0.0
-    for m in range(math.floor(0.5 - tail * b), math.ceil(0.5 + tail * b) + 2):
-        p = float(_laplace_cdf(m - 0.5, b) - _laplace_cdf(m - 1.5, b))     # P(m - 1 < T^ <= m)
-        row = np.searchsorted(levels, v - m, side="right") - np.searchsorted(levels, u - m, side="right")
-        col = np.searchsorted(levels, v + m, side="left") - np.searchsorted(levels, u + m, side="left")
-        group = np.concatenate([[0], np.cumsum((row > 0) | (col > 0))])
-        n = np.bincount(group, weights=n_at)[group]
-        s = np.bincount(group, weights=n_at * levels)[group]
-        hit = _laplace_cdf(n * (levels + 0.5) - s, b) - _laplace_cdf(n * (levels - 0.5) - s, b)
-        total += p * float(np.sum(weight * hit))
-        mass += p
-    assert abs(mass - 1) < 1e-12
-    return total / weight.sum()
-
-
-@pytest.mark.parametrize("name, eps, reps", [("MEDCOST", 1.0, 40), ("MEDCOST", 0.1, 60), ("HEPTH", 0.5, 40)])
-def test_attack_matches_its_exact_expected_accuracy(name, eps, reps):
+@pytest.mark.parametrize("name, eps, reps, grouping", [("MEDCOST", 1.0, 40, "row_and_column"),
+                                                      ("MEDCOST", 0.1, 60, "row_and_column"),
+                                                      ("HEPTH", 0.5, 40, "row_and_column"),
+                                                      ("INCOME", 1.0, 40, "row")])
+def test_attack_matches_its_exact_expected_accuracy(name, eps, reps, grouping):
+    # the closed form against the attack itself (Monte Carlo), within Z standard errors
     x = datasets.load(name)
     rng = np.random.default_rng(14)
-    runs = np.array([np.mean(svt.reconstruct(x, eps, rng=rng).guess == x) for _ in range(reps)])
-    exact = _expected_exact_fraction(x, eps)
+    runs = np.array([np.mean(svt.reconstruct(x, eps, grouping=grouping, rng=rng).guess == x) for _ in range(reps)])
+    exact = svt.expected_fraction_exact(x, eps, grouping=grouping)
     assert abs(runs.mean() - exact) <= Z * runs.std(ddof=1) / math.sqrt(reps) + 1e-12
 
 
+@pytest.mark.parametrize("n, eps", [(1, 1.0), (7, 0.3), (50, 0.05)])
+def test_expected_accuracy_of_a_flat_histogram(n, eps):
+    # one level: always one group, guessed exactly iff |Lap(1/(eps/2))| < n/2, probability 1 - exp(-n eps / 4)
+    assert svt.expected_fraction_exact(np.full(n, 3), eps) == pytest.approx(1 - math.exp(-n * eps / 4), rel=1e-12)
+
+
 def test_paper_statements_hold_in_expectation():
-    # [CM15] Section 5: "with the decreasing of epsilon, the ratio becomes smaller" (Table 2); count <= 5 cells at
-    # epsilon = 1 "nearly all" reconstructed (Table 3); and the reviewer's reading of Table 2, MEDCOST above 0.9
-    # at epsilon = 0.1.  Exact expectations (see _expected_exact_fraction), no sampling.
-    for name in ("ADULT", "MEDCOST", "HEPTH"):
+    # [CM15] Section 5: "with the decreasing of epsilon, the ratio becomes smaller" (Table 2); the count <= 5 cells
+    # at epsilon = 1 "nearly all" reconstructed (Table 3); and the review's reading of Table 2, MEDCOST above 0.9
+    # at epsilon = 0.1.  Exact expectations, no sampling (checked against the attack above).
+    for name in ("ADULT", "MEDCOST", "INCOME", "HEPTH"):
         x = datasets.load(name)
-        table2 = [_expected_exact_fraction(x, e) for e in (1.0, 0.5, 0.1)]
+        table2 = [svt.expected_fraction_exact(x, e) for e in (1.0, 0.5, 0.1)]
         assert table2[0] > table2[1] > table2[2]
-        assert _expected_exact_fraction(x, 1.0, bound=5) >= 0.99
-    assert _expected_exact_fraction(datasets.load("MEDCOST"), 0.1) > 0.9
-    assert _expected_exact_fraction(datasets.load("INCOME"), 1.0, bound=5) >= 0.99
+        assert svt.expected_fraction_exact(x, 1.0, small_bound=5) >= 0.99
+    assert svt.expected_fraction_exact(datasets.load("MEDCOST"), 0.1) > 0.9
+    # three datasets over 90 % at epsilon = 1 ("when epsilon is not small")
+    assert sum(svt.expected_fraction_exact(datasets.load(n), 1.0) > 0.9 for n in ("ADULT", "MEDCOST", "INCOME",
+                                                                                   "HEPTH")) == 3
 
 
 def test_table_3_cells_are_the_counts_up_to_5():

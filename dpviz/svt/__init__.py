@@ -58,6 +58,9 @@ Files
     :func:`reconstruct`, :func:`reconstruct_from_oracle`,
     :func:`ordered_estimate`, :class:`Reconstruction`, and the honest
     baseline :func:`laplace_reconstruct`.
+``expected_accuracy.py``
+    The attack's exact expected accuracy without query noise, beside the
+    sampler: :func:`expected_fraction_exact`.
 ``scoring.py``
     How well an attack did: :func:`fraction_exact`, :func:`support_k`,
     :class:`ReconstructionAccuracy`.
@@ -96,6 +99,7 @@ from dpviz.svt.counterexample import (
     counterexample_probability,
 )
 from dpviz.svt.exact import event_probability, sparse_vector_probability
+from dpviz.svt.expected_accuracy import MAX_THRESHOLD_STEPS, expected_fraction_exact
 from dpviz.svt.gptt_variant import gptt, gptt_noise_scales
 from dpviz.svt.oracles import MAX_COPIES, DifferenceOracle, GPTTOracle, SVTOracle
 from dpviz.svt.partition import (
@@ -116,6 +120,6 @@ __all__ = [
     "GPTTOracle", "SVTOracle", "DifferenceOracle", "OrderedPartition", "ordered_partition", "calibrate_shift",
     "GROUPINGS",
     "Reconstruction", "ESTIMATORS", "ordered_estimate", "reconstruct_from_oracle", "reconstruct", "laplace_reconstruct",
-    "ReconstructionAccuracy", "fraction_exact", "support_k",
+    "ReconstructionAccuracy", "fraction_exact", "support_k", "expected_fraction_exact", "MAX_THRESHOLD_STEPS",
     "MAX_COPIES", "MAX_CALIBRATION_STEPS", "MAX_T_VALUES", "MIN_CALIBRATED_EPSILON",
 ]
