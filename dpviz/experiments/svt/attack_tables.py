@@ -24,6 +24,7 @@ from dpviz.svt import (
     ESTIMATORS,
     GROUPINGS,
     NOT_DP,
+    expected_fraction_exact,
     fraction_exact,
     laplace_reconstruct,
     reconstruct,
@@ -83,6 +84,11 @@ class AttackTable:
         1 <= count <= small_bound.
     laplace_overall, laplace_small, laplace_small_nonzero : numpy.ndarray
         The same fractions for rounded Laplace counts.
+    expected_overall, expected_small : numpy.ndarray, shape (n_datasets, n_epsilons)
+        The exact expectations of ``overall`` and ``small`` over GPTT's and the
+        totals' noise (:func:`dpviz.svt.expected_fraction_exact`), the values the
+        repetitions estimate; NaN for the extensions it does not cover
+        (``calibrate=True`` or ``estimator="ordered"``).
     split : float
         Share of epsilon given to GPTT.
     calibrate : bool
@@ -106,6 +112,8 @@ class AttackTable:
     laplace_overall: np.ndarray
     laplace_small: np.ndarray
     laplace_small_nonzero: np.ndarray
+    expected_overall: np.ndarray
+    expected_small: np.ndarray
     split: float
     calibrate: bool
     estimator: str
@@ -264,6 +272,8 @@ def attack_table(names: Sequence[str] = PAPER_DATASETS, epsilons: Sequence[float
     gen = as_generator(rng)
     shape = (len(names), eps.size, repetitions)
     overall, small, nz, lap_o, lap_s, lap_nz = (np.empty(shape) for _ in range(6))
+    exp_o, exp_s = np.full(shape[:2], np.nan), np.full(shape[:2], np.nan)
+    closed_form = not calibrate and estimator == "average"
     ks, bounds, scale, domain, n_small = [], [], [], [], []
     for i, name in enumerate(names):
         x = datasets.load(name)
@@ -274,6 +284,9 @@ def attack_table(names: Sequence[str] = PAPER_DATASETS, epsilons: Sequence[float
         domain.append(x.size)
         n_small.append(int(np.count_nonzero(x <= bound)))
         for j, e in enumerate(eps):
+            if closed_form:
+                exp_o[i, j] = expected_fraction_exact(x, e, split=split, grouping=grouping)
+                exp_s[i, j] = expected_fraction_exact(x, e, split=split, grouping=grouping, small_bound=bound)
             for r in range(repetitions):
                 rec = reconstruct(x, e, split=split, calibrate=calibrate, estimator=estimator, grouping=grouping,
                                   rng=gen)
@@ -284,4 +297,5 @@ def attack_table(names: Sequence[str] = PAPER_DATASETS, epsilons: Sequence[float
     return AttackTable(names=names, epsilons=eps, k=np.array(ks), small_bound=np.array(bounds), scale=np.array(scale),
                        domain=np.array(domain), n_small=np.array(n_small), overall=overall, small=small,
                        small_nonzero=nz, laplace_overall=lap_o, laplace_small=lap_s, laplace_small_nonzero=lap_nz,
-                       split=split, calibrate=calibrate, estimator=estimator, grouping=grouping)
+                       expected_overall=exp_o, expected_small=exp_s, split=split, calibrate=calibrate,
+                       estimator=estimator, grouping=grouping)
