@@ -107,4 +107,9 @@ MUTANTS = (
     Mutant("constrained inference spreads the gap evenly", "dpviz/hierarchy/inference.py",
            "share.append(below[l - 1] / np.repeat(S, b)[: tree.sizes[l - 1]])",
            "share.append(np.full(tree.sizes[l - 1], 1.0 / b))", HIER),
+    # ------------------------------------------------------------------ the GPTT attack as published (reproduction)
+    Mutant("GPTT attack: Algorithm 3 groups by answer rows only", "dpviz/svt/partition.py",
+           'columns = grouping == "row_and_column"', "columns = False", ("tests/test_svt.py",)),
+    Mutant("GPTT attack: expected accuracy ignores the columns", "dpviz/svt/expected_accuracy.py",
+           'if grouping == "row_and_column":', "if False:", ("tests/test_svt.py",)),
 )
