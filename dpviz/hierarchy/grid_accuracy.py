@@ -14,7 +14,7 @@ from dpviz.hierarchy.accuracy import _inv_eps2
 from dpviz.hierarchy.budgets import check_budget
 from dpviz.hierarchy.tree import build_tree
 from dpviz.hierarchy.width_sums import _contain_sums
-from dpviz.validation import check_bool, check_int
+from dpviz.validation import check_bool, check_elements, check_int
 
 __all__ = ["average_range_mse_nd", "level_usage_nd"]
 
@@ -133,6 +133,7 @@ def level_usage_nd(n: int, d: int, branching: int, *, measure_root: bool = True)
     """
     measure_root = check_bool("measure_root", measure_root)
     d = check_int("d", d, minimum=1, maximum=8)
+    check_elements(float(check_int("n", n, minimum=1)), "node bounds per level", n=n)
     tree = build_tree(n, branching, measure_root=measure_root)
     F, G = _contain_sums(tree)
     out = np.zeros(tree.height + 1)

@@ -80,9 +80,10 @@ def node_variances(n: int, branching: int, epsilon: float, *, allocation: str = 
 
     Examples
     --------
+    >>> from fractions import Fraction
     >>> v = node_variances(8, 2, 1.0, measure_root=False) / (2 * 3**2)  # in units of V_O = 2 (3/epsilon)^2
-    >>> [round(float(x), 4) for x in v[[0, 8, 12, 14]]]  # a leaf, level 1, level 2, the unmeasured root
-    [0.619, 0.4286, 0.5238, 1.1429]
+    >>> [str(Fraction(float(x)).limit_denominator(100)) for x in v[[0, 8, 12, 14]]]  # leaf, levels 1, 2, root
+    ['13/21', '10/21', '4/7', '8/7']
     """
     tree = build_tree(n, branching, measure_root=measure_root)
     eps = check_budget(epsilon)
