@@ -24,12 +24,16 @@ al.); ``measure_root=False`` skips the root, as in Qardaji et al. (there
 level is always measured, so ``n = 1`` measures the single leaf.
 
 **Allocations** (``eps_l = epsilon * w_l / sum w``, over measured levels):
-``"uniform"`` (``w_l = 1``), ``"geometric"`` (``w_l = b**(-l/3)``, the
-cube-root rule of Cormode et al.) and ``"optimal"`` (``w_l = M_l**(1/3)`` with
-``M_l`` the number of times level-``l`` nodes are used when every range query
-is answered from its minimal node cover; minimising ``sum_l M_l * 2 / eps_l**2``
-subject to ``sum_l eps_l = epsilon`` gives exactly this, the variance-optimal
-allocation for ``H_b`` *without* constrained inference).
+``"uniform"`` (``w_l = 1``), ``"geometric"`` (``w_l = b**(-l/3)``) and
+``"optimal"`` (``w_l = M_l**(1/3)`` with ``M_l`` the number of times level-``l``
+nodes are used when every range query is answered from its minimal node cover;
+minimising ``sum_l M_l * 2 / eps_l**2`` subject to ``sum_l eps_l = epsilon``
+gives exactly this, the variance-optimal allocation for ``H_b`` *without*
+constrained inference).  ``"geometric"`` is the same cube-root rule applied to
+a *two-dimensional* tree with ``b`` splits per axis, whose box covers use about
+``b`` times more nodes on each level down; Cormode et al. derived it (ratio
+``2**(1/3)``) for quadtrees.  On a 1-D tree the usage is nearly flat, so it is
+a baseline here, not an optimum (see :mod:`dpviz.hierarchy.budgets`).
 
 **Estimators.**  ``Flat`` adds ``Lap(1/epsilon)`` to each leaf; ``H_b`` answers
 a range from the noisy counts of its minimal node cover; ``H_b + CI``
@@ -53,6 +57,10 @@ Where things are
     :class:`TreeRelease`, :func:`measure` (H_b) and :func:`flat_release` (Flat).
 ``inference.py``
     :func:`constrained_inference` (least-squares leaves and nodes).
+``inference_effect.py``
+    What inference does to one node: :func:`inference_weights` (its row of the
+    linear map, Qardaji's Figure 1) and :func:`node_variances` (exact variances,
+    Propositions 3 and 4).
 ``ranges.py``
     Range answers: :func:`range_answers`, :func:`tree_range_answers`, the
     minimal node cover (:func:`minimal_cover`) and the prefix-sum helpers
@@ -73,7 +81,8 @@ Where things are
     d-dimensional releases: :class:`GridRelease`, :func:`measure_nd`,
     :func:`box_sums`, :func:`box_answers_nd`.
 ``grid_accuracy.py``
-    Exact d-dimensional error: :func:`average_range_mse_nd`.
+    Exact d-dimensional error: :func:`average_range_mse_nd`; level usage of box
+    covers: :func:`level_usage_nd`.
 
 References
 ----------
@@ -92,8 +101,9 @@ from dpviz.hierarchy.branching import branching_curve, optimal_branching
 from dpviz.hierarchy.budgets import ALLOCATIONS, MIN_EPSILON, check_budget, level_epsilons, level_usage
 from dpviz.hierarchy.counts import node_counts
 from dpviz.hierarchy.grid import GridRelease, box_answers_nd, box_sums, measure_nd
-from dpviz.hierarchy.grid_accuracy import average_range_mse_nd
+from dpviz.hierarchy.grid_accuracy import average_range_mse_nd, level_usage_nd
 from dpviz.hierarchy.inference import constrained_inference
+from dpviz.hierarchy.inference_effect import inference_weights, node_variances
 from dpviz.hierarchy.qardaji import (
     algorithm1_variances,
     asymptotic_optimal_branching,
@@ -123,6 +133,8 @@ __all__ = [
     "measure",
     "flat_release",
     "constrained_inference",
+    "inference_weights",
+    "node_variances",
     "range_answers",
     "tree_range_answers",
     "level_usage",
@@ -137,6 +149,7 @@ __all__ = [
     "optimal_branching",
     "branching_curve",
     "average_range_mse_nd",
+    "level_usage_nd",
     "GridRelease",
     "measure_nd",
     "box_answers_nd",

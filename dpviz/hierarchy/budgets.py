@@ -6,11 +6,41 @@
     ``w_l = 1``.
 ``"geometric"``
     ``w_l = b**(-l/3)``: each level gets ``b**(1/3)`` times the budget of the
-    level above it, leaves the most (the cube-root rule of [CPSSY12]_).
+    level above it, leaves the most.
 ``"optimal"``
     ``w_l = M_l**(1/3)`` with ``M_l`` the number of times level-``l`` nodes are
     used by the minimal node covers of all range queries (:func:`level_usage`);
     it minimises the average range variance of ``H_b`` without inference [QYL13]_.
+
+Where the cube roots come from
+------------------------------
+Without inference a query's variance is ``sum_l u_l * 2 / eps_l**2`` where
+``u_l`` is the number of level-``l`` nodes it uses.  Minimising this (or its
+average over queries, with ``u_l`` the average usage) subject to
+``sum_l eps_l = epsilon`` with a Lagrange multiplier gives
+``-4 u_l / eps_l**3 + lambda = 0``, i.e. ``eps_l`` proportional to ``u_l**(1/3)``.
+
+* ``"optimal"`` uses the exact average usage of a 1-D tree, ``M_l``.
+* Cormode et al. [CPSSY12]_ applied the same argument to a **2-D quadtree**
+  (2 splits per axis, fanout 4), where a query's boundary crosses about
+  ``2**(h-i)`` level-``i`` nodes (leaves ``i = 0``): ``u_i`` proportional to
+  ``2**(h-i)``, hence their geometric budget
+  ``eps_i = 2**((h-i)/3) * epsilon * (2**(1/3) - 1) / (2**((h+1)/3) - 1)``,
+  ratio ``2**(1/3)`` per level.  With ``b`` splits per axis in ``d``
+  dimensions the usage grows by about ``b**(d-1)`` per level down
+  (:func:`~dpviz.hierarchy.level_usage_nd`), so the rule becomes a ratio
+  ``b**((d-1)/3)``; ``"geometric"`` is its ``d = 2`` case, ``b**(1/3)``
+  (for ``b = 2`` and the root measured it gives exactly Cormode's numbers).
+* On the **1-D** trees of this package a range's cover uses at most
+  ``2(b-1)`` nodes per level, and on average about as many on every level
+  (``M_l`` changes little from level to level except near the top), so the
+  cube-root argument gives an almost **uniform** split.  ``"geometric"``
+  over-spends on the leaves here: it is kept as a named baseline (Qardaji et
+  al. list Cormode et al.'s geometric allocation among the schemes they
+  compare), not as an optimum.
+
+Every allocation sums to ``epsilon`` exactly (up to rounding): the levels
+compose sequentially and the nodes of one level in parallel.
 
 References
 ----------
@@ -139,8 +169,10 @@ def level_epsilons(n: int, branching: int, epsilon: float, *, allocation: str = 
     """Budget ``eps_l`` of each level (leaves first); they sum to ``epsilon`` (0 for the unmeasured root).
 
     ``uniform``: ``epsilon / L`` per measured level; ``geometric``: proportional
-    to ``b**(-l/3)`` [CPSSY12]; ``optimal``: proportional to ``M_l**(1/3)``
-    (see the module docstring and :func:`level_usage`) [QYL13].
+    to ``b**(-l/3)`` (the cube-root rule for a 2-D tree with ``b`` splits per
+    axis, Cormode et al.'s quadtree rule when ``b = 2``; not optimal on a 1-D
+    tree) [CPSSY12]; ``optimal``: proportional to ``M_l**(1/3)`` (see the
+    module docstring and :func:`level_usage`) [QYL13].
 
     Parameters
     ----------
