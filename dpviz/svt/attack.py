@@ -293,7 +293,7 @@ def reconstruct(counts: npt.ArrayLike, epsilon: float, *, split: float = 0.5, qu
     second argument, got the same answer (:func:`ordered_partition`); each
     group's total gets ``Lap(1/(epsilon/2))`` and every cell is guessed as its
     group's noisy average rounded to the nearest integer.  Where our copy of
-    the paper's text is garbled we read T = 1/2 and an even split of epsilon.
+    the paper leaves a value open we read T = 1/2 and an even split of epsilon.
     Our extensions, off by default: ``calibrate`` and ``estimator="ordered"``
     (a stronger attacker), ``query_share``/``copies`` (GPTT with query noise),
     and ``grouping="row"`` (a weaker reading of Algorithm 3).
