@@ -13,6 +13,13 @@ Files
     total error 128/eps^2), Algorithm 2 ``bmi_parallel`` (four disjoint cells,
     parallel composition, 12/eps^2), their ``bmi_expected_error``, Algorithm 1's
     exact charges ``sequential_charges`` and ``check_bmi_table``.
+``stability.py``
+    Transformations and their stability: ``first_words`` (the lecture's V2,
+    stability k) and ``stable_epsilon`` (an eps-DP mechanism on a
+    sigma-stable transformation is sigma*eps-DP).
+``subsampling.py``
+    Privacy amplification by Poisson subsampling: ``amplified_epsilon``
+    (``ln(1 + p(e^eps - 1))``) and ``subsampled_count`` (a Laplace count on a sample).
 
 References
 ----------
@@ -33,6 +40,8 @@ from dpviz.composition.bmi_example import (
     check_bmi_table,
     sequential_charges,
 )
+from dpviz.composition.stability import first_words, stable_epsilon
+from dpviz.composition.subsampling import amplified_epsilon, subsampled_count
 from dpviz.composition.theorems import advanced_composition, advanced_epsilon_per_query, basic_composition
 
 __all__ = [
@@ -49,4 +58,8 @@ __all__ = [
     "BMI_QUERY_NAMES",
     "sequential_charges",
     "check_bmi_table",
+    "first_words",
+    "stable_epsilon",
+    "amplified_epsilon",
+    "subsampled_count",
 ]
