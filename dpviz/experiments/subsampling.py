@@ -59,7 +59,7 @@ class SubsamplingTails:
     bound: float
 
 
-def subsampling_tails(epsilon: float, rate: float, flagged: int, thresholds: ArrayLike, *,
+def subsampling_tails(epsilon: float, rate: float, flagged: int = 10, thresholds: ArrayLike | None = None, *,
                       samples: int = 200_000, rng: RngLike = None) -> SubsamplingTails:
     """Privacy loss of the events ``Y > t`` for :func:`dpviz.composition.subsampled_count`, exact and simulated.
 
@@ -74,10 +74,11 @@ def subsampling_tails(epsilon: float, rate: float, flagged: int, thresholds: Arr
         Epsilon of the count on the sample, finite and > 0.
     rate : float
         Sampling probability, in (0, 1].
-    flagged : int
+    flagged : int, default 10
         Flagged rows in D, 0 <= flagged <= 10**6.
-    thresholds : array_like
-        1-D finite thresholds t.
+    thresholds : array_like, optional
+        1-D finite thresholds t; by default 17 points from ``rate*flagged - 2/eps``
+        to ``rate*flagged + 6/eps``, where the tails still get hits.
     samples : int
         Simulated releases per dataset, >= 2.
     rng : None, int, SeedSequence or numpy.random.Generator
@@ -109,6 +110,8 @@ def subsampling_tails(epsilon: float, rate: float, flagged: int, thresholds: Arr
     epsilon = check_epsilon(epsilon)
     rate = check_probability("rate", rate)
     flagged = check_int("flagged", flagged, minimum=0, maximum=10**6)
+    if thresholds is None:
+        thresholds = rate * flagged + np.linspace(-2.0, 6.0, 17) / epsilon
     t = check_array("thresholds", thresholds, ndim=1)
     samples = check_int("samples", samples, minimum=2)
     check_elements(2.0 * samples * max(t.size, 1), "samples x thresholds", samples=samples, thresholds=t.size)

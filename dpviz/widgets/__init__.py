@@ -15,6 +15,7 @@ _EXPLORERS = {
     "Explorer": "base",
     "LaplaceExplorer": "laplace",
     "CompositionExplorer": "composition",
+    "SubsamplingExplorer": "subsampling",
     "HierarchyExplorer": "hierarchy",
     "MatrixMechanismExplorer": "matrix_mechanism",
     "SumQueryExplorer": "sums",

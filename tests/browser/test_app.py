@@ -18,6 +18,7 @@ PAGES = {
     # page: what the main slider is
     "laplace": "epsilon",
     "composition": "total budget epsilon",
+    "subsampling": "sampling rate p",
     "hierarchies": "branching factor b",
     "matrix_mechanism": "epsilon",
     "sum_queries": "truncation ratio p",
