@@ -3,7 +3,7 @@
 A transformation T has stability sigma if adding or removing one row of D adds
 or removes at most sigma rows of T(D).  An eps-DP mechanism run on T(D) is then
 ``sigma * eps``-DP on D (the composition lecture's slide "Transformations &
-Stability", after McSherry's PINQ [McS09]_): the sigma changed rows are sigma
+Stability", after McSherry's PINQ [McS09]): the sigma changed rows are sigma
 neighbour steps, and each costs eps (group privacy).
 
 The lecture's three transformations:

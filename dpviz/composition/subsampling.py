@@ -2,7 +2,7 @@
 
 Each row is kept independently with probability ``rate`` (Poisson sampling), and
 an eps-DP mechanism runs on the sample.  Under add/remove neighbours the whole
-is ``ln(1 + rate (e^eps - 1))``-DP [Smi09]_ [BBG18]_, and the bound is tight:
+is ``ln(1 + rate (e^eps - 1))``-DP [Smi09], [BBG18], and the bound is tight:
 the extra row is in the sample with probability ``rate``, and only then can it
 move the output by the full factor ``e^eps``.  For ``eps <= 1`` this is at most
 ``2 rate eps`` (the composition lecture's "2pε", since ``e^eps - 1 <= 2 eps``

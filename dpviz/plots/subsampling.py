@@ -20,7 +20,7 @@ _EXACT, _SIM, _BOUND, _FULL = PALETTE["blue"], PALETTE["vermillion"], PALETTE["g
 
 
 def subsampling_title(r: SubsamplingTails) -> str:
-    """Title with epsilon, the rate, the amplified bound and the largest simulated loss.
+    """Title with epsilon, the rate, the amplified bound and the exact loss at the largest threshold.
 
     Parameters
     ----------
@@ -32,9 +32,8 @@ def subsampling_title(r: SubsamplingTails) -> str:
     str
         One line of text.
     """
-    top = np.nanmax(r.simulated) if np.isfinite(r.simulated).any() else float("nan")
     return (f"eps = {r.epsilon:.3g} on a sample at rate p = {r.rate:.3g}: amplified eps = {r.bound:.3g} "
-            f"(2p·eps = {2 * r.rate * r.epsilon:.3g}); largest simulated loss {top:.3g}")
+            f"(2p·eps = {2 * r.rate * r.epsilon:.3g}); exact loss at t = {r.thresholds[-1]:.3g}: {r.exact[-1]:.3g}")
 
 
 def subsampling_figure(r: SubsamplingTails) -> go.Figure:
