@@ -180,3 +180,36 @@ def test_discrete_gaussian_sigma_refusals_name_the_parameter():
         M.discrete_gaussian_sigma(1.0, 1e-300, 1e-7)  # needs sigma ~ 4e6 > 1e5 grid units
     with pytest.raises(ValueError, match="granularity"):
         M.discrete_gaussian_mechanism([0.0], 1.0, 1.0, 1e-5, granularity=1e-300)
+
+
+# ---------------------------------------------------------------- issue 14: slide 38's Gaussian calibration
+def _exact_gaussian_delta(sigma, sens, eps):
+    """Balle & Wang (2018), Theorem 8, written out with scipy.stats.norm (not dpviz's gaussian_delta)."""
+    from scipy.stats import norm
+
+    a, c = sens / (2 * sigma), eps * sigma / sens
+    return norm.cdf(a - c) - np.exp(eps) * norm.cdf(-a - c)
+
+
+def test_ln2delta_calibration_is_the_slides_sigma_and_is_private_for_epsilon_at_most_one():
+    from dpviz.mechanisms import GAUSSIAN_CALIBRATIONS, gaussian_sigma
+
+    assert "ln2delta" in GAUSSIAN_CALIBRATIONS
+    for eps in np.linspace(0.01, 1.0, 25):
+        for delta in np.logspace(-10, -2, 9):
+            for sens in (0.5, 1.0, 7.0):
+                s = gaussian_sigma(sens, eps, delta, "ln2delta")
+                assert s == pytest.approx(sens * math.sqrt(2 * math.log(2 / delta)) / eps, rel=1e-12)
+                assert _exact_gaussian_delta(s, sens, eps) <= delta               # really (eps, delta)-DP
+                if eps < 1:
+                    assert s > gaussian_sigma(sens, eps, delta, "classic")      # ln 2 > ln 1.25
+                assert s >= gaussian_sigma(sens, eps, delta)                    # never below the exact minimum
+
+
+def test_ln2delta_calibration_refuses_epsilon_above_one_and_unknown_names_are_listed():
+    from dpviz.mechanisms import gaussian_sigma
+
+    with pytest.raises(ValueError, match="epsilon must be <= 1 for the ln2delta"):
+        gaussian_sigma(1.0, 1.5, 1e-5, "ln2delta")
+    with pytest.raises(ValueError, match="ln2delta"):
+        gaussian_sigma(1.0, 0.5, 1e-5, "slide38")

@@ -27,8 +27,8 @@ from dpviz.workloads import as_workload
 __all__ = ["noise_variance", "expected_error", "direct_laplace_error"]
 
 #: Gaussian calibrations of :func:`dpviz.mechanisms.gaussian_sigma`.
-Calibration = Literal["analytic", "classic"]
-CALIBRATIONS = ("analytic", "classic")
+Calibration = Literal["analytic", "classic", "ln2delta"]
+CALIBRATIONS = mechanisms.GAUSSIAN_CALIBRATIONS
 
 
 def _finite(value: Any, epsilon: float, what: str) -> Any:
@@ -67,7 +67,7 @@ def noise_variance(A: Any, epsilon: float, *, delta: float | None = None,
         Privacy parameter, > 0.
     delta : float, optional
         Use the Gaussian mechanism with this delta in (0, 1).
-    calibration : {"analytic", "classic"}
+    calibration : {"analytic", "classic", "ln2delta"}
         Gaussian calibration (see :func:`dpviz.mechanisms.gaussian_sigma`).
 
     Returns
@@ -78,7 +78,7 @@ def noise_variance(A: Any, epsilon: float, *, delta: float | None = None,
     Raises
     ------
     ValueError
-        If ``epsilon`` <= 0, ``delta`` is outside (0, 1), ``calibration`` is not "analytic" or "classic",
+        If ``epsilon`` <= 0, ``delta`` is outside (0, 1), ``calibration`` is not "analytic", "classic" or "ln2delta",
         or ``epsilon`` is so small that the variance overflows.
 
     Examples
@@ -118,7 +118,7 @@ def expected_error(W: Any, A: Any, epsilon: float, *, per_query: bool = False, d
         Return the (m,) vector of per-query errors instead of the total.
     delta : float in (0, 1), optional
         Use the Gaussian mechanism ((epsilon, delta)-DP).
-    calibration : {"analytic", "classic"}
+    calibration : {"analytic", "classic", "ln2delta"}
         Gaussian calibration (see :func:`dpviz.mechanisms.gaussian_sigma`).
 
     Returns

@@ -47,7 +47,7 @@ def svd_lower_bound(W: Any, epsilon: float, *, delta: float | None = None,
         Privacy parameter, > 0.
     delta : float, optional
         Bound for the Gaussian mechanism with this delta in (0, 1).
-    calibration : {"analytic", "classic"}
+    calibration : {"analytic", "classic", "ln2delta"}
         Gaussian calibration (see :func:`dpviz.mechanisms.gaussian_sigma`).
 
     Returns
@@ -59,7 +59,7 @@ def svd_lower_bound(W: Any, epsilon: float, *, delta: float | None = None,
     ------
     ValueError
         If ``epsilon`` <= 0 (or so small that the bound overflows), ``delta`` is outside (0, 1),
-        or ``calibration`` is not "analytic" or "classic".
+        or ``calibration`` is not "analytic", "classic" or "ln2delta".
 
     Examples
     --------

@@ -111,7 +111,7 @@ def run(W: Any, A: Any, x: npt.ArrayLike, epsilon: float, *, rng: RngLike = None
         within :data:`dpviz.validation.MAX_ELEMENTS`.
     delta : float, optional
         Gaussian mechanism for (epsilon, delta)-DP.
-    calibration : {"analytic", "classic"}
+    calibration : {"analytic", "classic", "ln2delta"}
         Gaussian calibration (see :func:`dpviz.mechanisms.gaussian_sigma`).
     nonnegative : bool, default False
         Non-negative least squares instead of least squares (see :func:`reconstruct`).

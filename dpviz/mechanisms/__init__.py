@@ -71,6 +71,7 @@ from dpviz.mechanisms.discrete_laplace_noise import (
     discrete_laplace_pmf,
 )
 from dpviz.mechanisms.gaussian_noise import (
+    GAUSSIAN_CALIBRATIONS,
     gaussian,
     gaussian_delta,
     gaussian_halfwidth,
@@ -99,6 +100,7 @@ __all__ = [
     "epsilon_for_laplace_halfwidth",
     "gaussian",
     "gaussian_sigma",
+    "GAUSSIAN_CALIBRATIONS",
     "gaussian_variance",
     "gaussian_halfwidth",
     "gaussian_delta",

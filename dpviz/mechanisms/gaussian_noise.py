@@ -1,8 +1,9 @@
 """The Gaussian mechanism: its exact delta, its calibration, its sampler and its closed-form error.
 
 The noise standard deviation is computed in one function, :func:`gaussian_sigma`
-(analytic by default, the classic bound on request); the variance and the
-half-width start from it.
+(analytic by default; the classic bound, or the ``ln(2/delta)`` form printed in
+Miklau's tutorial slides and in Li et al.'s matrix mechanism paper, on request);
+the variance and the half-width start from it.
 
 References
 ----------
@@ -11,6 +12,9 @@ References
   ICML 2018, Theorem 8.
 - [DR14] C. Dwork, A. Roth. "The Algorithmic Foundations of Differential
   Privacy." Foundations and Trends in TCS 9(3-4), 2014, Thm A.1.
+- [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
+  Linear Counting Queries Under Differential Privacy." PODS 2010 (the
+  ``ln(2/delta)`` form, also on slide 38 of Miklau's tutorial).
 """
 
 from __future__ import annotations
@@ -34,10 +38,14 @@ from dpviz.validation import (
     check_positive,
 )
 
-__all__ = ["gaussian", "gaussian_sigma", "gaussian_variance", "gaussian_halfwidth", "gaussian_delta"]
+__all__ = ["gaussian", "gaussian_sigma", "gaussian_variance", "gaussian_halfwidth", "gaussian_delta",
+           "GAUSSIAN_CALIBRATIONS"]
 
-#: How sigma is calibrated: the exact analytic root of [BW18] or the classic bound of [DR14].
-Calibration = Literal["analytic", "classic"]
+#: How sigma is calibrated: the exact analytic root of [BW18], the classic bound of [DR14], or the
+#: ``sqrt(2 ln(2/delta))`` form of [LHRMM10] and Miklau's slides.
+Calibration = Literal["analytic", "classic", "ln2delta"]
+#: The calibration names every Gaussian function accepts.
+GAUSSIAN_CALIBRATIONS = ("analytic", "classic", "ln2delta")
 
 
 def gaussian_delta(sigma: float, l2_sensitivity: float, epsilon: float) -> float:
@@ -88,17 +96,21 @@ def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
     :func:`gaussian_delta` ``<= delta``, found by root finding; it is valid for
     every epsilon > 0 ([BW18], Theorem 8).  ``calibration="classic"`` returns
     ``sigma = sqrt(2 ln(1.25/delta)) * l2_sensitivity / epsilon``, which [DR14]
-    (Thm A.1) proves only for epsilon < 1.
+    (Thm A.1) proves only for epsilon < 1.  ``calibration="ln2delta"`` returns
+    ``sigma = sqrt(2 ln(2/delta)) * l2_sensitivity / epsilon``, the form of
+    [LHRMM10] and of slide 38 of Miklau's tutorial, a little larger than the
+    classic one; dpviz accepts it for epsilon <= 1, where its exact delta
+    (:func:`gaussian_delta`) is checked in the tests to stay below delta.
 
     Parameters
     ----------
     l2_sensitivity : float
         L2 sensitivity of the query vector, > 0.
     epsilon : float
-        Privacy parameter, finite and > 0 (< 1 for the classic calibration).
+        Privacy parameter, finite and > 0 (< 1 for "classic", <= 1 for "ln2delta").
     delta : float
         Privacy parameter, in (0, 1).
-    calibration : {"analytic", "classic"}
+    calibration : {"analytic", "classic", "ln2delta"}
         Which calibration to use.
 
     Returns
@@ -109,8 +121,8 @@ def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
     Raises
     ------
     ValueError
-        For an invalid parameter, an unknown ``calibration``, or ``epsilon >= 1``
-        with ``calibration="classic"``.
+        For an invalid parameter, an unknown ``calibration``, ``epsilon >= 1``
+        with ``calibration="classic"`` or ``epsilon > 1`` with ``"ln2delta"``.
 
     Examples
     --------
@@ -118,11 +130,20 @@ def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
     7.032
     >>> round(gaussian_sigma(1.0, 0.5, 1e-5, "classic"), 3)
     9.69
+    >>> round(gaussian_sigma(1.0, 0.5, 1e-5, "ln2delta"), 3)
+    9.882
     """
     d = check_positive("l2_sensitivity", l2_sensitivity)
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
-    check_choice("calibration", calibration, ("analytic", "classic"))
+    check_choice("calibration", calibration, GAUSSIAN_CALIBRATIONS)
+    if calibration == "ln2delta":
+        if eps > 1:
+            raise ValueError(
+                f"epsilon must be <= 1 for the ln2delta Gaussian calibration, got {eps}; "
+                "use calibration='analytic', which holds for every epsilon"
+            )
+        return _finite_sigma(math.sqrt(2.0 * math.log(2.0 / delta)) * d / eps, d, eps, delta)
     if calibration == "classic":
         if eps >= 1:
             raise ValueError(
@@ -180,7 +201,7 @@ def gaussian(answers: ArrayLike, l2_sensitivity: float, epsilon: float, delta: f
         Source of randomness (see :func:`dpviz.rng.as_generator`).
     size : int, optional
         Number of independent releases stacked on a new first axis.
-    calibration : {"analytic", "classic"}
+    calibration : {"analytic", "classic", "ln2delta"}
         How sigma is computed (see :func:`gaussian_sigma`).
     sampler : {"float", "discrete", "exact"}
         "float" (default): floating-point normal noise.  "discrete" / "exact":
@@ -228,7 +249,7 @@ def gaussian_variance(l2_sensitivity: float, epsilon: float, delta: float,
         Privacy parameter, finite and > 0.
     delta : float
         Privacy parameter, in (0, 1).
-    calibration : {"analytic", "classic"}
+    calibration : {"analytic", "classic", "ln2delta"}
         How sigma is computed (see :func:`gaussian_sigma`).
 
     Returns
@@ -267,7 +288,7 @@ def gaussian_halfwidth(l2_sensitivity: float, epsilon: float, delta: float, alph
         Privacy parameter, in (0, 1).
     alpha : float, default 0.05
         Probability that the noise falls outside the interval, in (0, 1).
-    calibration : {"analytic", "classic"}
+    calibration : {"analytic", "classic", "ln2delta"}
         How sigma is computed (see :func:`gaussian_sigma`).
 
     Returns
