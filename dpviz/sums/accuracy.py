@@ -1,4 +1,4 @@
-"""Accuracy: the seed's relative error, and the exact variance and mean squared error of each algorithm given ``tau``.
+"""Accuracy: the paper's relative error, and the exact variance and mean squared error of each algorithm given ``tau``.
 
 References
 ----------
@@ -23,7 +23,7 @@ __all__ = ["relative_error", "expected_variance", "expected_squared_error"]
 
 
 def relative_error(answers: npt.ArrayLike, truth: npt.ArrayLike, floor: float = 1.0) -> npt.NDArray[np.float64]:
-    """The seed's relative error ``|y^ - y| / max(|y|, floor)`` per query ([WPKM19] Sec. 4, "Error").
+    """The paper's relative error ``|y^ - y| / max(|y|, floor)`` per query ([WPKM19] Sec. 4, "Error").
 
     Parameters
     ----------
@@ -33,7 +33,7 @@ def relative_error(answers: npt.ArrayLike, truth: npt.ArrayLike, floor: float = 
         True answers ``y``.
     floor : float
         Floor of the denominator, in the answers' units (dollars for incomes), finite and > 0: keeps
-        the ratio finite for answers near 0.  The seed writes it delta; it is not a privacy parameter
+        the ratio finite for answers near 0.  The paper writes it delta; it is not a privacy parameter
         (named ``floor`` so it is not mistaken for one): any positive floor, e.g. 1 or 1000 dollars, is valid.
 
     Returns

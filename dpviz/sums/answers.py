@@ -43,7 +43,7 @@ __all__ = ["answer_with_threshold", "isotonic"]
 
 def answer_with_threshold(problem: SumProblem, algorithm: str, tau: npt.ArrayLike, epsilon: float, *,
                           rng: RngLike = None) -> npt.NDArray[np.float64]:
-    """Noisy answers of a batch algorithm given one threshold per trial (the seed's Algorithm 9).
+    """Noisy answers of a batch algorithm given one threshold per trial (the paper's Algorithm 9).
 
     Parameters
     ----------

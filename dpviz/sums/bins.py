@@ -62,7 +62,7 @@ def uniform_bins(width: float, upper: float) -> npt.NDArray[np.float64]:
 def cps_income_bins() -> npt.NDArray[np.float64]:
     """The bins dpviz uses for CPS incomes: 1,000 bins of $1,000 covering ``($0, $1,000,000]``.
 
-    The domain is public and fixed before looking at the data: the seed's
+    The domain is public and fixed before looking at the data: the paper's
     Example 1 asks prefix sums "up to $1M" and ektelo's CPS configuration uses
     the income domain [0, 1e6].  The shipped extract's incomes run from $1 to
     $493,356, so every record falls in a bin and the bins above $494,000 are
@@ -87,7 +87,7 @@ def cps_thresholds(m: int) -> npt.NDArray[np.float64]:
     """``m`` evenly spaced prefix-sum thresholds on :func:`cps_income_bins` (m must divide 1000).
 
     ``m = 1000``: every bin (the lower-triangular workload); ``m = 100``: every
-    $10,000 (the seed's Example 1 workload "$10k, $20k, ..., $1M"); ``m = 10``: every $100,000.
+    $10,000 (the paper's Example 1 workload "$10k, $20k, ..., $1M"); ``m = 10``: every $100,000.
 
     Parameters
     ----------

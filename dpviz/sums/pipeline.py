@@ -2,7 +2,7 @@
 
 :func:`release` works on a :class:`~dpviz.sums.SumProblem`,
 :func:`answer_prefix_sums` on raw values.  Each algorithm of [WPKM19]_ Table 1
-is given the same ``tau`` per trial (the seed's Algorithm 9), with ``eps' = (1 -
+is given the same ``tau`` per trial (the paper's Algorithm 9), with ``eps' = (1 -
 rho) eps`` for the answers (or ``eps`` without a private threshold); SQM chooses
 one threshold per query.
 

@@ -1,8 +1,8 @@
 """Monte Carlo experiments for prefix-sum queries with truncation ([WPKM19]_ Sec. 4).
 
-:func:`compare_algorithms` runs the seed's experiment: every algorithm, with
+:func:`compare_algorithms` runs the paper's experiment: every algorithm, with
 and without a truncation subroutine, ``trials`` times, one shared threshold
-per trial and truncation method (the seed's Algorithm 9; SQM picks its own per
+per trial and truncation method (the paper's Algorithm 9; SQM picks its own per
 query), with and without isotonic regression (on the *same* noisy answers, so
 the comparison is paired).  It returns arrays: answers, thresholds, relative
 errors and their 5-95 % bands.  :func:`explore` is the one call behind

@@ -1,7 +1,7 @@
-"""The seed's experiment: every algorithm and truncation method, many trials, paired isotonic regression.
+"""The paper's experiment: every algorithm and truncation method, many trials, paired isotonic regression.
 
 :func:`compare_algorithms` runs every configuration ``trials`` times with one
-shared threshold per trial and truncation method (the seed's Algorithm 9; SQM
+shared threshold per trial and truncation method (the paper's Algorithm 9; SQM
 picks its own per query) and applies isotonic regression to the *same* noisy
 answers; :func:`ratio_sweep` repeats it over the truncation ratio p
 ([WPKM19]_ Sec. 4).
@@ -201,7 +201,7 @@ def compare_algorithms(problem: sums.SumProblem | None = None, *, epsilon: float
     growth : float
         Growth rate of the threshold grid.
     floor : float
-        Floor of the relative error's denominator ``max(|y|, floor)``, in dollars (finite, > 0; the seed's
+        Floor of the relative error's denominator ``max(|y|, floor)``, in dollars (finite, > 0; the paper's
         delta, named ``floor`` because it is not a privacy parameter: any positive floor is valid).
     trials : int
         Number of trials (>= 2).
@@ -381,7 +381,7 @@ def _names(name: str, values: Any, allowed: Sequence[str]) -> list[str]:
 
 
 def base_algs(comp: SumComparison) -> list[str]:
-    """Algorithms present in a comparison, in the seed's order.
+    """Algorithms present in a comparison, in the paper's order.
 
     Parameters
     ----------

@@ -14,7 +14,7 @@ from dpviz.validation import check_int, check_positive
 
 __all__ = ["DEFAULTS", "cps_problem"]
 
-#: Parameters used by the lecture and the explorer (ours: the seed's values are lost in its text).
+#: Parameters used by the lecture and the explorer (ours: the paper does not state its values).
 DEFAULTS = dict(epsilon=1.0, ratio=0.999, rho=0.1, beta=1e-3, growth=1.1, floor=1.0)
 
 _PROBLEMS: dict[tuple[int, float], sums.SumProblem] = {}
@@ -24,7 +24,7 @@ def cps_problem(m: int = 100, width: float = 1000.0) -> sums.SumProblem:
     """The CPS income prefix-sum problem: ``m`` evenly spaced queries on bins of ``width`` dollars up to $1M.
 
     Default: $1,000 bins (:func:`dpviz.sums.cps_income_bins`) and the 100
-    thresholds $10k, $20k, ..., $1M of the seed's Example 1.  The explorer
+    thresholds $10k, $20k, ..., $1M of the paper's Example 1.  The explorer
     uses ``width=10_000`` (100 bins, one per query) to stay interactive.
     Cached per ``(m, width)``.
 

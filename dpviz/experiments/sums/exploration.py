@@ -88,7 +88,7 @@ def explore(problem: sums.SumProblem | None = None, *, epsilon: float = 1.0, alg
     growth : float
         Growth rate of the threshold grid.
     floor : float
-        Floor of the relative error's denominator ``max(|y|, floor)``, in dollars (finite, > 0; the seed's
+        Floor of the relative error's denominator ``max(|y|, floor)``, in dollars (finite, > 0; the paper's
         delta, named ``floor`` because it is not a privacy parameter: any positive floor is valid).
     trials : int
         Number of trials (>= 2).
