@@ -9,6 +9,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from dpviz.composition import amplified_epsilon, subsampled_count
+from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_array, check_elements, check_epsilon, check_int, check_probability
 
@@ -116,7 +117,7 @@ def subsampling_tails(epsilon: float, rate: float, flagged: int = 10, thresholds
     samples = check_int("samples", samples, minimum=2)
     check_elements(2.0 * samples * max(t.size, 1), "samples x thresholds", samples=samples, thresholds=t.size)
     bound = amplified_epsilon(epsilon, rate)
-    scale = 1.0 / epsilon
+    scale = laplace_scale(1.0, epsilon)
 
     def exact_tail(m: int) -> np.ndarray:
         j = np.arange(m + 1)
