@@ -686,3 +686,15 @@ def test_qardaji_eq3_refuses_trees_too_short_for_it():
     # where it applies it is positive and close to the exact Proposition 1 for a tall tree
     assert H.qardaji_average_mse(2**20, 2, 1.0) == pytest.approx(H.qardaji_average_mse(2**20, 2, 1.0, exact=True),
                                                                   rel=0.05)
+
+
+@pytest.mark.parametrize("n, b", [(4096, 2), (1000, 3), (37, 4), (4096, 16), (1000, 17), (5000, 64), (10, 3)])
+def test_node_counts_equal_a_per_node_python_sum(n, b):
+    # each node at level l covers leaves [i * b**l, (i + 1) * b**l), cut at n: summed here with a plain loop
+    x = np.random.default_rng(n + b).integers(0, 100, size=n).astype(float)
+    tree = H.build_tree(n, b)
+    counts = H.node_counts(x, b)
+    for level in range(tree.height + 1):
+        width = b**level
+        expected = [sum(x[i * width: min((i + 1) * width, n)].tolist()) for i in range(tree.sizes[level])]
+        assert np.array_equal(counts[tree.offsets[level]: tree.offsets[level + 1]], expected), level

@@ -12,14 +12,24 @@ __all__ = ["node_counts"]
 
 
 def _child_sum(Z: np.ndarray, b: int, m_parent: int) -> np.ndarray:
-    """Sum groups of ``b`` consecutive columns of Z (k, m); the last group may be short."""
+    """Sum groups of ``b`` consecutive columns of Z (k, m); the last group may be short.
+
+    For b <= 16 the groups are added as b strided column slices, 3-20x faster than
+    ``reshape(k, m // b, b).sum(axis=2)`` (a reduction over a short inner axis);
+    for larger b the reduction wins.
+    """
     k, m = Z.shape
     full = m // b
-    if full == m_parent:
-        return Z.reshape(k, m_parent, b).sum(axis=2)
     out = np.empty((k, m_parent))
-    out[:, :full] = Z[:, : full * b].reshape(k, full, b).sum(axis=2)
-    out[:, full] = Z[:, full * b:].sum(axis=1)
+    if b <= 16:
+        head = out[:, :full]
+        np.copyto(head, Z[:, 0: full * b: b])
+        for j in range(1, b):
+            head += Z[:, j: full * b: b]
+    else:
+        out[:, :full] = Z[:, : full * b].reshape(k, full, b).sum(axis=2)
+    if full < m_parent:
+        out[:, full] = Z[:, full * b:].sum(axis=1)
     return out
 
 
