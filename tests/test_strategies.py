@@ -121,9 +121,17 @@ def test_eigen_design_gaussian_near_lower_bound_and_exact_for_identity():
     A0 = np.sqrt(np.sqrt(sig))[:, None] * Q.T
     assert e <= mm.expected_error(W, A0, 1.0, delta=delta) * (1 + 1e-9)
     assert np.sqrt((A**2).sum(axis=0)).max() == pytest.approx(1.0)
-    A1 = st.eigen_design(W, norm="l1")
-    assert np.abs(A1).sum(axis=0).max() == pytest.approx(1.0)
-    assert mm.expected_error(W, A1, 1.0) <= mm.expected_error(W, A, 1.0)   # L1-optimised wins under Laplace
+
+
+def test_l1_eigen_design_is_withdrawn_with_a_pointer_to_p_identity():
+    """Dense eigenvectors pay their L1 norm: the L1 design lost 12x to Identity, so it is refused, and the
+    menu does not offer the eigen-design under the Laplace mechanism."""
+    with pytest.raises(ValueError, match="p_identity"):
+        st.eigen_design(wl.all_ranges(8), norm="l1")
+    with pytest.raises(ValueError, match="optimized"):
+        st.build("eigen_design", wl.prefix(8), mechanism="laplace")
+    assert "eigen_design" not in st.for_mechanism("laplace")
+    assert st.for_mechanism("gaussian") == st.STRATEGIES
 
 
 def test_eigen_design_rank_deficient_workload_drops_rows():
@@ -140,10 +148,11 @@ def test_eigen_design_rank_deficient_workload_drops_rows():
 def test_build_menu_and_cache():
     W = wl.prefix(32)
     cache = {}
-    for name in st.STRATEGIES:
-        A = st.build(name, W, cache=cache)
-        assert mm.expected_error(W, A, 1.0) >= mm.svd_lower_bound(W, 1.0)
-        assert name in st.LABELS
+    for mechanism, delta in (("laplace", None), ("gaussian", 1e-6)):
+        for name in st.for_mechanism(mechanism):
+            A = st.build(name, W, mechanism=mechanism, cache=cache)
+            assert mm.expected_error(W, A, 1.0, delta=delta) >= mm.svd_lower_bound(W, 1.0, delta=delta)
+            assert name in st.LABELS
     A = cache[("greedy_h", W.key, "laplace")]
     assert st.build("greedy_h", W, cache=cache) is A
     with pytest.raises(ValueError, match="strategy"):
@@ -157,10 +166,11 @@ def test_strategy_cache_tells_apart_workloads_that_share_a_name():
     cache: dict = {}
     W1, W2 = wl.random_ranges(32, 5, rng=1), wl.random_ranges(32, 5, rng=2)
     assert W1.name == W2.name and W1.key != W2.key
-    for name in ("greedy_h", "eigen_design"):
-        A1, A2 = st.build(name, W1, cache=cache), st.build(name, W2, cache=cache)
+    for name in ("greedy_h", "eigen_design", "optimized"):
+        A1, A2 = st.build(name, W1, mechanism="gaussian", cache=cache), st.build(name, W2, mechanism="gaussian",
+                                                                                cache=cache)
         assert A1 is not A2
-        fresh = st.build(name, W2)
+        fresh = st.build(name, W2, mechanism="gaussian")
         A2d = A2.toarray() if hasattr(A2, "toarray") else np.asarray(A2)
         freshd = fresh.toarray() if hasattr(fresh, "toarray") else np.asarray(fresh)
         np.testing.assert_array_equal(A2d, freshd)

@@ -58,7 +58,7 @@ def test_every_strategy_and_workload_draws_and_bound_is_below():
     e = MatrixMechanismExplorer(n=8)
     for w in wl.WORKLOADS:
         e.controls["workload"].value = w
-        for s in st.STRATEGIES:
+        for s in st.for_mechanism("laplace"):
             e.controls["strategy"].value = s
             assert e.message.value == "", (w, s, e.message_text)
             c = e.result.comparison

@@ -7,15 +7,17 @@ from typing import Any
 from dpviz.strategies.eigen import eigen_design
 from dpviz.strategies.fixed import hierarchical, identity, workload
 from dpviz.strategies.greedy import greedy_h
+from dpviz.strategies.p_identity_template import p_identity
 from dpviz.strategies.wavelets import rescaled_wavelet, wavelet
+from dpviz.strategies.weighted_marginals import marginal_strategy
 from dpviz.validation import check_choice
 from dpviz.workloads import Workload
 
-__all__ = ["build", "STRATEGIES", "LABELS"]
+__all__ = ["build", "STRATEGIES", "LABELS", "for_mechanism"]
 
 #: Names accepted by :func:`build`.
 STRATEGIES = ("identity", "workload", "hierarchical_2", "hierarchical_4", "hierarchical_16", "wavelet",
-              "rescaled_wavelet", "greedy_h", "eigen_design")
+              "rescaled_wavelet", "greedy_h", "optimized", "eigen_design")
 #: Display names.
 LABELS = {
     "identity": "Identity",
@@ -26,8 +28,36 @@ LABELS = {
     "wavelet": "Haar wavelet Y",
     "rescaled_wavelet": "Rescaled wavelet Y''",
     "greedy_h": "GreedyH",
-    "eigen_design": "Eigen-design",
+    "optimized": "Optimised (p-Identity)",
+    "eigen_design": "Eigen-design (L2)",
 }
+
+
+def for_mechanism(mechanism: str) -> tuple[str, ...]:
+    """The menu names that make sense for a mechanism: all of them, but the eigen-design (L2 only) for Laplace.
+
+    Parameters
+    ----------
+    mechanism : {"laplace", "gaussian"}
+        The noise the strategies will be answered with.
+
+    Returns
+    -------
+    tuple of str
+        A sub-sequence of :data:`STRATEGIES`.
+
+    Raises
+    ------
+    ValueError
+        If ``mechanism`` is not "laplace" or "gaussian".
+
+    Examples
+    --------
+    >>> "eigen_design" in for_mechanism("laplace"), "eigen_design" in for_mechanism("gaussian")
+    (False, True)
+    """
+    check_choice("mechanism", mechanism, ("laplace", "gaussian"))
+    return tuple(nm for nm in STRATEGIES if mechanism == "gaussian" or nm != "eigen_design")
 
 
 def build(name: str, W: Workload, *, mechanism: str = "laplace",
@@ -35,7 +65,10 @@ def build(name: str, W: Workload, *, mechanism: str = "laplace",
     """Strategy by menu name (one of :data:`STRATEGIES`) for workload ``W``.
 
     ``mechanism`` ("laplace" or "gaussian") selects the sensitivity the
-    eigen-design is optimised for (L1 or L2).  Results are stored in ``cache``
+    optimised strategy is built for (L1 or L2): "optimized" is the weighted-marginals strategy
+    (:func:`~dpviz.strategies.marginal_strategy`) for a marginal workload and a p-Identity strategy
+    (:func:`~dpviz.strategies.p_identity`, seed 0) otherwise; the eigen-design is an L2 design and is
+    refused under "laplace".  Results are stored in ``cache``
     (a dict keyed by ``(name, W.key, mechanism)``: the workload's queries, not its name) when given, so an
     optimiser runs once per workload and domain size.
 
@@ -46,7 +79,7 @@ def build(name: str, W: Workload, *, mechanism: str = "laplace",
     W : Workload
         The workload the optimised strategies adapt to (the fixed ones use only ``W.n``).
     mechanism : {"laplace", "gaussian"}, default "laplace"
-        Noise the eigen-design is optimised for (L1 or L2 sensitivity).
+        Noise the optimised strategies are built for (L1 or L2 sensitivity).
     cache : dict, optional
         Strategies already built, keyed by ``(name, W.key, mechanism)``; filled in place.
 
@@ -58,7 +91,8 @@ def build(name: str, W: Workload, *, mechanism: str = "laplace",
     Raises
     ------
     ValueError
-        If ``name`` or ``mechanism`` is not one of the allowed values.
+        If ``name`` or ``mechanism`` is not one of the allowed values, or ``name`` is "eigen_design" with
+        ``mechanism="laplace"``.
     TypeError
         If ``W`` is not a :class:`~dpviz.workloads.Workload`.
 
@@ -70,6 +104,9 @@ def build(name: str, W: Workload, *, mechanism: str = "laplace",
     """
     check_choice("strategy", name, STRATEGIES)
     check_choice("mechanism", mechanism, ("laplace", "gaussian"))
+    if name == "eigen_design" and mechanism == "laplace":
+        raise ValueError("strategy='eigen_design' is an L2 (Gaussian) design and is not offered under the Laplace "
+                         "mechanism; use 'optimized' (a p-Identity strategy optimised for L1)")
     if not isinstance(W, Workload):
         raise TypeError(f"W must be a dpviz.workloads.Workload, got {type(W).__name__}")
     key = (name, W.key, mechanism)
@@ -89,8 +126,11 @@ def build(name: str, W: Workload, *, mechanism: str = "laplace",
         A = rescaled_wavelet(n)
     elif name == "greedy_h":
         A = greedy_h(W)
+    elif name == "optimized":
+        norm = "l1" if mechanism == "laplace" else "l2"
+        A = marginal_strategy(W, norm=norm, rng=0) if W.marginals is not None else p_identity(W, norm=norm, rng=0)
     else:
-        A = eigen_design(W, norm="l1" if mechanism == "laplace" else "l2")
+        A = eigen_design(W, norm="l2")
     if cache is not None:
         cache[key] = A
     return A

@@ -29,7 +29,7 @@ class MatrixMechanismExplorer(Explorer):
     Strategies, their factorisations and exact errors are cached per
     (workload, n), so moving epsilon, trials or the seed only reruns the Monte
     Carlo of the selected strategy; the first visit of a (workload, n) pair
-    also runs GreedyH and the eigen-design for it.
+    also runs GreedyH and the p-Identity optimiser for it.
 
     Parameters
     ----------
@@ -53,7 +53,7 @@ class MatrixMechanismExplorer(Explorer):
         return {
             "workload": widgets.Dropdown(options=[(_WORKLOAD_LABELS[k], k) for k in wl.WORKLOADS],
                                          value="all_ranges", description="workload W", style=style),
-            "strategy": widgets.Dropdown(options=[(st.LABELS[k], k) for k in st.STRATEGIES],
+            "strategy": widgets.Dropdown(options=[(st.LABELS[k], k) for k in st.for_mechanism("laplace")],
                                          value="hierarchical_2", description="strategy A", style=style),
             "n": widgets.Dropdown(options=[8, 16, 32, 64, 128], value=16, description="domain size n",
                                   style=style),

@@ -15,10 +15,14 @@ one_d.py
     :func:`ranges`, :func:`random_ranges`, :func:`width_ranges`, :func:`from_matrix`, :func:`as_workload`.
 two_d.py
     Workloads over an ``n1 x n2`` table: :func:`all_ranges_2d`, :func:`random_ranges_2d`, :func:`marginals_2d`.
+marginal_workloads.py
+    Marginals of a multi-attribute table: :func:`marginals` (all k-way, or given attribute sets),
+    :func:`marginal_matrix`.
 menu.py
     The explorer's menu: :data:`WORKLOADS` and :func:`build`.
 """
 
+from dpviz.workloads.marginal_workloads import marginal_matrix, marginals
 from dpviz.workloads.menu import WORKLOADS, build
 from dpviz.workloads.one_d import (
     all_ranges,
@@ -46,6 +50,8 @@ __all__ = [
     "all_ranges_2d",
     "random_ranges_2d",
     "marginals_2d",
+    "marginals",
+    "marginal_matrix",
     "build",
     "WORKLOADS",
 ]

@@ -6,6 +6,10 @@
   a 2-D dominance count for given intervals;
 * the coverage (queries per bin), whose maximum is the L1 sensitivity
   ``||W||_1``: ``1``, ``n`` and ``max_a (a+1)(n-a)`` respectively;
+* the product ``W^T W V`` with a block of vectors, in ``O(n)`` per vector
+  from two running sums (no ``n x n`` matrix): ``(W^T W v)_a = (n - a) sum_{b<=a} (b+1) v_b
+  + (a+1) sum_{b>a} (n - b) v_b`` for all ranges, ``(n - a) sum_{b<=a} v_b + sum_{b>a} (n-b) v_b``
+  for prefixes, and ``W^T (W v)`` through prefix sums for given intervals;
 * the spectrum.  For ``k = 1..n`` the singular values of ``W`` (square roots
   of the eigenvalues of ``W^T W``) are ``1`` (identity),
   ``1 / (2 sin((2k-1) pi / (2(2n+1))))`` (prefix; ``W^T W`` has a tridiagonal
@@ -28,6 +32,15 @@ import numpy.typing as npt
 __all__: list[str] = []
 
 
+def _all_range_intervals(n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """All n(n+1)/2 intervals ``[start, stop)``, widest first, left to right within a width."""
+    widths = np.repeat(np.arange(n, 0, -1, dtype=np.int64), np.arange(1, n + 1))
+    counts = np.arange(1, n + 1, dtype=np.int64)  # width n has 1 start, width n-1 has 2, ...
+    first = np.repeat(np.cumsum(counts) - counts, counts)
+    starts = np.arange(widths.size, dtype=np.int64) - first
+    return starts, starts + widths
+
+
 def _range_gram(kind: str, n: int, starts: npt.NDArray[np.int64], stops: npt.NDArray[np.int64]) -> np.ndarray:
     """Dense ``W^T W`` of a range workload (``starts``/``stops`` are read for kind "ranges" only)."""
     if kind == "identity":
@@ -44,6 +57,31 @@ def _range_gram(kind: str, n: int, starts: npt.NDArray[np.int64], stops: npt.NDA
     C = np.cumsum(C[:, ::-1], axis=1)[:, ::-1]     # stop - 1 >= b
     upper = np.triu(C)
     return upper + np.triu(C, 1).T
+
+
+def _range_gram_matmul(kind: str, n: int, V: np.ndarray, starts: npt.NDArray[np.int64],
+                       stops: npt.NDArray[np.int64]) -> np.ndarray:
+    """``W^T W V`` for an (n, k) block ``V`` of a range workload, in O(n k) (O((n + m) k) for given intervals)."""
+    if kind == "identity":
+        return V.copy()
+    a = np.arange(n, dtype=float)[:, None]
+    if kind in ("prefix", "all_ranges"):
+        # sum_{b<=a} lo_b v_b and sum_{b>a} (n - b) v_b = (total) - (running sum): two running sums in all;
+        # the arithmetic keeps the memory order of V (a Fortran-ordered block sums along its contiguous axis)
+        left = np.cumsum((a + 1) * V if kind == "all_ranges" else V, axis=0)
+        right = np.cumsum((n - a) * V, axis=0)
+        np.subtract(right[-1:], right, out=right)
+        left *= n - a
+        left += (a + 1) * right if kind == "all_ranges" else right
+        return left
+    # given intervals [s, e): W V from prefix sums, then W^T y by a difference array and a running sum
+    P = np.zeros((n + 1, V.shape[1]))
+    np.cumsum(V, axis=0, out=P[1:])
+    Y = P[stops] - P[starts]
+    D = np.zeros((n + 1, V.shape[1]))
+    np.add.at(D, starts, Y)
+    np.add.at(D, stops, -Y)
+    return np.cumsum(D, axis=0)[:n]
 
 
 def _range_coverage(kind: str, n: int, starts: npt.NDArray[np.int64], stops: npt.NDArray[np.int64]) -> np.ndarray:

@@ -15,7 +15,8 @@ import scipy.sparse as sp
 
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_elements, check_int
-from dpviz.workloads.workload import Workload, _all_range_intervals
+from dpviz.workloads.closed_forms import _all_range_intervals
+from dpviz.workloads.workload import Workload
 
 __all__ = ["all_ranges_2d", "random_ranges_2d", "marginals_2d"]
 
@@ -147,4 +148,5 @@ def marginals_2d(shape: tuple[int, int]) -> Workload:
     cells = np.arange(n1 * n2)
     rows = np.concatenate([cells // n2, n1 + cells % n2])
     M = sp.csr_array((np.ones(2 * cells.size), (rows, np.concatenate([cells, cells]))), shape=(n1 + n2, n1 * n2))
-    return Workload(f"marginals {n1}x{n2}", n1 * n2, "matrix", explicit=M, domain_shape=(n1, n2))
+    return Workload(f"marginals {n1}x{n2}", n1 * n2, "matrix", explicit=M, domain_shape=(n1, n2),
+                    marginals=((0,), (1,)))

@@ -32,11 +32,13 @@ import scipy.sparse as sp
 from dpviz.mechanisms import sensitivity as _sens
 from dpviz.validation import check_array
 from dpviz.workloads.closed_forms import (
+    _all_range_intervals,
     _all_ranges_singular_values,
     _closed_form_eigh,
     _closed_form_singular_values,
     _range_coverage,
     _range_gram,
+    _range_gram_matmul,
 )
 
 __all__ = ["Workload", "KINDS", "MAX_NNZ"]
@@ -50,15 +52,6 @@ MAX_NNZ = 50_000_000
 def _is_sparse(M: Any) -> bool:
     """``scipy.sparse.issparse`` as a plain bool (its type guard would hide the dense branch from mypy)."""
     return bool(sp.issparse(M))
-
-
-def _all_range_intervals(n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """All n(n+1)/2 intervals ``[start, stop)``, widest first, left to right within a width."""
-    widths = np.repeat(np.arange(n, 0, -1, dtype=np.int64), np.arange(1, n + 1))
-    counts = np.arange(1, n + 1, dtype=np.int64)  # width n has 1 start, width n-1 has 2, ...
-    first = np.repeat(np.cumsum(counts) - counts, counts)
-    starts = np.arange(widths.size, dtype=np.int64) - first
-    return starts, starts + widths
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,6 +77,8 @@ class Workload:
         Shape of the (flattened) data domain, ``(n,)`` or ``(n1, n2)``.
     kron2d : tuple of int, optional
         For all 2-D rectangles, ``(n1, n2)`` (``W = W1 kron W2``, spectrum in closed form).
+    marginals : tuple of tuple of int, optional
+        For marginal workloads over ``domain_shape``, the attribute sets of its marginals, in row order.
 
     Examples
     --------
@@ -101,6 +96,7 @@ class Workload:
     explicit: Any = field(default=None, repr=False)  # dense ndarray or sparse csr_array (kind "matrix")
     domain_shape: tuple[int, ...] = ()
     kron2d: tuple[int, int] | None = None
+    marginals: tuple[tuple[int, ...], ...] | None = None
 
     def __repr__(self) -> str:
         return f"Workload({self.name!r}, n={self.n}, queries={self.n_queries}, kind={self.kind!r})"
@@ -113,20 +109,16 @@ class Workload:
         SHA-1 of the intervals or of the matrix otherwise (computed once, cached on the object).
         """
         h = hashlib.sha1()
+        parts: tuple = ()
         if self.kind == "ranges":
-            h.update(np.ascontiguousarray(self.starts, dtype=np.int64).tobytes())
-            h.update(np.ascontiguousarray(self.stops, dtype=np.int64).tobytes())
+            parts = (np.asarray(self.starts, dtype=np.int64), np.asarray(self.stops, dtype=np.int64))
         elif self.kind == "matrix":
-            M = self.explicit
-            if _is_sparse(M):
-                M = sp.csr_array(M)
-                for part in (M.indptr, M.indices, M.data):
-                    h.update(np.ascontiguousarray(part).tobytes())
-                h.update(repr(M.shape).encode())
-            else:
-                h.update(np.ascontiguousarray(M, dtype=float).tobytes())
-                h.update(repr(M.shape).encode())
-        return (self.kind, self.n, self.domain_shape, self.kron2d,
+            M: Any = sp.csr_array(self.explicit) if _is_sparse(self.explicit) else np.asarray(self.explicit, float)
+            parts = (M.indptr, M.indices, M.data) if _is_sparse(M) else (M,)
+            h.update(repr(M.shape).encode())
+        for part in parts:
+            h.update(np.ascontiguousarray(part).tobytes())
+        return (self.kind, self.n, self.domain_shape, self.kron2d, self.marginals,
                 h.hexdigest() if self.kind in ("ranges", "matrix") else "")
 
     # ------------------------------------------------------------------ sizes
@@ -254,6 +246,35 @@ class Workload:
         if _is_sparse(W):
             return np.asarray((W.T @ W).toarray())
         return W.T @ W
+
+    def gram_matmul(self, V: npt.ArrayLike) -> np.ndarray:
+        """``W^T W V`` without forming ``W^T W`` for range workloads: O(n) per column (all ranges, prefixes).
+
+        Parameters
+        ----------
+        V : array_like
+            Shape (n,) or (n, k).
+
+        Returns
+        -------
+        numpy.ndarray
+            Same shape as ``V``.
+
+        Raises
+        ------
+        ValueError
+            If ``V`` is not finite or its first axis is not ``n``.
+        """
+        V = check_array("V", V, ndim=(1, 2))
+        if V.shape[0] != self.n:
+            raise ValueError(f"V must have n={self.n} rows for workload {self.name!r}, got shape {V.shape}")
+        B = V.reshape(self.n, -1)
+        if self.kind == "matrix":
+            W = self.explicit
+            out = np.asarray(W.T @ np.asarray(W @ B))
+        else:
+            out = _range_gram_matmul(self.kind, self.n, B, *self._stored())
+        return out.reshape(V.shape)
 
     # ------------------------------------------------------------------ products
     def answer(self, x: npt.ArrayLike) -> np.ndarray:

@@ -160,15 +160,15 @@ def _unit_totals(W: wl.Workload, names: tuple[str, ...], mechanism: str,
     return np.array(v), np.array(s), np.array(r)
 
 
-def compare_strategies(W: Any, epsilon: float = 1.0, names: Iterable[str] = st.STRATEGIES, *,
+def compare_strategies(W: Any, epsilon: float = 1.0, names: Iterable[str] | None = None, *,
                        delta: float | None = None, cache: dict | None = None) -> StrategyComparison:
     """Expected total error of each strategy in ``names`` on workload ``W`` and the SVD lower bound.
 
     Total error ``v(A) tr(W^T W (A^T A)^+)`` with ``v(A) = 2 ||A||_1^2 / epsilon^2``
     (Laplace) or the Gaussian ``sigma(||A||_2)^2`` when ``delta`` is given
     [LHRMM10]; lower bound ``(2/epsilon^2)(1/n)(sum of singular values)^2``
-    (or its Gaussian form) [LM12].  With ``delta`` the eigen-design is optimised
-    for L2 sensitivity, otherwise for L1.
+    (or its Gaussian form) [LM12].  With ``delta`` the optimised strategies are
+    built for L2 sensitivity, otherwise for L1 (and the L2-only eigen-design is not offered).
 
     Parameters
     ----------
@@ -176,8 +176,9 @@ def compare_strategies(W: Any, epsilon: float = 1.0, names: Iterable[str] = st.S
         The workload.
     epsilon : float, default 1.0
         Privacy parameter, > 0.
-    names : iterable of str
-        Strategy keys from :data:`dpviz.strategies.STRATEGIES`.
+    names : iterable of str, optional
+        Strategy keys from :data:`dpviz.strategies.STRATEGIES`; default all those offered for the mechanism
+        (:func:`dpviz.strategies.for_mechanism`).
     delta : float, optional
         Compare under the Gaussian mechanism with this delta.
     cache : dict, optional
@@ -192,7 +193,7 @@ def compare_strategies(W: Any, epsilon: float = 1.0, names: Iterable[str] = st.S
     ------
     ValueError
         If ``epsilon`` <= 0 (or so small that the errors overflow), ``names`` is empty or holds an unknown
-        strategy, or ``delta`` is outside (0, 1).
+        strategy (or the eigen-design without ``delta``), or ``delta`` is outside (0, 1).
     TypeError
         If ``names`` is not an iterable of strings or ``cache`` is not a dict.
 
@@ -204,11 +205,11 @@ def compare_strategies(W: Any, epsilon: float = 1.0, names: Iterable[str] = st.S
     """
     W = wl.as_workload(W, name="W")
     epsilon = check_epsilon(epsilon)
-    names = _check_names(names)
+    mechanism = "laplace" if delta is None else "gaussian"
+    names = st.for_mechanism(mechanism) if names is None else _check_names(names)
     cache = _check_cache(cache)
     lower_bound = mm.svd_lower_bound(W, epsilon, delta=delta)  # checks delta, refuses an overflowing epsilon
     direct = mm.direct_laplace_error(W, epsilon)
-    mechanism = "laplace" if delta is None else "gaussian"
     unit, sens, rows = _unit_totals(W, names, mechanism, cache)
     if delta is None:
         noise = np.array([laplace_variance(s, epsilon) for s in sens])
@@ -228,7 +229,7 @@ def compare_strategies(W: Any, epsilon: float = 1.0, names: Iterable[str] = st.S
 
 
 def comparison_table(ns: Iterable[int] = (256, 1024), workloads: Iterable[str] = ("prefix", "all_ranges"),
-                     epsilon: float = 1.0, names: Iterable[str] = st.STRATEGIES, *, delta: float | None = None,
+                     epsilon: float = 1.0, names: Iterable[str] | None = None, *, delta: float | None = None,
                      cache: dict | None = None) -> list[StrategyComparison]:
     """:func:`compare_strategies` for every (workload, n) pair, workloads built by :func:`dpviz.workloads.build`.
 
@@ -240,8 +241,8 @@ def comparison_table(ns: Iterable[int] = (256, 1024), workloads: Iterable[str] =
         Workload menu names (:data:`dpviz.workloads.WORKLOADS`).
     epsilon : float, default 1.0
         Privacy parameter, > 0.
-    names : iterable of str
-        Strategy keys.
+    names : iterable of str, optional
+        Strategy keys; default all those offered for the mechanism.
     delta : float, optional
         Compare under the Gaussian mechanism with this delta.
     cache : dict, optional
@@ -275,7 +276,7 @@ def comparison_table(ns: Iterable[int] = (256, 1024), workloads: Iterable[str] =
     menu = tuple(check_choice("workloads", name, wl.WORKLOADS) for name in workloads)
     if not menu:
         raise ValueError(f"workloads must hold at least one name of {wl.WORKLOADS}, got none")
-    names = _check_names(names)
+    names = st.for_mechanism("laplace" if delta is None else "gaussian") if names is None else _check_names(names)
     epsilon = check_epsilon(epsilon)
     cache = _check_cache(cache)
     out = []

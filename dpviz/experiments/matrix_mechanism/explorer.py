@@ -158,7 +158,7 @@ def matrix_mechanism_explorer_run(workload: str, strategy: str, n: int, epsilon:
     ((4, 4), [2.0, 4.0, 6.0, 8.0])
     """
     check_choice("workload", workload, wl.WORKLOADS)
-    check_choice("strategy", strategy, st.STRATEGIES)
+    check_choice("strategy", strategy, st.for_mechanism("laplace"))
     n = check_int("n", n, minimum=2, maximum=256)
     epsilon = check_epsilon(epsilon)
     trials = check_int("trials", trials, minimum=2)
