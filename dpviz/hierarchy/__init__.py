@@ -69,8 +69,12 @@ Where things are
     Exact 1-D error: :func:`flat_average_range_mse`, :func:`average_range_mse`,
     :func:`range_mse_by_width`, :func:`range_mse_by_query`.
 ``width_sums.py``
-    The kernels behind them: variance sums over all ranges of each width
-    (cover counting for H_b, the least-squares covariance for H_b + CI).
+    The H_b kernel behind them: variance sums over all ranges of each width
+    by counting (range, cover node) pairs.
+``ci_covariance.py``
+    The H_b + CI kernel: the least-squares covariance as a tree matrix
+    ``V_0 I - sum_v beta_v w_v w_v^T``, giving every range's variance and the
+    sums over all ranges of each width in closed form (O(h^2) per range or width).
 ``qardaji.py``
     Qardaji et al.'s closed forms: :func:`qardaji_level_usage`,
     :func:`qardaji_average_mse`, :func:`asymptotic_optimal_branching`,

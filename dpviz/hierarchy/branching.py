@@ -70,7 +70,7 @@ def optimal_branching(n: int, epsilon: float, *, constrained: bool, allocation: 
 
     epsilon only scales every MSE by ``1/epsilon^2``, so the answer does not
     depend on it (it is validated all the same).  With constrained inference
-    each candidate costs O(n^2) time.  For large n and no inference the optimum
+    each candidate costs O(n h^2) time.  For large n and no inference the optimum
     approaches :func:`~dpviz.hierarchy.asymptotic_optimal_branching` (about 16) [QYL13] §3.2.
 
     Parameters

@@ -1,28 +1,21 @@
-"""Variance sums over all ranges of each width: the counting and covariance kernels of the exact error.
+"""Variance sums over all ranges of each width for H_b without inference: the counting kernel of the exact error.
 
 For H_b without inference a range's variance is the sum of the level variances
 of its minimal cover, so summing over ranges means counting (range, node)
-pairs with the node inside the range and its parent not [QYL13]_.  With
-constrained inference the leaf covariance is obtained by running the
-inference on the noise covariance of one leaf at a time [HRMS10]_.  Everything
-is at epsilon = 1; :mod:`dpviz.hierarchy.accuracy` scales and averages.
+pairs with the node inside the range and its parent not [QYL13]_.  (With
+constrained inference the sums come from :mod:`dpviz.hierarchy.ci_covariance`.)
+Everything is at epsilon = 1; :mod:`dpviz.hierarchy.accuracy` scales and averages.
 
 References
 ----------
 .. [QYL13] W. Qardaji, W. Yang, N. Li. "Understanding Hierarchical Methods for
    Differentially Private Histograms." PVLDB 6(14), 2013.
-.. [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. "Boosting the Accuracy of
-   Differentially Private Histograms Through Consistency." PVLDB 3(1), 2010.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
-from dpviz.hierarchy.budgets import _level_variances
-from dpviz.hierarchy.inference import _ci_2d, _ci_plan
 from dpviz.hierarchy.tree import Tree
 
 __all__: list[str] = []
@@ -45,61 +38,49 @@ def _contain_sums(tree: Tree) -> tuple[np.ndarray, np.ndarray]:
     return F, G
 
 
-def _hb_width_sums(tree: Tree, V: np.ndarray, widths: np.ndarray) -> np.ndarray:
-    """Sum over all ranges of width w of the H_b variance (epsilon = 1), for each w."""
-    n = tree.n
-    top = int(tree.measured_levels[-1])
-    out = np.zeros(widths.size)
-
-    def contain(a: np.ndarray, c: np.ndarray, w: np.ndarray) -> np.ndarray:
-        """Number of ranges of width w (start in [0, n-w]) containing [a, c): (nodes, widths)."""
-        return np.clip(np.minimum(a[:, None], n - w[None, :]) - np.maximum(0, c[:, None] - w[None, :]) + 1,
-                       0, None).astype(float)
-
-    chunk = max(1, 2_000_000 // max(tree.n, 1))
-    for s0 in range(0, widths.size, chunk):
-        w = widths[s0: s0 + chunk]
-        for l in range(top + 1):
-            a, c = tree.node_bounds(l)
-            used = contain(a, c, w).sum(axis=0)
-            if l < top:
-                pa, pc = tree.node_bounds(l + 1)
-                nchild = np.diff(np.minimum(np.arange(tree.sizes[l + 1] + 1) * tree.branching, tree.sizes[l]))
-                used -= nchild @ contain(pa, pc, w)
-            out[s0: s0 + chunk] += V[l] * used
-    return out
+def _contain_one(a: int, c: int, n: int, w: np.ndarray) -> np.ndarray:
+    """Number of ranges of width ``w`` (starts ``0..n-w``) that contain ``[a, c)``, for each width."""
+    return np.maximum(np.minimum(a, n - w) - np.maximum(0, c - w) + 1, 0).astype(float)
 
 
-@lru_cache(maxsize=64)
-def _ci_width_sums(tree: Tree, allocation: str) -> np.ndarray:
-    """Sum over all ranges of width w = 1..n of the H_b+CI variance at epsilon = 1 (exact, O(n^2) time).
+def _contain_complete(B: int, K: int, n: int, w: np.ndarray) -> np.ndarray:
+    """``sum_{k<K}`` of the ranges of width ``w`` containing ``[k B, (k + 1) B)``, in O(1) per width.
 
-    Rows of the leaf covariance are ``Sigma e_a = CI(V_0 e_leaf(a))`` (the GLS
-    estimator applied to the noise covariance of one leaf), processed in blocks;
-    ``K[i, j] = Cov(prefix_i, prefix_j)`` is accumulated row by row and
-    ``Var[i, i+w) = K[i+w, i+w] + K[i, i] - 2 K[i, i+w]``.
+    For ``w >= B`` every such count is ``min(k B, n - w) - max(0, (k + 1) B - w) + 1 > 0``: two clipped
+    arithmetic series in ``k``; for ``w < B`` no range contains the node.
     """
-    n = tree.n
-    plan = _ci_plan(tree, allocation)
-    V0 = _level_variances(tree, allocation)[0]
-    diag = np.zeros(n + 1)
-    cross = np.zeros(n + 1)          # cross[w] = sum_i K[i, i+w]
-    carry = np.zeros(n)              # sum_{a < i} Sigma[a, :]
-    block = max(1, min(n, 2_000_000 // tree.n_nodes))
-    for a0 in range(0, n, block):
-        a1 = min(n, a0 + block)
-        Y = np.zeros((a1 - a0, tree.n_nodes))
-        Y[np.arange(a1 - a0), np.arange(a0, a1)] = V0
-        rows = _ci_2d(Y, tree, plan, nodes=False)       # Sigma[a0:a1, :]
-        C = carry + np.cumsum(rows, axis=0)             # rows i = a0+1 .. a1 of sum_{a<i} Sigma[a, :]
-        carry = C[-1].copy()
-        K = np.zeros((a1 - a0, n + 1))
-        np.cumsum(C, axis=1, out=K[:, 1:])              # K[i, j] for i = a0+1 .. a1
-        for r in range(a1 - a0):
-            i = a0 + 1 + r
-            diag[i] = K[r, i]
-            cross[1: n - i + 1] += K[r, i + 1:]
-    cd = np.concatenate([[0.0], np.cumsum(diag)])
-    w = np.arange(1, n + 1)
-    # sum_{i=0}^{n-w} (diag[i] + diag[i+w]) - 2 cross[w]
-    return (cd[n - w + 1] + (cd[n + 1] - cd[w])) - 2.0 * cross[1:]
+    C = n - w                                               # sum_k min(k B, C)
+    k1 = np.minimum(K, C // B + 1)
+    low = B * k1 * (k1 - 1) / 2.0 + C * (K - k1).astype(float)
+    D = w - B                                               # sum_k max(0, k B - D), k >= D // B + 1
+    k0 = np.minimum(np.maximum(D // B + 1, 0), K)
+    cnt = (K - k0).astype(float)
+    high = B * (k0 + K - 1) * cnt / 2.0 - D * cnt
+    return np.where(w >= B, low - high + K, 0.0)
+
+
+def _hb_width_sums(tree: Tree, V: np.ndarray, widths: np.ndarray) -> np.ndarray:
+    """Sum over all ranges of width w of the H_b variance (epsilon = 1), for each w, in O(h) per width.
+
+    Level ``l`` serves a range once per cover node: per node inside the range, minus ``nchild`` per parent
+    inside it.  All nodes but the last of a level are complete, so their counts are arithmetic series
+    (:func:`_contain_complete`); the last node is counted on its own.
+    """
+    n, b = tree.n, tree.branching
+    top = int(tree.measured_levels[-1])
+    w = np.asarray(widths, dtype=np.int64)
+
+    def inside(level: int) -> tuple[np.ndarray, np.ndarray]:
+        """(ranges containing a non-last node, ranges containing the last node) of ``level``, per width."""
+        m, B = tree.sizes[level], b**level
+        return _contain_complete(B, m - 1, n, w), _contain_one((m - 1) * B, n, n, w)
+
+    out = np.zeros(w.size)
+    for l in range(top + 1):
+        body, last = inside(l)
+        used = body + last
+        if l < top:
+            pbody, plast = inside(l + 1)
+            used -= b * pbody + (tree.sizes[l] - (tree.sizes[l + 1] - 1) * b) * plast
+        out += V[l] * used
+    return out
