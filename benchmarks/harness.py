@@ -15,11 +15,17 @@ from typing import Any
 import numpy as np
 
 
-def row(name: str, times_ms: Sequence[float], budget_ms: float, *, p95_budget_ms: float | None = None) -> dict:
-    """Summarise repeated timings (milliseconds) as a result row."""
+def row(name: str, times_ms: Sequence[float], budget_ms: float, *, p95_budget_ms: float | None = None,
+        unit: str = "ms") -> dict:
+    """Summarise repeated timings (milliseconds) as a result row.
+
+    ``unit`` other than "ms" marks a row whose figure is not a time (e.g. an error ratio against a reference,
+    with its budget in the same unit); it is printed beside the name.
+    """
     t = np.asarray(times_ms, dtype=float)
-    return {"name": name, "median_ms": float(np.median(t)), "p95_ms": float(np.percentile(t, 95)),
-            "budget_ms": float(budget_ms), "p95_budget_ms": p95_budget_ms, "n": int(t.size)}
+    return {"name": name if unit == "ms" else f"{name} [{unit}]", "median_ms": float(np.median(t)),
+            "p95_ms": float(np.percentile(t, 95)), "budget_ms": float(budget_ms), "p95_budget_ms": p95_budget_ms,
+            "n": int(t.size), "unit": unit}
 
 
 def time_call(fn: Callable[[], Any], repeats: int = 30, warmup: int = 2) -> list[float]:

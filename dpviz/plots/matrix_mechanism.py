@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = [
+    "p_identity_axes",
     "matrix_mechanism_title",
     "matrix_mechanism_figure",
     "query_error_axes",
@@ -203,6 +204,38 @@ def strategy_heatmap_axes(A: Any, ax: Axes | None = None, *, title: str = "strat
     ax.set_xlabel("cell")
     ax.set_ylabel("strategy row")
     ax.set_title(title, fontsize=9)
+    return ax
+
+
+def p_identity_axes(A: Any, ax: Axes | None = None, *, title: str | None = None) -> Axes:
+    """The rows of a p-Identity strategy ``[I; Theta] D`` as curves: each free query's weights over the cells,
+    and (dashed) the weight each cell's own identity query keeps.
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse matrix
+        A p-Identity strategy, ``n + p`` rows over ``n`` cells (:func:`dpviz.strategies.p_identity`).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+    title : str, optional
+        Title (default: the number of free queries).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
+    ax = new_axes(ax, figsize=(7.0, 3.2))
+    M = A.toarray() if hasattr(A, "toarray") else np.asarray(A, dtype=float)
+    n = M.shape[1]
+    cells = np.arange(n)
+    for i, r in enumerate(M[n:]):
+        ax.plot(cells, r, "-", lw=1.2, color=color(i))
+    ax.plot(cells, np.diag(M[:n]), "--", color=TRUTH, lw=1.2, label="identity query of each cell")
+    ax.set_xlabel("cell")
+    ax.set_ylabel("weight (columns have L1 norm 1)")
+    ax.set_title(title or f"the {M.shape[0] - n} free queries of the optimised strategy (solid)", fontsize=9)
+    ax.legend(loc="upper center", fontsize=8, frameon=False)
     return ax
 
 
