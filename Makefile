@@ -7,7 +7,8 @@ PORT ?= 8888
 STAMP_LAB := $(VENV)/.installed-lab
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: lab app test lint typecheck doctest fuzz mutation unit notebooks browser browser-deps bench docs clean
+.PHONY: lab app test lint typecheck doctest fuzz mutation unit notebooks browser browser-deps bench docs clean \
+	student instructor slides course
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,7 +52,7 @@ test: $(STAMP_TEST) browser-deps lint typecheck
 	$(BIN)/python -m pytest $(NBVAL)
 
 lint: $(STAMP_TEST)
-	$(BIN)/ruff check dpviz tests benchmarks
+	$(BIN)/ruff check dpviz tests benchmarks tools
 
 typecheck: $(STAMP_TEST)
 	$(BIN)/mypy
@@ -78,6 +79,28 @@ browser: $(STAMP_TEST) browser-deps
 
 bench: $(STAMP_TEST)
 	$(BIN)/python -m benchmarks
+
+# The course hand-outs (tools/course.py): student notebooks (solutions stripped, outputs cleared), instructor
+# notebooks (as committed), and one reveal.js slide deck per lecture. reveal.js comes from the npm registry into
+# build/slides/reveal.js so the decks work offline; without npm they load it from a CDN (a warning says so).
+SLIDE_LIBS := reveal.js@4.0.2 mathjax@2.7.7 requirejs@2.1.10 jquery@2.2.4
+
+student: $(STAMP_LAB)
+	$(BIN)/python -m tools.course student
+
+instructor: $(STAMP_LAB)
+	$(BIN)/python -m tools.course instructor
+
+slides: $(STAMP_LAB)
+	@if [ ! -f build/slides/lib/reveal.js/dist/reveal.js ]; then \
+	  if command -v npm >/dev/null 2>&1; then \
+	    mkdir -p build/slides/lib && npm install --silent --no-audit --no-fund --prefix build/slides/.npm \
+	      $(SLIDE_LIBS) && cp -r build/slides/.npm/node_modules/* build/slides/lib/; \
+	  else echo "npm not found: the slide decks will load reveal.js, MathJax and require.js from CDNs"; fi; \
+	fi
+	$(BIN)/python -m tools.course slides
+
+course: student instructor slides
 
 STAMP_DOCS := $(VENV)/.installed-docs
 

@@ -1,7 +1,7 @@
 """The layering and the seams between layers, checked on every module of every subpackage.
 
-* core (everything but experiments/, plots/, widgets/) imports no plotting or widget library;
-* experiments draw nothing; plots import no widgets;
+* core (everything but experiments/, exercises/, plots/, widgets/) imports no plotting or widget library;
+* experiments draw nothing; exercises (checkers of students' answers) draw nothing either; plots import no widgets;
 * a private name (``_x``) is imported, or read as ``module._x``, only inside its own package;
 * no core module is over ~400 lines (420 allowed); the walk covers subpackages (a test proves it);
 * noise is calibrated in one place: outside dpviz.mechanisms nothing divides by an epsilon;
@@ -27,7 +27,7 @@ import dpviz
 PKG = Path(dpviz.__file__).parent
 ROOT = PKG.parent
 PRESENTATION = ("plotly", "matplotlib", "ipywidgets", "anywidget")
-UPPER = ("experiments", "plots", "widgets")
+UPPER = ("experiments", "exercises", "plots", "widgets")
 MAX_CORE_LINES = 420  # "~400": a file may run a little over while it holds one concept
 
 
@@ -84,11 +84,18 @@ def test_the_walk_covers_every_module_of_every_subpackage() -> None:
 def test_core_imports_no_presentation_library(path: Path) -> None:
     imported = _imports(path)
     assert not _uses(imported, *PRESENTATION), f"{_ids(path)} imports {_uses(imported, *PRESENTATION)}"
-    assert not _uses(imported, "dpviz.experiments", "dpviz.plots", "dpviz.widgets")
+    assert not _uses(imported, "dpviz.experiments", "dpviz.exercises", "dpviz.plots", "dpviz.widgets")
 
 
 @pytest.mark.parametrize("path", [p for p in ALL_FILES if LAYER[p] == "experiments"], ids=_ids)
 def test_experiments_draw_nothing(path: Path) -> None:
+    imported = _imports(path)
+    assert not _uses(imported, *PRESENTATION)
+    assert not _uses(imported, "dpviz.plots", "dpviz.widgets")
+
+
+@pytest.mark.parametrize("path", [p for p in ALL_FILES if LAYER[p] == "exercises"], ids=_ids)
+def test_exercises_draw_nothing(path: Path) -> None:
     imported = _imports(path)
     assert not _uses(imported, *PRESENTATION)
     assert not _uses(imported, "dpviz.plots", "dpviz.widgets")

@@ -1,0 +1,272 @@
+"""Generic checkers the lecture exercises are built from: numbers, arrays, functions and private mechanisms.
+
+Each returns a :class:`~dpviz.exercises.Feedback`.  An unanswered exercise (``...`` or ``None``) is told so
+rather than failing with a Python error; a wrong answer that matches a typical mistake gets that mistake's
+hint; any other wrong answer gets the exercise's general hint.  The expected answer is never shown.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from dpviz.audit import epsilon_lower_bound
+from dpviz.exercises.feedback import Feedback
+
+__all__ = ["NO_ANSWER", "unanswered", "check_number", "check_array", "check_function", "check_private"]
+
+#: The message an exercise left at ``...`` gets.
+NO_ANSWER = "no answer yet: replace the ... with your answer and run the cell again."
+
+
+def unanswered(answer: Any) -> bool:
+    """Whether ``answer`` is the placeholder of a student notebook (``...`` or ``None``).
+
+    Parameters
+    ----------
+    answer : object
+        What the student passed to the checker.
+
+    Returns
+    -------
+    bool
+        True for ``Ellipsis`` and ``None``.
+
+    Examples
+    --------
+    >>> unanswered(...), unanswered(0.0)
+    (True, False)
+    """
+    return answer is Ellipsis or answer is None
+
+
+def _as_real(answer: Any) -> float | None:
+    """``answer`` as a finite float, or None if it is not a real number (bools are not numbers here)."""
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
+        if isinstance(answer, np.ndarray) and answer.shape == () and np.issubdtype(answer.dtype, np.number):
+            answer = answer.item()
+        else:
+            return None
+    value = float(answer)
+    return value if math.isfinite(value) else None
+
+
+def check_number(exercise: str, answer: Any, expected: float, *, explain: str, hint: str,
+                 mistakes: Sequence[tuple[float, str]] = (), rtol: float = 1e-6, atol: float = 1e-9) -> Feedback:
+    """Check a numerical answer against ``expected`` within ``rtol``/``atol``.
+
+    Parameters
+    ----------
+    exercise : str
+        Number and title of the exercise.
+    answer : object
+        The student's answer.
+    expected : float
+        The right value (computed by dpviz, not typed in).
+    explain : str
+        Why the right answer is right (shown when it is).
+    hint : str
+        What to reconsider, for a wrong answer that matches no typical mistake.
+    mistakes : sequence of (float, str)
+        Typical wrong values and the hint each deserves.
+    rtol, atol : float
+        Relative and absolute tolerance.
+
+    Returns
+    -------
+    Feedback
+        The verdict.
+
+    Examples
+    --------
+    >>> check_number("1.1 Count", 2, 1.0, explain="one person moves a count by 1", hint="add or remove one",
+    ...              mistakes=[(2.0, "that is the replace-one sensitivity")]).hint
+    'that is the replace-one sensitivity'
+    """
+    if unanswered(answer):
+        return Feedback(exercise, False, NO_ANSWER)
+    value = _as_real(answer)
+    if value is None:
+        return Feedback(exercise, False, f"expected a finite number, got {answer!r} ({type(answer).__name__}).",
+                        hint)
+    if math.isclose(value, expected, rel_tol=rtol, abs_tol=atol):
+        return Feedback(exercise, True, f"{value:.6g} is right: {explain}")
+    for wrong, why in mistakes:
+        if math.isclose(value, wrong, rel_tol=rtol, abs_tol=atol):
+            return Feedback(exercise, False, f"{value:.6g} is a common mistake.", why)
+    side = "too large" if value > expected else "too small"
+    return Feedback(exercise, False, f"{value:.6g} is {side}.", hint)
+
+
+def check_array(exercise: str, answer: Any, expected: Any, *, explain: str, hint: str,
+                mistakes: Sequence[tuple[Any, str]] = (), rtol: float = 1e-6, atol: float = 1e-9) -> Feedback:
+    """Check an array answer (same shape, every entry within tolerance).
+
+    Parameters
+    ----------
+    exercise : str
+        Number and title of the exercise.
+    answer : object
+        The student's answer (anything ``numpy.asarray`` takes).
+    expected : array_like
+        The right values.
+    explain, hint : str
+        As for :func:`check_number`.
+    mistakes : sequence of (array_like, str)
+        Typical wrong answers and their hints.
+    rtol, atol : float
+        Tolerances of ``numpy.allclose``.
+
+    Returns
+    -------
+    Feedback
+        The verdict.
+
+    Examples
+    --------
+    >>> bool(check_array("2.1 Budgets", [0.5, 0.5], [0.5, 0.5], explain="an even split", hint=""))
+    True
+    """
+    if unanswered(answer):
+        return Feedback(exercise, False, NO_ANSWER)
+    want = np.asarray(expected, dtype=float)
+    try:
+        got = np.asarray(answer, dtype=float)
+    except (TypeError, ValueError):
+        return Feedback(exercise, False, f"expected numbers, got {answer!r}.", hint)
+    if got.shape != want.shape:
+        return Feedback(exercise, False, f"expected shape {want.shape}, got {got.shape}.", hint)
+    if not np.all(np.isfinite(got)):
+        return Feedback(exercise, False, "your answer holds NaN or infinite values.", hint)
+    if np.allclose(got, want, rtol=rtol, atol=atol):
+        return Feedback(exercise, True, f"right: {explain}")
+    for wrong, why in mistakes:
+        if np.shape(wrong) == got.shape and np.allclose(got, np.asarray(wrong, dtype=float), rtol=rtol, atol=atol):
+            return Feedback(exercise, False, "that is a common mistake.", why)
+    bad = int(np.sum(~np.isclose(got, want, rtol=rtol, atol=atol)))
+    return Feedback(exercise, False, f"{bad} of {want.size} entries are off.", hint)
+
+
+def check_function(exercise: str, fn: Any, reference: Callable[..., Any], cases: Sequence[tuple], *, explain: str,
+                   hint: str, rtol: float = 1e-9, atol: float = 1e-9) -> Feedback:
+    """Check a student's function against ``reference`` on every argument tuple of ``cases``.
+
+    Parameters
+    ----------
+    exercise : str
+        Number and title of the exercise.
+    fn : object
+        The student's function.
+    reference : callable
+        The right function.
+    cases : sequence of tuple
+        Argument tuples (e.g. drawn at random by the exercise, seeded).
+    explain, hint : str
+        As for :func:`check_number`.
+    rtol, atol : float
+        Tolerances for comparing the outputs.
+
+    Returns
+    -------
+    Feedback
+        The verdict; the first failing case is named.
+
+    Examples
+    --------
+    >>> bool(check_function("1.3 Scale", lambda d, e: d / e, lambda d, e: d / e, [(1, 2), (3, 0.5)],
+    ...                     explain="b = Delta / epsilon", hint=""))
+    True
+    """
+    if unanswered(fn):
+        return Feedback(exercise, False, NO_ANSWER)
+    if not callable(fn):
+        return Feedback(exercise, False, f"expected a function, got {fn!r}.", hint)
+    for args in cases:
+        try:
+            out = fn(*args)
+            if unanswered(out):    # a body left at "..." (the student notebook) returns None
+                return Feedback(exercise, False, "no answer yet: your function returns nothing; write its body "
+                                "and run the cell again.")
+            got = np.asarray(out, dtype=float)
+        except Exception as exc:  # a student's bug is feedback, not a crash of the notebook
+            return Feedback(exercise, False, f"your function raised {type(exc).__name__}: {exc} on {args!r}.", hint)
+        want = np.asarray(reference(*args), dtype=float)
+        if got.shape != want.shape or not np.allclose(got, want, rtol=rtol, atol=atol):
+            return Feedback(exercise, False, f"wrong result on input {args!r}.", hint)
+    return Feedback(exercise, True, f"right on all {len(cases)} test inputs: {explain}")
+
+
+def check_private(exercise: str, mechanism: Any, epsilon: float, pairs: Sequence[tuple[Any, Any]], *,
+                  useful: Callable[[Any], str | None], explain: str, hint: str, samples: int = 100_000,
+                  rng: int = 0) -> Feedback:
+    """Audit a student's mechanism: no pair of neighbours may show a privacy loss above ``epsilon``.
+
+    Each pair is audited with :func:`dpviz.audit.epsilon_lower_bound` (event search, then a fresh
+    confirmation batch, 99.9 % confidence); a lower bound above ``epsilon`` disproves the claim.  A
+    mechanism that passes must also be useful (``useful(mechanism)`` returns None, else the reason it is
+    not): a constant output is 0-DP and useless.
+
+    Parameters
+    ----------
+    exercise : str
+        Number and title of the exercise.
+    mechanism : object
+        The student's ``mechanism(data, rng=Generator, size=k)``.
+    epsilon : float
+        The privacy the mechanism must have.
+    pairs : sequence of (object, object)
+        Neighbouring inputs to audit.
+    useful : callable
+        ``useful(mechanism) -> None or str``.
+    explain, hint : str
+        As for :func:`check_number`.
+    samples : int, default 100_000
+        Confirmation samples per dataset and pair.
+    rng : int, default 0
+        Seed of the audit.
+
+    Returns
+    -------
+    Feedback
+        The verdict, with the largest loss the auditor found.
+
+    Examples
+    --------
+    >>> def mech(x, rng, size):
+    ...     return x + rng.laplace(scale=2.0, size=size)            # sensitivity 1, scale 1/0.5
+    >>> fb = check_private("7.1 Half a unit", mech, 0.5, [(0.0, 1.0)], useful=lambda m: None,
+    ...                    explain="Laplace with scale 2", hint="", samples=20_000)
+    >>> bool(fb)
+    True
+    """
+    if unanswered(mechanism):
+        return Feedback(exercise, False, NO_ANSWER)
+    if not callable(mechanism):
+        return Feedback(exercise, False, f"expected a function mechanism(data, rng, size), got {mechanism!r}.", hint)
+    try:
+        probe = mechanism(pairs[0][0], rng=np.random.default_rng(0), size=2)
+    except Exception as exc:  # the student's bug is feedback, not a crash of the notebook
+        return Feedback(exercise, False, f"calling your mechanism raised {type(exc).__name__}: {exc}.", hint)
+    if unanswered(probe):
+        return Feedback(exercise, False, "no answer yet: your mechanism returns nothing; write its body and run "
+                        "the cell again.")
+    worst = 0.0
+    for k, (d, d_prime) in enumerate(pairs):
+        try:
+            res = epsilon_lower_bound(mechanism, d, d_prime, samples=samples, confidence=0.999, rng=rng + k)
+        except Exception as exc:  # the student's mechanism failed inside the auditor
+            return Feedback(exercise, False, f"auditing your mechanism raised {type(exc).__name__}: {exc}.", hint)
+        if res.epsilon_lower > epsilon:
+            return Feedback(exercise, False, f"not {epsilon:g}-DP: on the neighbours {d!r} and {d_prime!r} the "
+                            f"auditor found a privacy loss of at least {res.epsilon_lower:.3f} "
+                            "(99.9 % confidence).", hint)
+        worst = max(worst, res.epsilon_lower)
+    reason = useful(mechanism)
+    if reason is not None:
+        return Feedback(exercise, False, f"private but not useful: {reason}", hint)
+    return Feedback(exercise, True, f"the auditor found no loss above {epsilon:g} (largest lower bound "
+                    f"{worst:.3f}) and the mechanism is useful: {explain}")

@@ -1,0 +1,219 @@
+"""Exercises of lecture 01 (sensitivity and the Laplace mechanism).
+
+Neighbours are add/remove-one-record, as in every lecture.  Each ``check_*`` computes its expected answer with
+dpviz and returns a :class:`~dpviz.exercises.Feedback`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dpviz import mechanisms, workloads
+from dpviz.exercises.checks import check_function, check_number, check_private
+from dpviz.exercises.feedback import Feedback
+from dpviz.exercises.registry import Exercise
+
+__all__ = ["check_count_sensitivity", "check_prefix_sensitivity", "check_sum_scale", "check_accuracy_first",
+           "check_laplace_variance", "check_half_epsilon_mechanism", "EXERCISES"]
+
+
+def check_count_sensitivity(answer: Any) -> Feedback:
+    """Exercise 1.1: the L1 sensitivity of "how many people are aged 85 or over?".
+
+    Parameters
+    ----------
+    answer : float
+        The student's sensitivity.
+
+    Returns
+    -------
+    Feedback
+        The verdict.
+
+    Examples
+    --------
+    >>> bool(check_count_sensitivity(1))
+    True
+    """
+    return check_number(
+        "1.1 Sensitivity of a count", answer, mechanisms.l1(np.ones((1, 1))),
+        explain="adding or removing one person changes a count by at most 1.",
+        hint="Compare the count on a dataset and on the same dataset with one more person.",
+        mistakes=[(2.0, "2 is the sensitivity under replace-one neighbours (one person's record swapped for "
+                        "another's moves two cells); the lectures use add/remove-one."),
+                  (0.0, "A count does change when a person is added: by how much at most?")])
+
+
+def check_prefix_sensitivity(answer: Any) -> Feedback:
+    """Exercise 1.2: the L1 sensitivity of all 8 prefix sums of an 8-cell histogram.
+
+    Parameters
+    ----------
+    answer : float
+        The student's sensitivity.
+
+    Returns
+    -------
+    Feedback
+        The verdict.
+
+    Examples
+    --------
+    >>> bool(check_prefix_sensitivity(8))
+    True
+    """
+    W = workloads.prefix(8)
+    return check_number(
+        "1.2 Sensitivity of the prefix sums", answer, W.l1(),
+        explain="a person in the first cell is counted by all 8 prefix sums (the largest column L1 norm).",
+        hint="Write the 8 x 8 query matrix; one person adds one column of it to the answers. Which column is "
+             "largest?",
+        mistakes=[(1.0, "1 would hold if the queries were disjoint; prefix sums overlap."),
+                  (float(np.sqrt(8.0)), "sqrt(8) is the L2 sensitivity; the Laplace mechanism needs the L1 norm."),
+                  (36.0, "36 is the number of ones in the matrix, not the largest column sum.")])
+
+
+def check_sum_scale(answer: Any) -> Feedback:
+    """Exercise 1.3: the Laplace scale for a sum of ages clipped to [0, 100], at epsilon = 0.5.
+
+    Parameters
+    ----------
+    answer : float
+        The student's noise scale b.
+
+    Returns
+    -------
+    Feedback
+        The verdict.
+
+    Examples
+    --------
+    >>> bool(check_sum_scale(200))
+    True
+    """
+    return check_number(
+        "1.3 Noise for a clipped sum", answer, mechanisms.laplace_scale(100.0, 0.5),
+        explain="one person adds at most 100 (their clipped age), so b = 100 / 0.5.",
+        hint="First find how much one added or removed person can change the clipped sum, then divide by epsilon.",
+        mistakes=[(100.0, "100 is the sensitivity; the scale divides it by epsilon."),
+                  (50.0, "The scale is sensitivity / epsilon, not sensitivity x epsilon."),
+                  (2.0, "The sensitivity of a sum of ages is not 1: one person can add up to 100.")])
+
+
+def check_accuracy_first(answer: Any) -> Feedback:
+    """Exercise 1.4: the epsilon at which 95 % of noisy counts fall within +-10 of the truth.
+
+    Parameters
+    ----------
+    answer : float
+        The student's epsilon.
+
+    Returns
+    -------
+    Feedback
+        The verdict.
+
+    Examples
+    --------
+    >>> bool(check_accuracy_first(np.log(20) / 10))
+    True
+    """
+    expected = mechanisms.epsilon_for_laplace_halfwidth(10.0, sensitivity=1.0, alpha=0.05)
+    return check_number(
+        "1.4 Accuracy first", answer, expected, rtol=1e-3,
+        explain="P(|Lap(b)| > 10) = exp(-10 / b) = 0.05 gives b = 10 / ln 20, so epsilon = ln(20) / 10.",
+        hint="Use P(|Lap(b)| > t) = exp(-t / b), set it to 0.05 with t = 10, solve for b, then epsilon = 1 / b.",
+        mistakes=[(float(np.log(10) / 10), "ln(10) / 10 puts 90 % within +-10, not 95 %."),
+                  (float(np.log(20)), "That is epsilon for a half-width of 1; the target is +-10."),
+                  (0.05 * 10, "The tail of the Laplace distribution is exponential, not linear.")])
+
+
+def _laplace_variance(sensitivity: float, epsilon: float) -> float:
+    return mechanisms.laplace_variance(sensitivity, epsilon)
+
+
+def check_laplace_variance(fn: Any) -> Feedback:
+    """Exercise 1.5: a function ``variance(sensitivity, epsilon)`` of the Laplace mechanism's noise.
+
+    Parameters
+    ----------
+    fn : callable
+        The student's function.
+
+    Returns
+    -------
+    Feedback
+        The verdict, from 20 seeded random (sensitivity, epsilon) pairs.
+
+    Examples
+    --------
+    >>> bool(check_laplace_variance(lambda s, e: 2 * (s / e) ** 2))
+    True
+    """
+    gen = np.random.default_rng(101)
+    cases = [(float(s), float(e)) for s, e in zip(gen.uniform(0.1, 10, 20), gen.uniform(0.01, 5, 20), strict=True)]
+    return check_function(
+        "1.5 The variance of Laplace noise", fn, _laplace_variance, cases,
+        explain="Lap(b) has variance 2 b^2 with b = sensitivity / epsilon.",
+        hint="The variance of Lap(b) is 2 b^2, not b^2, and b = sensitivity / epsilon.")
+
+
+def _half_epsilon_solution(x: Any, rng: np.random.Generator, size: int) -> np.ndarray:
+    return mechanisms.laplace(np.full(size, float(x)), sensitivity=1.0, epsilon=0.5, rng=rng)
+
+
+def _useful_count(mechanism: Any) -> str | None:
+    """None if the mechanism answers a count of 50 unbiasedly with at most 4x the optimal Laplace variance."""
+    out = np.asarray(mechanism(50.0, rng=np.random.default_rng(5), size=20_000), dtype=float)
+    optimal = mechanisms.laplace_variance(1.0, 0.5)
+    if abs(out.mean() - 50.0) > 5 * np.sqrt(4 * optimal / out.size):
+        return f"its answers to a count of 50 average {out.mean():.2f}: they should be the count plus zero-mean noise."
+    if out.var() > 4 * optimal:
+        return f"its variance {out.var():.1f} is over 4x that of Lap(1/0.5) noise ({optimal:.1f}): too much noise."
+    return None
+
+
+def check_half_epsilon_mechanism(mechanism: Any) -> Feedback:
+    """Exercise 1.6: write ``mechanism(count, rng, size)``, a 0.5-DP release of a count; the auditor checks it.
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(count, rng=Generator, size=k)`` returning k noisy answers.
+
+    Returns
+    -------
+    Feedback
+        The verdict of the empirical auditor on three pairs of neighbouring counts, and a usefulness check.
+
+    Examples
+    --------
+    >>> bool(check_half_epsilon_mechanism(lambda x, rng, size: x + rng.laplace(scale=2.0, size=size)))
+    True
+    """
+    return check_private(
+        "1.6 A 0.5-DP count, audited", mechanism, 0.5, [(0.0, 1.0), (10.0, 9.0), (3.0, 4.0)],
+        useful=_useful_count,
+        explain="Laplace noise of scale sensitivity / epsilon = 1 / 0.5 = 2 gives exactly 0.5-DP.",
+        hint="Add Laplace noise of scale sensitivity / epsilon (rng.laplace(scale=..., size=size)). A smaller scale "
+             "leaks; a much larger one is private but useless.")
+
+
+EXERCISES = (
+    Exercise("1.1", "Sensitivity of a count", check_count_sensitivity, 1.0, ((2.0, "replace-one"), (0.0, "change")),
+             "easy"),
+    Exercise("1.2", "Sensitivity of the prefix sums", check_prefix_sensitivity, 8.0,
+             ((1.0, "overlap"), (float(np.sqrt(8.0)), "L2"), (36.0, "largest column")), "easy"),
+    Exercise("1.3", "Noise for a clipped sum", check_sum_scale, 200.0,
+             ((100.0, "divides"), (50.0, "not sensitivity x epsilon"), (2.0, "up to 100")), "medium"),
+    Exercise("1.4", "Accuracy first", check_accuracy_first, float(np.log(20) / 10),
+             ((float(np.log(10) / 10), "90 %"), (float(np.log(20)), "half-width of 1")), "medium"),
+    Exercise("1.5", "The variance of Laplace noise", check_laplace_variance, lambda s, e: 2 * (s / e) ** 2,
+             ((lambda s, e: (s / e) ** 2, "2 b^2"), (lambda s, e: 2 * (s * e) ** 2, "sensitivity / epsilon")),
+             "medium"),
+    Exercise("1.6", "A 0.5-DP count, audited", check_half_epsilon_mechanism, _half_epsilon_solution,
+             ((lambda x, rng, size: x + rng.laplace(scale=1.0, size=size), "leaks"),
+              (lambda x, rng, size: np.full(size, 0.0), "useless")), "hard"),
+)

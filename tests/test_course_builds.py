@@ -1,0 +1,68 @@
+"""The hand-outs build from the committed lectures: student notebooks without solutions, slides, instructor copies."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tools import course
+
+LECTURES = course.lectures()
+
+
+def test_student_versions_strip_every_solution_and_output(tmp_path: Path):
+    written = course.build("student", tmp_path)
+    assert [p.name for p in written] == [p.name for p in LECTURES]
+    for path, original in zip(written, LECTURES, strict=True):
+        text = path.read_text()
+        assert "### BEGIN SOLUTION" not in text and "### END SOLUTION" not in text, path.name
+        nb = nbformat.read(path, as_version=4)
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), path.name
+        orig = nbformat.read(original, as_version=4)
+        checks = lambda n: sum(len(re.findall(r"\bex\.check\w*\(", c.source)) for c in n.cells)  # noqa: E731
+        assert checks(nb) == checks(orig), f"{path.name}: a checker call was lost"
+        assert not any("solution" in c.metadata.get("tags", []) for c in nb.cells)
+
+
+def test_a_student_exercise_cell_runs_and_says_no_answer_yet():
+    src = "answer = ...\n### BEGIN SOLUTION\nanswer = 1\n### END SOLUTION\nfb = ex.check_count_sensitivity(answer)"
+    stripped = course.strip_solutions(src)
+    assert "answer = 1" not in stripped
+    from dpviz.exercises import lecture01 as ex
+    scope = {"ex": ex}
+    exec(stripped, scope)
+    assert not scope["fb"].passed and "no answer yet" in scope["fb"].message
+    body = "def f(x):\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION\n"
+    scope = {}
+    exec(course.strip_solutions(body), scope)
+    assert scope["f"](3) is None
+
+
+def test_instructor_versions_are_the_committed_lectures(tmp_path: Path):
+    for path, original in zip(course.build("instructor", tmp_path), LECTURES, strict=True):
+        assert nbformat.read(path, as_version=4) == nbformat.read(original, as_version=4)
+
+
+@pytest.mark.parametrize("lecture", LECTURES, ids=lambda p: p.stem)
+def test_slide_types_start_a_slide_at_every_section_and_skip_hidden_cells(lecture: Path):
+    nb = course.with_slide_types(nbformat.read(lecture, as_version=4))
+    for cell in nb.cells:
+        kind = cell.metadata["slideshow"]["slide_type"]
+        if cell.cell_type == "markdown" and re.match(r"#{1,2} ", cell.source):
+            assert kind == "slide", cell.source[:60]
+        if {"remove-input", "hide-input"} & set(cell.metadata.get("tags", [])):
+            assert kind == "skip"
+
+
+def test_slide_decks_build(tmp_path: Path):
+    written = course.build("slides", tmp_path)
+    assert len(written) == len(LECTURES)
+    for path, lecture in zip(written, LECTURES, strict=True):
+        html = path.read_text()
+        assert "reveal" in html.lower()
+        nb = course.with_slide_types(nbformat.read(lecture, as_version=4))
+        slides = sum(c.metadata["slideshow"]["slide_type"] == "slide" for c in nb.cells)
+        assert html.count("<section") >= slides, path.name

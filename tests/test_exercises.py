@@ -1,0 +1,93 @@
+"""Every exercise checker accepts its reference solution and rejects each typical mistake with a helpful hint.
+
+The exercises are collected from ``dpviz.exercises.lecture*`` (:func:`dpviz.exercises.all_exercises`), so a new
+exercise is tested as soon as it is registered.  The notebooks' solution cells are checked by nbval (their
+committed output is the "correct" verdict); the notebook structure (an ``Exercise`` heading, a ``check`` call,
+solution markers) is checked here too.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from dpviz.exercises import Feedback, all_exercises, check_number
+
+EXERCISES = all_exercises()
+ROOT = Path(__file__).resolve().parents[1]
+LECTURES = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.mark.parametrize("ex", EXERCISES, ids=lambda e: e.number)
+def test_reference_solution_passes(ex):
+    fb = ex.check(ex.solution)
+    assert isinstance(fb, Feedback) and fb.passed, str(fb)
+    assert fb.exercise.startswith(ex.number)
+
+
+@pytest.mark.parametrize("ex", [e for e in EXERCISES if e.mistakes], ids=lambda e: e.number)
+def test_typical_mistakes_fail_with_their_hint(ex):
+    for wrong, word in ex.mistakes:
+        fb = ex.check(wrong)
+        assert not fb.passed, f"{ex.number} accepted the mistake {wrong!r}"
+        assert fb.hint, f"{ex.number}: no hint for {wrong!r}"
+        assert word.lower() in (fb.hint + " " + fb.message).lower(), (ex.number, word, str(fb))
+
+
+@pytest.mark.parametrize("ex", EXERCISES, ids=lambda e: e.number)
+def test_unanswered_and_nonsense_answers_get_feedback_not_errors(ex):
+    for answer in (..., None, "forty-two", [1, 2, 3], float("nan"), object()):
+        fb = ex.check(answer)
+        assert isinstance(fb, Feedback) and not fb.passed, (ex.number, answer)
+    assert "no answer yet" in ex.check(...).message
+
+
+def test_every_lecture_has_at_least_four_exercises_of_graded_difficulty():
+    by_lecture: dict[str, list] = {}
+    for ex in EXERCISES:
+        by_lecture.setdefault(ex.number.split(".")[0], []).append(ex)
+    for lecture, exs in by_lecture.items():
+        assert len(exs) >= 4, lecture
+        assert {e.level for e in exs} >= {"easy", "hard"}, lecture
+        assert len({e.number for e in exs}) == len(exs), lecture
+
+
+def _exercise_cells(nb):
+    """(number, heading cell index, code cells until the next heading) for each ``Exercise N.k`` heading."""
+    out = []
+    for i, cell in enumerate(nb.cells):
+        m = re.match(r"#+ *Exercise (\d+\.\d+)", cell.source) if cell.cell_type == "markdown" else None
+        if m:
+            code = []
+            for nxt in nb.cells[i + 1:]:
+                if nxt.cell_type == "markdown" and nxt.source.lstrip().startswith("#"):
+                    break
+                if nxt.cell_type == "code":
+                    code.append(nxt)
+            out.append((m.group(1), i, code))
+    return out
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
+def test_notebook_exercises_are_registered_checked_and_marked(path):
+    nb = nbformat.read(path, as_version=4)
+    found = _exercise_cells(nb)
+    registered = {e.number for e in EXERCISES if e.number.split(".")[0] == str(int(path.stem[:2]))}
+    if not registered:
+        pytest.skip(f"{path.stem}: no exercises registered yet")
+    assert {num for num, _, _ in found} == registered, path.stem
+    for num, _, code in found:
+        src = "\n".join(c.source for c in code)
+        assert re.search(r"\bcheck\w*\(", src), f"{path.stem} exercise {num}: no check call"
+        assert "### BEGIN SOLUTION" in src and "### END SOLUTION" in src, f"{path.stem} exercise {num}: no markers"
+        outputs = [o for c in code for o in c.get("outputs", [])]
+        text = " ".join(str(o.get("data", {}).get("text/plain", o.get("text", ""))) for o in outputs)
+        assert "[correct]" in text, f"{path.stem} exercise {num}: the committed solution is not shown correct"
+
+
+def test_feedback_never_reveals_the_expected_value():
+    fb = check_number("9.9 Secret", 3.0, 1234.5678, explain="", hint="think again")
+    assert "1234" not in str(fb) and "1234" not in fb._repr_html_()

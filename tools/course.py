@@ -1,0 +1,160 @@
+"""Build the course's hand-outs from the committed lecture notebooks: student versions, instructor versions, slides.
+
+``python -m tools.course student [OUT]``
+    Notebooks for students (default ``build/student``): the code between ``### BEGIN SOLUTION`` and
+    ``### END SOLUTION`` becomes ``...  # your answer here`` (the markers nbgrader uses, so an instructor may
+    also grade with nbgrader), every output is cleared, and cells tagged ``solution`` (worked answers in
+    markdown) are removed.  Exercise cells start with ``answer = ...`` before the solution block, so a
+    student's untouched cell runs and its checker answers "no answer yet".
+``python -m tools.course instructor [OUT]``
+    The notebooks as committed, with solutions and outputs (default ``build/instructor``).
+``python -m tools.course execute NOTEBOOK...``
+    Run lecture notebooks top to bottom in a fresh kernel (nbclient, seeded like every lecture) and write
+    them back with normalised metadata: no per-cell execution timestamps, the ``python3`` kernel, so that
+    opening and saving a committed notebook does not mark it modified.  Prints each one's run time.
+``python -m tools.course slides [OUT]``
+    One reveal.js deck per lecture (default ``build/slides``), by nbconvert's slides exporter.  Cells carry
+    their slide type in ``metadata.slideshow`` (``##`` sections start a slide, asserting cells are skipped);
+    a cell without one gets it from the same rule.  reveal.js, MathJax, require.js and jQuery are read from
+    ``OUT/lib`` when they were installed there (``make slides`` installs them from the npm registry), so the
+    decks work offline; otherwise from nbconvert's CDN defaults.
+
+Written with nbformat rather than nbgrader: the hand-outs need one text transformation, not nbgrader's
+course database and directory layout.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+LECTURES = ROOT / "notebooks"
+SOLUTION = re.compile(r"^([ \t]*)### BEGIN SOLUTION[^\n]*\n.*?^[ \t]*### END SOLUTION[^\n]*(\n|$)", re.M | re.S)
+HIDDEN = {"hide-input", "remove-input", "remove-cell", "hide-cell"}
+
+
+def lectures() -> list[Path]:
+    """The lecture notebooks, in course order."""
+    return sorted(LECTURES.glob("[0-9][0-9]_*.ipynb"))
+
+
+def strip_solutions(source: str) -> str:
+    """Replace every solution block by ``...`` at the block's indentation."""
+    return SOLUTION.sub(lambda m: f"{m.group(1)}...  # your answer here\n", source)
+
+
+def student_version(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy of ``nb`` without solutions and without outputs."""
+    out = copy.deepcopy(nb)
+    cells = []
+    for cell in out.cells:
+        if "solution" in cell.metadata.get("tags", []):
+            continue
+        if cell.cell_type == "code":
+            cell.source = strip_solutions(cell.source)
+            cell.outputs = []
+            cell.execution_count = None
+        cells.append(cell)
+    out.cells = cells
+    return out
+
+
+def slide_type(cell: nbformat.NotebookNode) -> str:
+    """The slide type of a cell: its own, else ``slide`` for a ``#``/``##`` heading, ``skip`` for a hidden cell."""
+    own = cell.metadata.get("slideshow", {}).get("slide_type")
+    if own:
+        return str(own)
+    if HIDDEN & set(cell.metadata.get("tags", [])):
+        return "skip"
+    if cell.cell_type == "markdown" and re.match(r"#{1,2} ", cell.source):
+        return "slide"
+    if cell.cell_type == "markdown" and re.match(r"#{3,} ", cell.source):
+        return "subslide"
+    return "-"
+
+
+def with_slide_types(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy of ``nb`` in which every cell has ``metadata.slideshow.slide_type``."""
+    out = copy.deepcopy(nb)
+    for cell in out.cells:
+        cell.metadata.setdefault("slideshow", {})["slide_type"] = slide_type(cell)
+    return out
+
+
+def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Drop what changes at every run or save but carries nothing: cell execution timestamps, trusted flags."""
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        cell.metadata.pop("trusted", None)
+        if not cell.metadata.get("tags"):
+            cell.metadata.pop("tags", None)
+    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+    nb.metadata.get("language_info", {}).pop("version", None)
+    return nb
+
+
+def execute(paths: list[Path], timeout: int = 600) -> None:
+    """Run each notebook in a fresh kernel from its own folder and write it back normalised."""
+    import time
+
+    from nbclient import NotebookClient
+
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        t0 = time.perf_counter()
+        NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        nbformat.write(normalise(nb), path)
+        print(f"{path.name}: {time.perf_counter() - t0:.1f} s")
+
+
+def build(kind: str, out_dir: Path) -> list[Path]:
+    """Write the ``kind`` ("student", "instructor" or "slides") version of every lecture into ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in lectures():
+        nb = nbformat.read(path, as_version=4)
+        if kind == "student":
+            target = out_dir / path.name
+            nbformat.write(student_version(nb), target)
+        elif kind == "instructor":
+            target = out_dir / path.name
+            nbformat.write(nb, target)
+        elif kind == "slides":
+            from nbconvert import SlidesExporter
+
+            exporter = SlidesExporter()
+            if (out_dir / "lib" / "reveal.js" / "dist" / "reveal.js").exists():   # installed beside the decks
+                exporter.reveal_url_prefix = "lib/reveal.js"
+                exporter.mathjax_url = "lib/mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
+                exporter.require_js_url = "lib/requirejs/require.js"
+                exporter.jquery_url = "lib/jquery/dist/jquery.min.js"
+            body, _ = exporter.from_notebook_node(with_slide_types(nb))
+            target = out_dir / f"{path.stem}.slides.html"
+            target.write_text(body, encoding="utf-8")
+        else:
+            raise ValueError(f"kind must be 'student', 'instructor' or 'slides', got {kind!r}")
+        written.append(target)
+    return written
+
+
+def main(argv: list[str]) -> int:
+    if argv and argv[0] == "execute":
+        execute([Path(p).resolve() for p in argv[1:]])
+        return 0
+    if not argv or argv[0] not in ("student", "instructor", "slides"):
+        print(__doc__)
+        return 2
+    out = Path(argv[1]) if len(argv) > 1 else ROOT / "build" / argv[0]
+    for target in build(argv[0], out):
+        print(target.relative_to(ROOT) if target.is_relative_to(ROOT) else target)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
