@@ -130,3 +130,16 @@ def test_sync_figure_sends_only_what_changed():
     assert _same(np.array([1.0, 2.0]), (1.0, 2.0)) and not _same(np.array([1.0, 2.0]), [1.0, 2.5])
     assert _same({"a": [1, 2]}, {"a": (1, 2)}) and not _same({"a": 1}, {"a": 1, "b": 2})
     assert not _same(None, [1]) and not _same("x", ["x"]) and _same([{"a": 1}], ({"a": 1},))
+
+
+def test_goals_are_checked_after_every_redraw_and_stay_reached():
+    from dpviz.widgets import LaplaceExplorer
+
+    e = LaplaceExplorer(epsilon=1.0, seed=0)
+    e.add_goal("reach epsilon below 0.5", lambda r, v: f"epsilon {r.epsilon:.2f}" if r.epsilon < 0.5 else None)
+    e.add_goal("a broken test never breaks the explorer", lambda r, v: 1 / 0)
+    assert e.goals_reached == [False, False] and "Goal:" in e.goals.value
+    e.controls["epsilon"].value = 0.3
+    assert e.goals_reached == [True, False] and "Goal reached" in e.goals.value and "epsilon 0.30" in e.goals.value
+    e.controls["epsilon"].value = 2.0
+    assert e.goals_reached == [True, False] and e.message.value == ""

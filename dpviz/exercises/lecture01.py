@@ -16,7 +16,7 @@ from dpviz.exercises.feedback import Feedback
 from dpviz.exercises.registry import Exercise
 
 __all__ = ["check_count_sensitivity", "check_prefix_sensitivity", "check_sum_scale", "check_accuracy_first",
-           "check_laplace_variance", "check_half_epsilon_mechanism", "EXERCISES"]
+           "check_laplace_variance", "check_half_epsilon_mechanism", "band_goal", "EXERCISES"]
 
 
 def check_count_sensitivity(answer: Any) -> Feedback:
@@ -199,6 +199,38 @@ def check_half_epsilon_mechanism(mechanism: Any) -> Feedback:
         explain="Laplace noise of scale sensitivity / epsilon = 1 / 0.5 = 2 gives exactly 0.5-DP.",
         hint="Add Laplace noise of scale sensitivity / epsilon (rng.laplace(scale=..., size=size)). A smaller scale "
              "leaks; a much larger one is private but useless.")
+
+
+def band_goal(halfwidth: float = 5.0, tolerance: float = 0.05) -> tuple[str, Any]:
+    """A goal for the LaplaceExplorer: reach the epsilon at which 90 % of the noisy counts fall within +-halfwidth.
+
+    Parameters
+    ----------
+    halfwidth : float, default 5.0
+        The target half-width of the 5-95 % band.
+    tolerance : float, default 0.05
+        Relative tolerance on the band's half-width.
+
+    Returns
+    -------
+    tuple of (str, callable)
+        The goal's text and its test ``test(result, values)`` for :meth:`dpviz.widgets.Explorer.add_goal`.
+
+    Examples
+    --------
+    >>> text, test = band_goal(5.0)
+    >>> class R:
+    ...     epsilon, sensitivity = np.log(10) / 5, 1.0
+    >>> test(R(), {})
+    'epsilon = 0.461: the 90 % band is +-5.00'
+    """
+    def test(result: Any, values: dict[str, Any]) -> str | None:
+        half = mechanisms.laplace_halfwidth(result.sensitivity, result.epsilon, alpha=0.1)
+        if abs(half - halfwidth) <= tolerance * halfwidth:
+            return f"epsilon = {result.epsilon:.3g}: the 90 % band is +-{half:.2f}"
+        return None
+
+    return f"find the epsilon at which 90 % of the noisy counts fall within +-{halfwidth:g} of the truth", test
 
 
 EXERCISES = (

@@ -8,6 +8,10 @@ A subclass provides
 * ``_figure(result) -> plotly.graph_objects.Figure`` by calling *one* function of ``dpviz.plots``,
 * optionally ``_after_draw(result)`` to refresh side panels (ledgers, tables).
 
+A lecture can give the student goals to reach with the controls (:meth:`Explorer.add_goal`, e.g. "find the
+epsilon at which the 90 % band is +-5"): the explorer checks each goal after every redraw and says when it is
+reached.  The test of a goal comes from :mod:`dpviz.exercises` (the widget only shows it).
+
 The base class wires every control's ``value`` to :meth:`update`, which
 computes and copies the new figure into ``self.figure`` (a plotly
 ``FigureWidget``) in one ``batch_update``.  If the computation raises, the
@@ -21,6 +25,7 @@ import html
 import math
 import numbers
 import time
+from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as widgets
@@ -192,6 +197,8 @@ class Explorer:
         The last successfully computed result (what the figure shows).
     message : ipywidgets.HTML
         Shows the error of the last failed update, empty otherwise.
+    goals : ipywidgets.HTML
+        The goal lines (:meth:`add_goal`), empty when the lecture set none.
     last_update_ms : float
         Wall time of the last update (compute + redraw), for the benchmarks.
     """
@@ -213,6 +220,9 @@ class Explorer:
         self.controls[self.main_control].add_class("dpviz-main-control")
         self.message = widgets.HTML(value="", layout=widgets.Layout(min_height="1.5em"))
         self.message.add_class("dpviz-message")
+        self.goals = widgets.HTML(value="")
+        self.goals.add_class("dpviz-goals")
+        self._goals: list[tuple[str, Callable[[Any, dict[str, Any]], Any], str | None]] = []
         self.figure: go.FigureWidget | None = None
         self.result: Any = None
         self.last_update_ms = float("nan")
@@ -304,8 +314,48 @@ class Explorer:
             sync_figure(self.figure, fig)
         self.message.value = ""
         self._after_draw(result)
+        if self._goals:
+            self._check_goals()
         self.last_update_ms = (time.perf_counter() - start) * 1e3
         return True
+
+    def add_goal(self, text: str, test: Callable[[Any, dict[str, Any]], Any]) -> None:
+        """Give the student a goal to reach with the controls; the explorer says when it is reached.
+
+        Parameters
+        ----------
+        text : str
+            What to do, e.g. "find the epsilon at which 90 % of the noisy counts fall within +-5".
+        test : callable
+            ``test(result, values)`` after every redraw: falsy while the goal is not reached; when reached, a
+            short string saying what was found (or True).  Once reached a goal stays reached.
+        """
+        self._goals.append((str(text), test, None))
+        self._check_goals()
+
+    @property
+    def goals_reached(self) -> list[bool]:
+        """Whether each goal (in the order added) has been reached."""
+        return [found is not None for _, _, found in self._goals]
+
+    def _check_goals(self) -> None:
+        """Test every goal not yet reached on the current result and redraw the goal lines."""
+        for k, (text, test, found) in enumerate(self._goals):
+            if found is None:
+                try:
+                    verdict = test(self.result, self.values)
+                except Exception:  # noqa: BLE001 - a goal's test must never break the explorer
+                    verdict = None
+                if verdict:
+                    self._goals[k] = (text, test, verdict if isinstance(verdict, str) else "")
+        lines = []
+        for text, _, found in self._goals:
+            if found is None:
+                lines.append(f'<span style="color:#555">&#9744; Goal: {html.escape(text)}</span>')
+            else:
+                note = f" &mdash; {html.escape(found)}" if found else ""
+                lines.append(f'<span style="color:#0072B2">&#10004; Goal reached: {html.escape(text)}{note}</span>')
+        self.goals.value = '<div role="status">' + "<br>".join(lines) + "</div>"
 
     def set_quietly(self, name: str, value: Any) -> None:
         """Set a control without triggering an update (to display a value the core solved for).
@@ -328,7 +378,7 @@ class Explorer:
         ctrl = list(self.controls.values()) + list(self.buttons.values())
         rows = [widgets.HBox(ctrl[i:i + 3]) for i in range(0, len(ctrl), 3)]
         header = widgets.HTML(f"<b>{html.escape(self.title)}</b>")
-        return widgets.VBox([header, *rows, self.message, self.figure, *self._side_panels()])
+        return widgets.VBox([header, *rows, self.message, self.goals, self.figure, *self._side_panels()])
 
     # ---------------------------------------------------------------- display
     def __repr__(self) -> str:
