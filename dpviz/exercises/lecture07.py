@@ -156,7 +156,7 @@ def check_samples_needed(answer: Any) -> Feedback:
     return check_number(
         "7.4 How many samples catch epsilon = 2 claimed as 1", answer, _samples_needed(),
         explain="from there on the 95 % bound stays above 1; the log-ratio interval narrows like 1 / sqrt(n), and "
-                "the rare event on D' (probability e^-2 / 2, about 0.068) is what needs the samples.",
+                f"the rarer side, D' (probability e^-2 / 2 = {0.5 * math.exp(-2.0):.3f}), is what needs the samples.",
         hint="Scan n = 1, 2, ..., 10,000 with audit.privacy_loss_interval(k, n, k', n, confidence=0.95), "
              "k = round(n / 2), k' = round(n e^-2 / 2), and find where the lower end exceeds 1 for good.",
         mistakes=[(_samples_needed(stable=False), "At that n the bound first exceeds 1, but it dips below 1 again a "
@@ -240,7 +240,7 @@ def _audit_or_feedback(audit: Any, mechanism: Any, which: str) -> AuditResult | 
 
 
 def check_break_the_claim(audit: Any) -> Feedback:
-    """Exercise 7.5: ``audit(mechanism)`` that disproves :func:`broken_count`'s claim, not :func:`honest_count`'s.
+    """Exercise 7.5: ``audit_count(mechanism)`` that disproves :func:`broken_count`'s claim, not :func:`honest_count`'s.
 
     Parameters
     ----------

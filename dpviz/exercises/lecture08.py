@@ -235,9 +235,9 @@ def check_dawa_ranking(answer: Any) -> Feedback:
     best_first = [comparison.SHAPES[i] for i in np.argsort(ratio)]
     return check_array(
         title, _ranks(names), _ranks(best_first),
-        explain="DAWA gains where long stretches of cells are nearly equal (uniform, then smooth: a few buckets "
-                "describe them), and loses where many cells differ (the step's sharp edges cost chains of small "
-                "buckets; zipf's long tail of distinct small counts is all edges).",
+        explain="at epsilon = 0.01 every bucket is expensive and DAWA keeps only a few: enough for uniform data and "
+                "the smooth bumps, too few for the spikes and for the step (its jumps fall between dyadic boundaries "
+                "and each costs a chain of buckets), far too few for zipf, whose counts change all along its head.",
         hint=hint,
         mistakes=[(_ranks(best_first[::-1]), "That is the order from least to most favourable: put the smallest "
                                              "ratio DAWA / Identity first.")])
