@@ -179,11 +179,19 @@ def describe(name: str) -> DatasetInfo:
 class DatasetIntegrityError(OSError):
     """A shipped data file is missing or differs from the checksum PROVENANCE.md lists for it.
 
+    Parameters
+    ----------
+    message : str
+        What is wrong: the dataset, the file and how to restore it.
+
     Examples
     --------
     >>> issubclass(DatasetIntegrityError, OSError)
     True
     """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
 
 
 #: Where the data files live; tests point it at a damaged copy.
