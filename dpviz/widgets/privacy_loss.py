@@ -36,8 +36,8 @@ class PrivacyLossExplorer(Explorer):
 
     def _build_controls(self) -> dict[str, widgets.Widget]:
         return {
-            "mechanism": widgets.ToggleButtons(options=list(LOSS_MECHANISMS), value="Laplace", description="mechanism",
-                                               style={"button_width": "150px"}),
+            "mechanism": widgets.Dropdown(options=list(LOSS_MECHANISMS), value="Laplace", description="mechanism",
+                                          style={"description_width": "initial"}, layout=widgets.Layout(width="280px")),
             "epsilon": log_slider(1.0, -2, 1, "ε (privacy loss bound; ← more privacy)"),
             "group": int_slider(1, 1, 10, "people D and D' differ by (group)"),
             "delta": log_slider(1e-5, -10, -1, "δ (Gaussian only)", step=0.5),
