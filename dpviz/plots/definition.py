@@ -199,7 +199,11 @@ def survey_axes(s: SurveyExperiment, ax: Axes | None = None) -> Axes:
     from scipy import stats
 
     ax = new_axes(ax)
-    ax.hist(s.estimates, bins=40, density=True, color=PALETTE["sky"], alpha=0.7,
+    # the estimates lie on a lattice of spacing s.resolution: bins of 3 lattice steps, centred on lattice points
+    step = 3 * s.resolution
+    lo = s.truth + step * (np.floor((s.estimates.min() - s.truth) / step) - 0.5)
+    edges = np.arange(lo, s.estimates.max() + step, step)
+    ax.hist(s.estimates, bins=list(edges), density=True, color=PALETTE["sky"], alpha=0.7,
             label=f"debiased estimates ({s.trials:,} surveys)")
     x = np.linspace(s.estimates.min(), s.estimates.max(), 200)
     ax.plot(x, stats.norm.pdf(x, s.truth, np.sqrt(s.theory_variance)), color=PALETTE["vermillion"], lw=2,
@@ -232,11 +236,10 @@ def posterior_axes(c: PosteriorCurves, ax: Axes | None = None) -> Axes:
     """
     ax = new_axes(ax, figsize=(5.6, 4.4))
     colours = [PALETTE[k] for k in ("blue", "green", "orange", "vermillion", "purple", "sky")]
-    for i, eps in enumerate(c.epsilons):
+    for i, eps in enumerate(c.epsilons):     # between the two curves of an epsilon lies every possible posterior
         col = colours[i % len(colours)]
-        ax.fill_between(c.priors, c.low[i], c.high[i], color=col, alpha=0.18, lw=0)
-        ax.plot(c.priors, c.high[i], color=col, lw=1.8, label=f"ε = {eps:.3g}")
-        ax.plot(c.priors, c.low[i], color=col, lw=1.8)
+        ax.plot(c.priors, c.high[i], color=col, lw=1.8, label=f"ε = {eps:.3g}: highest and lowest posterior")
+        ax.plot(c.priors, c.low[i], color=col, lw=1.8, ls="--")
     ax.plot([0, 1], [0, 1], color=PALETTE["black"], lw=0.8, ls=":", label="posterior = prior")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
@@ -264,11 +267,13 @@ def post_processing_axes(pp: PostProcessing, ax: Axes | None = None) -> Axes:
     """
     ax = new_axes(ax)
     ax.bar(pp.outputs, pp.loss, color=PALETTE["sky"], label="exact loss of each rounded output")
+    f, f_p, n = pp.simulated, pp.simulated_prime, pp.samples
     with np.errstate(divide="ignore", invalid="ignore"):
-        sim = np.log(pp.simulated) - np.log(pp.simulated_prime)
+        sim = np.log(f) - np.log(f_p)
+        se = np.sqrt((1 - f) / (n * f) + (1 - f_p) / (n * f_p))       # delta method
     ok = np.isfinite(sim)
-    ax.plot(pp.outputs[ok], sim[ok], "o", color=PALETTE["vermillion"], ms=5,
-            label=f"simulated ({pp.samples:,} releases each)")
+    ax.errorbar(pp.outputs[ok], sim[ok], yerr=1.96 * se[ok], fmt="o", color=PALETTE["vermillion"], ms=5,
+                label=f"simulated ({n:,} releases each, ±1.96 s.e.)")
     for sign in (1, -1):
         ax.axhline(sign * pp.epsilon, color=PALETTE["green"], ls="--", label="±ε of the raw release" if sign > 0
                    else None)

@@ -63,6 +63,11 @@ class SurveyExperiment:
         return float(np.var(self.estimates, ddof=1))
 
     @property
+    def resolution(self) -> float:
+        """Spacing ``1 / (n (2p - 1))`` of the values the estimate can take (one more "yes" report moves it by that)."""
+        return 1.0 / (self.n * (2.0 * self.probability - 1.0))
+
+    @property
     def raw_expectation(self) -> float:
         """Expected fraction of "yes" reports, ``f p + (1 - f)(1 - p)``: what the raw fraction estimates."""
         f, p = self.truth, self.probability
