@@ -20,6 +20,11 @@ Files
     The Gaussian mechanism: ``gaussian_delta`` (exact delta), ``gaussian_sigma``
     (analytic or classic calibration), the sampler ``gaussian``,
     ``gaussian_variance`` and ``gaussian_halfwidth``.
+``randomized_response_noise.py``
+    Randomized response (Warner 1965), the first mechanism of the course: the sampler
+    ``randomized_response``, its calibration ``randomized_response_probability`` (and its inverse
+    ``randomized_response_epsilon``), the output distribution ``randomized_response_pmf``, the unbiased
+    ``randomized_response_estimate`` of a proportion and its ``randomized_response_variance``.
 ``accuracy.py``
     ``expected_squared_error`` of a whole release (Laplace or Gaussian).
 ``sensitivity.py``
@@ -51,6 +56,8 @@ References
   Differential Privacy: Analytical Calibration and Optimal Denoising." ICML 2018.
 - [CKS20] C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for
   Differential Privacy." NeurIPS 2020.
+- [War65] S. L. Warner. "Randomized Response: A Survey Technique for Eliminating
+  Evasive Answer Bias." Journal of the American Statistical Association 60(309), 1965.
 - [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
   Linear Counting Queries Under Differential Privacy." PODS 2010.
 """
@@ -87,6 +94,14 @@ from dpviz.mechanisms.laplace_noise import (
     laplace_variance,
     standard_laplace,
 )
+from dpviz.mechanisms.randomized_response_noise import (
+    randomized_response,
+    randomized_response_epsilon,
+    randomized_response_estimate,
+    randomized_response_pmf,
+    randomized_response_probability,
+    randomized_response_variance,
+)
 from dpviz.mechanisms.sensitivity import l1, l2
 
 __all__ = [
@@ -105,6 +120,13 @@ __all__ = [
     "gaussian_halfwidth",
     "gaussian_delta",
     "expected_squared_error",
+    # randomized response (lecture 00)
+    "randomized_response",
+    "randomized_response_probability",
+    "randomized_response_epsilon",
+    "randomized_response_pmf",
+    "randomized_response_estimate",
+    "randomized_response_variance",
     # exact integer noise (formerly dpviz.discrete)
     "discrete_laplace",
     "discrete_gaussian",

@@ -13,6 +13,7 @@ from typing import Any
 
 _EXPLORERS = {
     "Explorer": "base",
+    "PrivacyLossExplorer": "privacy_loss",
     "LaplaceExplorer": "laplace",
     "CompositionExplorer": "composition",
     "SubsamplingExplorer": "subsampling",

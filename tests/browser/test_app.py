@@ -16,6 +16,7 @@ import pytest
 
 PAGES = {
     # page: what the main slider is
+    "privacy_loss": "epsilon",
     "laplace": "epsilon",
     "composition": "total budget epsilon",
     "subsampling": "sampling rate p",
