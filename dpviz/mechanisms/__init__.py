@@ -20,6 +20,9 @@ Files
     The Gaussian mechanism: ``gaussian_delta`` (exact delta), ``gaussian_sigma``
     (analytic or classic calibration), the sampler ``gaussian``,
     ``gaussian_variance`` and ``gaussian_halfwidth``.
+``selection_noise.py``
+    ``selection_scale``: the scale ``2 Delta / epsilon`` (``Delta / epsilon`` for monotone scores) of the
+    exponential mechanism, report-noisy-max and permute-and-flip (lecture 09, :mod:`dpviz.selection`).
 ``accuracy.py``
     ``expected_squared_error`` of a whole release (Laplace or Gaussian).
 ``sensitivity.py``
@@ -51,6 +54,9 @@ References
   Differential Privacy: Analytical Calibration and Optimal Denoising." ICML 2018.
 - [CKS20] C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for
   Differential Privacy." NeurIPS 2020.
+- [MT07] F. McSherry, K. Talwar. "Mechanism Design via Differential Privacy." FOCS 2007.
+- [MS20] R. McKenna, D. Sheldon. "Permute-and-Flip: A New Mechanism for Differentially
+  Private Selection." NeurIPS 2020.
 - [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
   Linear Counting Queries Under Differential Privacy." PODS 2010.
 """
@@ -87,6 +93,7 @@ from dpviz.mechanisms.laplace_noise import (
     laplace_variance,
     standard_laplace,
 )
+from dpviz.mechanisms.selection_noise import selection_scale
 from dpviz.mechanisms.sensitivity import l1, l2
 
 __all__ = [
@@ -105,6 +112,8 @@ __all__ = [
     "gaussian_halfwidth",
     "gaussian_delta",
     "expected_squared_error",
+    # private selection (exponential mechanism, report-noisy-max, permute-and-flip)
+    "selection_scale",
     # exact integer noise (formerly dpviz.discrete)
     "discrete_laplace",
     "discrete_gaussian",
