@@ -16,7 +16,10 @@ from scipy import optimize, stats
 
 from dpviz import selection
 from dpviz.audit import epsilon_lower_bound
-from dpviz.exercises.checks import NO_ANSWER, check_array, check_number, check_private, unanswered
+# check_array is aliased: the exercise checkers answer every input with feedback and never raise, unlike
+# dpviz.validation.check_array, whose name they would otherwise share
+from dpviz.exercises.checks import NO_ANSWER, check_number, check_private, unanswered
+from dpviz.exercises.checks import check_array as check_answer_array
 from dpviz.exercises.feedback import Feedback
 from dpviz.exercises.registry import Exercise
 from dpviz.experiments.selection import selection_scores
@@ -156,7 +159,7 @@ def check_expected_scores(answer: Any) -> Feedback:
     u, _ = selection_scores("clear winner")
     em = selection.exponential_probabilities(u, WINNER_EPSILON)
     pf = selection.permute_and_flip_probabilities(u, WINNER_EPSILON)
-    return check_array(
+    return check_answer_array(
         "9.4 Permute-and-flip against the exponential mechanism", answer, [em @ u, pf @ u], rtol=1e-6,
         explain=f"the exponential mechanism expects {em @ u:.2f}, permute-and-flip {pf @ u:.2f}: never less "
                 "(McKenna & Sheldon, NeurIPS 2020), here closer to the best score 40.",

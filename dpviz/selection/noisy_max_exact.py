@@ -204,6 +204,8 @@ def noisy_max_probabilities(scores: ArrayLike, epsilon: float, noise: str = "lap
     return np.exp(noisy_max_log_probabilities(scores, epsilon, noise, sensitivity, monotone=monotone))
 
 
+#: Largest spread (max - min score, in noise scales) that noisy_max_integral integrates.
+_MAX_SPREAD = 1e4
 _DISTRIBUTIONS = {"gumbel": stats.gumbel_r, "laplace": stats.laplace, "exponential": stats.expon}
 
 
@@ -237,7 +239,8 @@ def noisy_max_integral(scores: ArrayLike, epsilon: float, noise: str = "laplace"
     Raises
     ------
     ValueError
-        For invalid scores (or more than 64), epsilon or sensitivity not > 0, or an unknown ``noise``.
+        For invalid scores (or more than 64, or spread over more than 1e4 noise scales), epsilon or sensitivity
+        not > 0, or an unknown ``noise``.
     TypeError
         If an argument has the wrong type.
 
@@ -256,6 +259,10 @@ def noisy_max_integral(scores: ArrayLike, epsilon: float, noise: str = "laplace"
                          "noisy_max_probabilities)")
     noise = check_choice("noise", noise, NOISES)
     v = _standardised(u, selection_scale(sensitivity, epsilon, monotone=monotone))
+    if not v.min() >= -_MAX_SPREAD:
+        raise ValueError(f"scores, epsilon={epsilon!r} and sensitivity={sensitivity!r} spread the scores over "
+                         f"{-v.min():.3g} noise scales; noisy_max_integral integrates at most {_MAX_SPREAD:g} (use "
+                         "noisy_max_probabilities)")
     dist = _DISTRIBUTIONS[noise]
     ok = np.isfinite(v)
     vr = v[ok]
