@@ -16,6 +16,7 @@ from scipy import optimize, stats
 
 from dpviz import selection
 from dpviz.audit import epsilon_lower_bound
+
 # check_array is aliased: the exercise checkers answer every input with feedback and never raise, unlike
 # dpviz.validation.check_array, whose name they would otherwise share
 from dpviz.exercises.checks import NO_ANSWER, check_number, check_private, unanswered
