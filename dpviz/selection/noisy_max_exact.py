@@ -283,13 +283,15 @@ def noisy_max_integral(scores: ArrayLike, epsilon: float, noise: str = "laplace"
     if noise == "exponential":
         grid = grid[grid >= top]
     peak = log_g(grid).max(axis=0)                                     # each integrand's largest value on the grid
-    lower = breaks[0] if noise == "exponential" else -np.inf
+    # below the lower limit the integrand is 0 in floating point: exponential noise is >= 0, and with Gumbel noise the
+    # best candidate's F(t - top) = exp(-e^{top - t}) < exp(-e^40) there; Laplace's left tail decays only as e^{m t}
+    lower = breaks[0] if noise == "exponential" else top - 40.0 if noise == "gumbel" else -np.inf
     edges = [lower, *breaks[breaks > lower], np.inf]
     total = np.zeros(vr.size)
     for lo, hi in zip(edges[:-1], edges[1:], strict=True):
         value, _ = integrate.quad_vec(  # type: ignore[call-overload]  # the stubs know scalar integrands only
-            lambda t: np.exp(log_g(np.array([t]))[0] - peak), lo, hi, epsabs=0.0, epsrel=1e-12, norm="max",
-            limit=400)
+            lambda t: np.exp(log_g(np.array([t]))[0] - peak), lo, hi, epsabs=1e-14, epsrel=1e-12, norm="max",
+            limit=400)    # each integrand peaks at 1 and integrates to >~ 0.1, so 1e-14 keeps ~1e-13 relative
         total += value
     out = np.zeros(u.size)
     out[ok] = total * np.exp(peak)
