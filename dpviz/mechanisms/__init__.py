@@ -25,6 +25,9 @@ Files
     ``randomized_response``, its calibration ``randomized_response_probability`` (and its inverse
     ``randomized_response_epsilon``), the output distribution ``randomized_response_pmf``, the unbiased
     ``randomized_response_estimate`` of a proportion and its ``randomized_response_variance``.
+``selection_noise.py``
+    ``selection_scale``: the scale ``2 Delta / epsilon`` (``Delta / epsilon`` for monotone scores) of the
+    exponential mechanism, report-noisy-max and permute-and-flip (lecture 09, :mod:`dpviz.selection`).
 ``accuracy.py``
     ``expected_squared_error`` of a whole release (Laplace or Gaussian).
 ``sensitivity.py``
@@ -58,6 +61,9 @@ References
   Differential Privacy." NeurIPS 2020.
 - [War65] S. L. Warner. "Randomized Response: A Survey Technique for Eliminating
   Evasive Answer Bias." Journal of the American Statistical Association 60(309), 1965.
+- [MT07] F. McSherry, K. Talwar. "Mechanism Design via Differential Privacy." FOCS 2007.
+- [MS20] R. McKenna, D. Sheldon. "Permute-and-Flip: A New Mechanism for Differentially
+  Private Selection." NeurIPS 2020.
 - [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
   Linear Counting Queries Under Differential Privacy." PODS 2010.
 """
@@ -102,6 +108,7 @@ from dpviz.mechanisms.randomized_response_noise import (
     randomized_response_probability,
     randomized_response_variance,
 )
+from dpviz.mechanisms.selection_noise import selection_scale
 from dpviz.mechanisms.sensitivity import l1, l2
 
 __all__ = [
@@ -127,6 +134,8 @@ __all__ = [
     "randomized_response_pmf",
     "randomized_response_estimate",
     "randomized_response_variance",
+    # private selection (exponential mechanism, report-noisy-max, permute-and-flip)
+    "selection_scale",
     # exact integer noise (formerly dpviz.discrete)
     "discrete_laplace",
     "discrete_gaussian",

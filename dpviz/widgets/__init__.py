@@ -23,6 +23,7 @@ _EXPLORERS = {
     "GPTTAttackExplorer": "gptt",
     "AuditExplorer": "audit",
     "AlgorithmComparisonExplorer": "comparison",
+    "SelectionExplorer": "selection",
 }
 
 __all__ = list(_EXPLORERS)

@@ -26,6 +26,7 @@ PAGES = {
     "gptt_attack": "epsilon",
     "audit": "number of samples",
     "comparison": "epsilon",
+    "selection": "epsilon",
 }
 PLOT_DATA_JS = """() => JSON.stringify(Array.from(document.querySelectorAll('.js-plotly-plot'))
     .map(p => (p.data || []).map(t => [t.x, t.y])))"""
