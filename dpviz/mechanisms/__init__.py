@@ -17,8 +17,8 @@ Files
     ``laplace_variance``, ``laplace_quantile``, ``laplace_halfwidth``,
     ``epsilon_for_laplace_halfwidth``.
 ``gaussian_noise.py``
-    The Gaussian mechanism: ``gaussian_delta`` (exact delta), ``gaussian_sigma``
-    (analytic or classic calibration), the sampler ``gaussian``,
+    The Gaussian mechanism: ``gaussian_delta`` (exact delta) and its inverse
+    ``gaussian_epsilon``, ``gaussian_sigma`` (analytic or classic calibration), the sampler ``gaussian``,
     ``gaussian_variance`` and ``gaussian_halfwidth``.
 ``accuracy.py``
     ``expected_squared_error`` of a whole release (Laplace or Gaussian).
@@ -74,6 +74,7 @@ from dpviz.mechanisms.gaussian_noise import (
     GAUSSIAN_CALIBRATIONS,
     gaussian,
     gaussian_delta,
+    gaussian_epsilon,
     gaussian_halfwidth,
     gaussian_sigma,
     gaussian_variance,
@@ -104,6 +105,7 @@ __all__ = [
     "gaussian_variance",
     "gaussian_halfwidth",
     "gaussian_delta",
+    "gaussian_epsilon",
     "expected_squared_error",
     # exact integer noise (formerly dpviz.discrete)
     "discrete_laplace",
