@@ -177,6 +177,7 @@ def test_group_privacy_against_the_chain_of_neighbours():
 @pytest.mark.parametrize("call,match", [
     (lambda: C.laplace_loss_distribution(0.1, 3, step=0.0), "step"),
     (lambda: C.laplace_loss_distribution(0.1, 3, rounding="sideways"), "rounding"),
+    (lambda: C.laplace_loss_distribution(0.1, 3, step=0.5), "step"),
     (lambda: C.laplace_loss_distribution(1.0, 10**6, step=1e-3), "step or lower k"),
     (lambda: C.laplace_loss_distribution(0.1, 0), "k"),
     (lambda: C.laplace_loss_samples(0.1, 3, 0), "samples"),

@@ -207,7 +207,7 @@ def laplace_loss_distribution(epsilon: float, k: int = 1, *, step: float = 1e-3,
     k : int, default 1
         Number of releases composed, >= 1.
     step : float, default 1e-3
-        Grid step h, > 0 (the bracket's width shrinks with it).
+        Grid step h, 0 < h <= epsilon (the bracket's width shrinks with it).
     rounding : {"up", "down"}
         Which way each release's loss is rounded.
 
@@ -219,7 +219,7 @@ def laplace_loss_distribution(epsilon: float, k: int = 1, *, step: float = 1e-3,
     Raises
     ------
     ValueError, TypeError
-        For an invalid epsilon, k, step or rounding, or a grid of more than :data:`MAX_GRID` points.
+        For an invalid epsilon, k, step (above epsilon) or rounding, or a grid of more than :data:`MAX_GRID` points.
 
     References
     ----------
@@ -235,6 +235,9 @@ def laplace_loss_distribution(epsilon: float, k: int = 1, *, step: float = 1e-3,
     eps = check_epsilon(epsilon)
     k = check_int("k", k, minimum=1)
     h = check_positive("step", step)
+    if h > eps:
+        raise ValueError(f"step={h!r} must be at most epsilon={eps!r}: a coarser grid cannot hold one release's loss "
+                         "in [-epsilon, epsilon]")
     check_choice("rounding", rounding, ("up", "down"))
     snap = math.ceil if rounding == "up" else math.floor
     j_lo, j_hi = int(snap(_snap(-eps / h))), int(snap(_snap(eps / h)))

@@ -95,7 +95,7 @@ def privacy_loss_view(epsilon: float, k: int, delta_prime: float = 1e-6, *, samp
     samples : int, default 100_000
         Simulated runs (each draws k noisy counts), >= 1.
     step : float, default 1e-3
-        Grid step of the exact law, > 0.
+        Grid step of the exact law, 0 < step <= epsilon.
     bins : int, default 60
         Histogram bins between the 0.01 % and 99.99 % points of the exact law, 5 <= bins <= 1000.
     rng : None, int, SeedSequence or numpy.random.Generator
