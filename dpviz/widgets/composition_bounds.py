@@ -41,9 +41,11 @@ class CompositionBoundsExplorer(Explorer):
     def _build_controls(self) -> dict[str, widgets.Widget]:
         k = log_slider(100.0, 0, 4, "number of releases k", step=0.01)
         k.readout_format = ".0f"
+        delta_prime = log_slider(1e-6, -12, -2, "total δ′ (← smaller: stronger guarantee)", step=0.1)
+        delta_prime.readout_format = ".1e"          # ".3g" reads 0.00000100 in the browser
         return {
             "k": k,
-            "delta_prime": log_slider(1e-6, -12, -2, "total δ′ (← smaller: stronger guarantee)", step=0.1),
+            "delta_prime": delta_prime,
             "mechanism": widgets.ToggleButtons(options=[("Laplace", "laplace"), ("Gaussian", "gaussian")],
                                                value="laplace", description="mechanism",
                                                style={"button_width": "100px"}),
