@@ -17,7 +17,7 @@ release is ``L = (|y - 1| - |y|) / b`` with ``y ~ Lap(b)``: an atom at ``+eps`` 
 (D, D') and (D', D) give the same loss distribution (reflect y about 1/2), so one suffices.
 
 :func:`laplace_loss_distribution` puts the k-fold sum on a grid of step h by rounding each release's loss *up*
-(or *down*) to the grid and convolving exactly (FFT).  Rounding every term up can only raise the sum, and both
+(or *down*) to the grid and convolving exactly by FFT [KJH20]_.  Rounding every term up can only raise the sum, and both
 ``delta(eps)`` and every tail ``P[L > t]`` increase with the loss, so the "up" grid gives upper bounds and the
 "down" grid lower bounds of the exact values: two numbers that bracket the truth, their gap shrinking with h.
 The FFT itself is exact up to floating-point roundoff, about 1e-16 of the largest probability per grid point:
