@@ -198,3 +198,28 @@ def test_bad_input_is_refused_by_name(call, match):
 
 def test_special_is_the_scipy_we_think():   # the KOV closed form uses math.comb; special.comb agrees
     assert special.comb(20, 7, exact=True) == math.comb(20, 7)
+
+
+@pytest.mark.parametrize("eps0", [1e-4, 0.01, 0.1, 0.49, 0.51, 1.0, 3.0])
+def test_loss_moments_against_quadrature_and_the_grid(eps0):
+    mean, var = C.laplace_loss_moments(eps0)
+    second = (0.5 * eps0**2 + 0.5 * math.exp(-eps0) * eps0**2
+              + integrate.quad(lambda l: l * l * 0.25 * math.exp((l - eps0) / 2), -eps0, eps0,
+                               epsabs=0, epsrel=1e-13)[0])
+    assert mean == pytest.approx(float(C.laplace_rdp(1.0, eps0)), rel=1e-9)
+    assert var == pytest.approx(second - mean**2, rel=1e-9)
+    if eps0 >= 0.01:   # on the grid the losses move by at most one step h: the variance by O(h)
+        h = eps0 / 200
+        for rounding in ("up", "down"):
+            d = C.laplace_loss_distribution(eps0, 1, step=h, rounding=rounding)
+            grid_var = float(np.dot(d.probs, d.losses**2) - d.mean**2)
+            assert abs(grid_var - var) <= 4 * h * eps0 + h * h
+
+
+def test_loss_variance_adds_over_releases_in_simulation():
+    eps0, k, n = 0.5, 20, 200_000
+    sim = C.laplace_loss_samples(eps0, k, n, rng=4)
+    var = k * C.laplace_loss_moments(eps0)[1]
+    # standard error of a sample variance: sqrt((mu4 - var^2) / n), with mu4 <= 3 var^2 + k * (2 eps0)^4 (bounded terms)
+    se = math.sqrt((3 * var**2 + k * (2 * eps0) ** 4) / n)
+    assert abs(sim.var(ddof=1) - var) < Z * se

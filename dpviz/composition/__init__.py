@@ -10,7 +10,7 @@ Files
     any eps-DP mechanisms, Kairouz, Oh & Viswanath) and ``group_privacy``.
 ``privacy_loss.py``
     The privacy-loss random variable: ``LossDistribution``, the Laplace count's loss
-    (``laplace_loss``, ``laplace_loss_samples``, ``laplace_loss_distribution``: the
+    (``laplace_loss``, ``laplace_loss_moments``, ``laplace_loss_samples``, ``laplace_loss_distribution``: the
     k-fold total on a grid, bracketing the exact law), and ``loss_delta``,
     ``loss_epsilon``, ``loss_tail``.
 ``concentrated.py``
@@ -74,6 +74,7 @@ from dpviz.composition.privacy_loss import (
     LossDistribution,
     laplace_loss,
     laplace_loss_distribution,
+    laplace_loss_moments,
     laplace_loss_samples,
     loss_delta,
     loss_epsilon,
@@ -113,6 +114,7 @@ __all__ = [
     "group_privacy",
     "LossDistribution",
     "laplace_loss",
+    "laplace_loss_moments",
     "laplace_loss_samples",
     "laplace_loss_distribution",
     "loss_delta",
