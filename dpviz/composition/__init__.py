@@ -8,11 +8,13 @@ Files
     composition allows within a total), ``advanced_crossover`` (the k from which
     it beats basic composition), ``optimal_composition`` (the exact best bound for
     any eps-DP mechanisms, Kairouz, Oh & Viswanath) and ``group_privacy``.
+``loss_distribution.py``
+    A discrete privacy-loss law and its privacy: ``LossDistribution``, ``loss_delta``
+    (delta(eps) of the law), ``loss_epsilon`` (its exact inverse), ``loss_tail``.
 ``privacy_loss.py``
-    The privacy-loss random variable: ``LossDistribution``, the Laplace count's loss
-    (``laplace_loss``, ``laplace_loss_moments``, ``laplace_loss_samples``, ``laplace_loss_distribution``: the
-    k-fold total on a grid, bracketing the exact law), and ``loss_delta``,
-    ``loss_epsilon``, ``loss_tail``.
+    The privacy-loss random variable of Laplace counts and why composition adds it:
+    ``laplace_loss``, ``laplace_loss_moments``, ``laplace_loss_samples``,
+    ``laplace_loss_distribution`` (the k-fold total on a grid, bracketing the exact law).
 ``concentrated.py``
     Rényi DP and zero-concentrated DP: ``gaussian_rho``, ``pure_dp_rho``,
     ``laplace_rdp``, ``gaussian_rdp``, the conversions ``zcdp_epsilon`` and
@@ -69,16 +71,13 @@ from dpviz.composition.concentrated import (
     rdp_epsilon,
     zcdp_epsilon,
 )
+from dpviz.composition.loss_distribution import LossDistribution, loss_delta, loss_epsilon, loss_tail
 from dpviz.composition.partitions import NEIGHBOURS, partition_epsilon, split_at_mean, split_at_mean_counts
 from dpviz.composition.privacy_loss import (
-    LossDistribution,
     laplace_loss,
     laplace_loss_distribution,
     laplace_loss_moments,
     laplace_loss_samples,
-    loss_delta,
-    loss_epsilon,
-    loss_tail,
 )
 from dpviz.composition.stability import first_words, stable_epsilon
 from dpviz.composition.subsampling import amplified_epsilon, subsampled_count

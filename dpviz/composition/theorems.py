@@ -36,7 +36,7 @@ import math
 import numpy as np
 from scipy import optimize, special
 
-from dpviz.composition.privacy_loss import LossDistribution, loss_epsilon
+from dpviz.composition.loss_distribution import LossDistribution, loss_epsilon
 from dpviz.validation import check_delta, check_elements, check_epsilon, check_int
 
 __all__ = ["basic_composition", "advanced_composition", "advanced_epsilon_per_query", "advanced_crossover",
@@ -234,7 +234,7 @@ def optimal_composition(epsilon: float, k: int, delta_prime: float) -> float:
 
     Kairouz, Oh & Viswanath (ICML 2015, Theorem 3.3): the worst case is randomized response, whose total loss is
     ``eps (k - 2 B)`` with ``B ~ Binomial(k, 1 / (1 + e^eps))``; its exact delta curve is inverted with
-    :func:`dpviz.composition.privacy_loss.loss_epsilon`.  Advanced composition is an upper bound on this value;
+    :func:`dpviz.composition.loss_distribution.loss_epsilon`.  Advanced composition is an upper bound on this value;
     a particular mechanism (e.g. Laplace) can do better.
 
     Parameters
