@@ -88,7 +88,9 @@ def with_slide_types(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Drop what changes at every run or save but carries nothing: cell execution timestamps, trusted flags."""
+    """Drop what changes at every run or save but carries nothing: cell execution timestamps, trusted flags, and the
+    saved widget state (new model ids at every run, and plotly's FigureWidget stores its ~5 MB script in it: three
+    explorers made lecture 02 16 MB; the docs and nbval never read it, a widget output shows as a note)."""
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)

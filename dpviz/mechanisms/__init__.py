@@ -17,8 +17,8 @@ Files
     ``laplace_variance``, ``laplace_quantile``, ``laplace_halfwidth``,
     ``epsilon_for_laplace_halfwidth``.
 ``gaussian_noise.py``
-    The Gaussian mechanism: ``gaussian_delta`` (exact delta), ``gaussian_sigma``
-    (analytic or classic calibration), the sampler ``gaussian``,
+    The Gaussian mechanism: ``gaussian_delta`` (exact delta) and its inverse
+    ``gaussian_epsilon``, ``gaussian_sigma`` (analytic or classic calibration), the sampler ``gaussian``,
     ``gaussian_variance`` and ``gaussian_halfwidth``.
 ``randomized_response_noise.py``
     Randomized response (Warner 1965), the first mechanism of the course: the sampler
@@ -87,6 +87,7 @@ from dpviz.mechanisms.gaussian_noise import (
     GAUSSIAN_CALIBRATIONS,
     gaussian,
     gaussian_delta,
+    gaussian_epsilon,
     gaussian_halfwidth,
     gaussian_sigma,
     gaussian_variance,
@@ -126,6 +127,7 @@ __all__ = [
     "gaussian_variance",
     "gaussian_halfwidth",
     "gaussian_delta",
+    "gaussian_epsilon",
     "expected_squared_error",
     # randomized response (lecture 00)
     "randomized_response",

@@ -17,6 +17,7 @@ _EXPLORERS = {
     "LaplaceExplorer": "laplace",
     "CompositionExplorer": "composition",
     "SubsamplingExplorer": "subsampling",
+    "CompositionBoundsExplorer": "composition_bounds",
     "HierarchyExplorer": "hierarchy",
     "MatrixMechanismExplorer": "matrix_mechanism",
     "SumQueryExplorer": "sums",

@@ -20,6 +20,7 @@ PAGES = {
     "laplace": "epsilon",
     "composition": "total budget epsilon",
     "subsampling": "sampling rate p",
+    "composition_bounds": "number of releases k",
     "hierarchies": "branching factor b",
     "matrix_mechanism": "epsilon",
     "sum_queries": "truncation ratio p",
