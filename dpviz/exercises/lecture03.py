@@ -13,7 +13,8 @@ import numpy as np
 
 from dpviz import hierarchy as H
 from dpviz import sensitivity
-from dpviz.exercises.checks import check_array, check_function, check_number
+from dpviz.exercises.checks import check_array as array_feedback  # not dpviz.validation.check_array: never raises
+from dpviz.exercises.checks import check_function, check_number
 from dpviz.exercises.feedback import Feedback
 from dpviz.exercises.registry import Exercise
 
@@ -49,7 +50,7 @@ def check_tree_size(answer: Any) -> Feedback:
     """
     tree = H.build_tree(TREE_N, TREE_B)
     expected = (tree.n_nodes, sensitivity.l1(H.strategy_matrix(TREE_N, TREE_B)))
-    return check_array(
+    return array_feedback(
         "3.1 Nodes and sensitivity of a tree", answer, expected,
         explain=f"level l has ceil(1000 / 4^l) nodes ({' + '.join(map(str, tree.sizes))}), the last one short, and "
                 "one person sits in exactly one node of each of the 6 measured levels.",
@@ -88,7 +89,7 @@ def check_minimal_cover(answer: Any) -> Feedback:
     True
     """
     start, stop = COVER_RANGE
-    return check_array(
+    return array_feedback(
         "3.2 The minimal cover of a range", answer, _cover_per_level(COVER_N, COVER_B, start, stop),
         explain="[2, 15) = leaves 2, 3 + the level-1 nodes [4, 8) and [8, 12) + leaves 12, 13, 14: a node is used "
                 "when it lies inside the range and its parent does not.",
@@ -188,7 +189,7 @@ def check_optimal_split(answer: Any) -> Feedback:
     """
     usage = _split_usage()
     expected = H.level_epsilons(SPLIT_N, SPLIT_B, 1.0, allocation="optimal", measure_root=False)[:usage.size]
-    return check_array(
+    return array_feedback(
         "3.5 The optimal budget split", answer, expected, rtol=1e-4,
         explain="minimising sum_l M_l 2/eps_l^2 subject to sum_l eps_l = 1: the Lagrange condition "
                 "4 M_l / eps_l^3 = lambda gives eps_l proportional to M_l^(1/3).",
