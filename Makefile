@@ -60,9 +60,11 @@ typecheck: $(STAMP_TEST)
 doctest: $(STAMP_TEST)
 	$(BIN)/python -m pytest --doctest-modules dpviz -p no:cacheprovider
 
-# The bad-input fuzzer over the whole public API, with its full report (tests/badinput.py).
+# The bad-input fuzzer over the whole public API, with its full report (tests/badinput.py), then the widget
+# fuzzer: every explorer control to its bounds and bad values, and 1,600 random moves per explorer.
 fuzz: $(STAMP_TEST)
 	$(BIN)/python -m tests.badinput
+	$(BIN)/python -m tests.widget_fuzz 1600
 
 # Mutants of the privacy-critical lines (benchmarks/mutants.py); every one must be killed by the unit tests.
 mutation: $(STAMP_TEST)

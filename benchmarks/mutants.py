@@ -11,6 +11,7 @@ from benchmarks.mutation import Mutant
 
 MECH = ("tests/test_mechanisms.py",)
 HIER = ("tests/test_hierarchy.py",)
+SEL = ("tests/test_selection.py",)
 
 MUTANTS = (
     # ------------------------------------------------------------------ calibration
@@ -47,6 +48,17 @@ MUTANTS = (
     Mutant("matrix mechanism noise ignores the strategy's L1 sensitivity", "dpviz/matrix_mechanism/release.py",
            "y = mechanisms.laplace(truth_a, ls.l1, epsilon, rng=rng, size=size)",
            "y = mechanisms.laplace(truth_a, 1.0, epsilon, rng=rng, size=size)", ("tests/test_matrix_mechanism.py",)),
+    Mutant("selection: scale 2 Delta/eps without the factor 2", "dpviz/mechanisms/selection_noise.py",
+           'factor = 1.0 if check_bool("monotone", monotone) else 2.0',
+           'factor = 1.0 if check_bool("monotone", monotone) else 1.0', SEL),
+    Mutant("selection: report-noisy-max noise at half the scale", "dpviz/selection/report_noisy_max.py",
+           "noisy = _standardised(u, s)[None, :] + _unit_noise(noise, gen, (k, u.size))",
+           "noisy = _standardised(u, 0.5 * s)[None, :] + _unit_noise(noise, gen, (k, u.size))", SEL),
+    Mutant("selection: permute-and-flip flips the coin of the position, not of the candidate",
+           "dpviz/selection/permute_and_flip.py",
+           "heads = gen.random((k, u.size)) < accept[order]", "heads = gen.random((k, u.size)) < accept", SEL),
+    Mutant("selection: permute-and-flip probabilities with one quadrature node too few",
+           "dpviz/selection/permute_and_flip.py", "n = m // 2 + 1", "n = max(m // 2, 1)", SEL),
     # ------------------------------------------------------------------ sensitivity
     Mutant("L1 sensitivity as the largest row sum", "dpviz/mechanisms/sensitivity.py",
            "return np.asarray(abs(mat).sum(axis=0)).ravel()", "return np.asarray(abs(mat).sum(axis=1)).ravel()",

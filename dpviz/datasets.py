@@ -15,12 +15,16 @@ References
 from __future__ import annotations
 
 import functools
+import hashlib
+import re
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 
-__all__ = ["DatasetInfo", "names", "load", "describe", "provenance", "CPS_COLUMNS"]
+__all__ = ["DatasetInfo", "DatasetIntegrityError", "names", "load", "describe", "provenance", "checksums",
+           "CPS_COLUMNS"]
 
 _DPBENCH_SOURCE = ("DPBench (Hay et al., SIGMOD 2016), dpcomp-org/dpcomp_core "
                    "dpcomp_core/datafiles/1D, commit 233cfcc3")
@@ -172,16 +176,75 @@ def describe(name: str) -> DatasetInfo:
     return _resolve(name)
 
 
+class DatasetIntegrityError(OSError):
+    """A shipped data file is missing or differs from the checksum PROVENANCE.md lists for it.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong: the dataset, the file and how to restore it.
+
+    Examples
+    --------
+    >>> issubclass(DatasetIntegrityError, OSError)
+    True
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+
+#: Where the data files live; tests point it at a damaged copy.
+_DATA_ROOT: Path | None = None
+
+
+def _data_dir() -> Path:
+    """The folder of the shipped data (``dpviz/data``) as a filesystem path."""
+    return _DATA_ROOT if _DATA_ROOT is not None else Path(str(resources.files("dpviz") / "data"))
+
+
+def checksums() -> dict[str, str]:
+    """The sha256 of every shipped data file, as listed in the ``## sha256`` block of ``PROVENANCE.md``.
+
+    Returns
+    -------
+    dict of str to str
+        File path under ``dpviz/data`` -> hexadecimal sha256.
+
+    Examples
+    --------
+    >>> len(checksums()["cps/CPS.csv"])
+    64
+    """
+    text = provenance()
+    block = text.split("## sha256", 1)[1].split("```")[1]
+    return {m.group(2): m.group(1) for m in re.finditer(r"^([0-9a-f]{64})\s+(\S+)$", block, re.M)}
+
+
+def _restore_hint(filename: str) -> str:
+    return (f"restore it with `git checkout -- dpviz/data/{filename}` in a clone of dpviz, or reinstall the "
+            "package (`pip install --force-reinstall dpviz`)")
+
+
 @functools.cache
-def _read(filename: str) -> np.ndarray:
-    """The read-only array stored in ``dpviz/data/<filename>`` (read once, then cached)."""
-    ref = resources.files("dpviz") / "data" / filename
-    with resources.as_file(ref) as path:
-        if filename.endswith(".npy"):
-            arr = np.load(path, allow_pickle=False)
-        else:
-            # CPS.csv has CR line endings; text mode with universal newlines reads it correctly
-            arr = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.int64)
+def _read(filename: str, name: str) -> np.ndarray:
+    """The read-only array stored in ``dpviz/data/<filename>``, its sha256 checked (read once, then cached)."""
+    path = _data_dir() / filename
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DatasetIntegrityError(f"dataset {name}: cannot read {path} ({type(exc).__name__}); "
+                                    f"{_restore_hint(filename)}") from None
+    want = checksums().get(filename)
+    got = hashlib.sha256(raw).hexdigest()
+    if want is None or got != want:
+        raise DatasetIntegrityError(f"dataset {name}: {path} is damaged (sha256 {got[:12]}..., PROVENANCE.md "
+                                    f"lists {(want or 'nothing')[:12]}...); {_restore_hint(filename)}")
+    if filename.endswith(".npy"):
+        arr = np.load(path, allow_pickle=False)
+    else:
+        # CPS.csv has CR line endings; text mode with universal newlines reads it correctly
+        arr = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.int64)
     arr.setflags(write=False)
     return arr
 
@@ -212,6 +275,9 @@ def load(name: str, column: str | None = None) -> np.ndarray:
     ValueError
         For an unknown name (the message lists the available ones) or column, or a
         column given for a histogram.
+    DatasetIntegrityError
+        If the file is missing or its sha256 differs from the one ``PROVENANCE.md`` lists (checked at the
+        first load in a process); the message names the dataset and how to restore the file.
 
     Examples
     --------
@@ -226,7 +292,7 @@ def load(name: str, column: str | None = None) -> np.ndarray:
         raise ValueError(f"column={column!r} applies only to the CPS records; {name!r} is a histogram "
                          "with no columns: omit column")
     column = "income" if column is None else column
-    data = _read(info.filename)
+    data = _read(info.filename, info.name)
     if info.kind == "records":
         if column == "all":
             return data.copy()
@@ -249,4 +315,4 @@ def provenance() -> str:
     >>> provenance().startswith("#")
     True
     """
-    return (resources.files("dpviz") / "data" / "PROVENANCE.md").read_text(encoding="utf-8")
+    return (resources.files("dpviz") / "data" / "PROVENANCE.md").read_text(encoding="utf-8")   # not _DATA_ROOT

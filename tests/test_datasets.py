@@ -82,3 +82,58 @@ def test_column_is_refused_for_a_histogram_and_checked_for_cps():
     with pytest.raises(ValueError, match="column"):
         datasets.load("CPS", column="")
     np.testing.assert_array_equal(datasets.load("CPS"), datasets.load("CPS", column="income"))
+
+
+# --------------------------------------------------------------------------- integrity (issue 18)
+def test_checksums_cover_exactly_the_catalogue_and_match_the_files():
+    import hashlib
+    from pathlib import Path
+
+    sums = datasets.checksums()
+    files = {datasets.describe(n).filename for n in datasets.names()}
+    assert set(sums) == files
+    root = Path(datasets.__file__).parent / "data"
+    for f, want in sums.items():
+        assert hashlib.sha256((root / f).read_bytes()).hexdigest() == want, f
+
+
+DAMAGE = {
+    "one flipped byte": lambda b: b[:200] + bytes([b[200] ^ 0x01]) + b[201:],
+    "truncated to half": lambda b: b[: len(b) // 2],
+    "emptied": lambda b: b"",
+    "garbage appended": lambda b: b + b"\x00garbage",
+    "another file's bytes": None,   # filled in the test: ADULT <-> HEPTH, CPS <- a histogram
+    "deleted": "delete",
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+@pytest.mark.parametrize("name", ["ADULT", "CPS"])
+def test_a_damaged_data_file_is_refused_with_dpvizs_own_error(tmp_path, monkeypatch, name, damage):
+    """4 of 12 corruptions used to load silently with wrong data (ADULT's total 17,665 -> 17,729 for one byte;
+    half of CPS); the other 8 failed with numpy/OS errors that did not name the dataset."""
+    import shutil
+    from pathlib import Path
+
+    import dpviz.datasets as ds
+
+    src = Path(ds.__file__).parent / "data"
+    shutil.copytree(src, tmp_path / "data")
+    target = tmp_path / "data" / ds.describe(name).filename
+    fix = DAMAGE[damage]
+    if fix == "delete":
+        target.unlink()
+    elif fix is None:
+        other = "dpbench_1d/HEPTH.n4096.npy" if name == "ADULT" else "dpbench_1d/ADULTFRANK.n4096.npy"
+        target.write_bytes((src / other).read_bytes())
+    else:
+        target.write_bytes(fix(target.read_bytes()))
+    monkeypatch.setattr(ds, "_DATA_ROOT", tmp_path / "data")
+    ds._read.cache_clear()
+    try:
+        with pytest.raises(ds.DatasetIntegrityError, match=f"dataset {name}.*{target.name}.*restore"):
+            ds.load(name)
+    finally:
+        monkeypatch.undo()
+        ds._read.cache_clear()
+    assert int(ds.load("ADULT").sum()) == 17665      # the shipped copy still loads

@@ -81,8 +81,9 @@ def test_bad_custom_histogram_shows_message_and_keeps_figure():
     good = e.result
     e.controls["n"].value = 32          # x has 16 cells: cannot be used at n = 32
     assert "x" in e.message_text and e.result is good
-    e.controls["n"].value = 16
-    assert e.message.value == ""
+    assert e.controls["n"].value == 16 and "n back to 16" in e.message_text   # the control matches the figure
+    e.controls["epsilon"].value = 0.5
+    assert e.message.value == "" and e.result is not good
 
 
 def test_seed_reproducible():

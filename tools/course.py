@@ -11,7 +11,8 @@
 ``python -m tools.course execute NOTEBOOK...``
     Run lecture notebooks top to bottom in a fresh kernel (nbclient, seeded like every lecture) and write
     them back with normalised metadata: no per-cell execution timestamps, the ``python3`` kernel, so that
-    opening and saving a committed notebook does not mark it modified.  Prints each one's run time.
+    opening and saving a committed notebook does not mark it modified, and no stored widget state (5 MB of
+    figure data per explorer that no static viewer can use).  Prints each one's run time.
 ``python -m tools.course slides [OUT]``
     One reveal.js deck per lecture (default ``build/slides``), by nbconvert's slides exporter.  Cells carry
     their slide type in ``metadata.slideshow`` (``##`` sections start a slide, asserting cells are skipped);
@@ -87,7 +88,10 @@ def with_slide_types(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Drop what changes at every run or save but carries nothing: cell execution timestamps, trusted flags."""
+    """Drop what changes at every run or save but carries nothing: cell execution timestamps, trusted flags, and the
+    saved widget state (new model ids at every run, and plotly's FigureWidget stores its ~5 MB script in it: three
+    explorers made lecture 02 16 MB; the docs and nbval never read it, a widget output shows as a note)."""
+    nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
         cell.metadata.pop("trusted", None)
@@ -107,7 +111,7 @@ def execute(paths: list[Path], timeout: int = 600) -> None:
     for path in paths:
         nb = nbformat.read(path, as_version=4)
         t0 = time.perf_counter()
-        NotebookClient(nb, timeout=timeout, kernel_name="python3",
+        NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=False,
                        resources={"metadata": {"path": str(path.parent)}}).execute()
         nbformat.write(normalise(nb), path)
         print(f"{path.name}: {time.perf_counter() - t0:.1f} s")

@@ -4,26 +4,43 @@
   (k eps, k delta)-DP [DMNS06]_;
 * advanced composition [DRV10]_ (Dwork & Roth Thm 3.20): for any delta' > 0
   they are (eps', k delta + delta')-DP with
-  ``eps' = sqrt(2 k ln(1/delta')) eps + k eps (e^eps - 1)``.
+  ``eps' = sqrt(2 k ln(1/delta')) eps + k eps (e^eps - 1)``; it charges less than
+  basic composition from ``k > 2 ln(1/delta') / (2 - e^eps)^2`` on
+  (:func:`advanced_crossover`), and never when ``e^eps >= 2``;
+* the optimal composition [KOV15]_: the exact smallest eps' for which *every*
+  k-fold composition of eps-DP mechanisms is (eps', delta')-DP, attained by
+  randomized response, whose total loss is ``eps (k - 2 B)`` with ``B`` binomial
+  (:func:`optimal_composition`);
+* group privacy [DR14]_ (Thm 2.2): an (eps, delta)-DP mechanism protects a group of
+  g records with ``(g eps, delta (1 + e^eps + ... + e^((g-1) eps)))`` (the chain
+  D_0, D_1, ..., D_g of neighbours, one record at a time).
 
-Parallel composition (disjoint parts cost the maximum) is charged by
-:meth:`dpviz.accountant.PrivacyAccountant.spend_parallel`.
+All of these hold for adaptive composition too (each mechanism may be chosen from the outputs of the earlier
+ones).  Parallel composition (parts fixed by a per-record rule cost the maximum) is charged by
+:meth:`dpviz.accountant.PrivacyAccountant.spend_parallel`; :mod:`dpviz.composition.partitions` shows when it fails.
 
 References
 ----------
 .. [DMNS06] Dwork, McSherry, Nissim, Smith. TCC 2006.
 .. [DRV10] C. Dwork, G. Rothblum, S. Vadhan. "Boosting and Differential Privacy." FOCS 2010.
+.. [KOV15] P. Kairouz, S. Oh, P. Viswanath. "The Composition Theorem for Differential Privacy." ICML 2015
+   (Theorem 3.3).
+.. [DR14] C. Dwork, A. Roth. "The Algorithmic Foundations of Differential Privacy." Foundations and Trends in
+   Theoretical Computer Science 9(3-4), 2014.
 """
 
 from __future__ import annotations
 
 import math
 
-from scipy import optimize
+import numpy as np
+from scipy import optimize, special
 
-from dpviz.validation import check_delta, check_epsilon, check_int
+from dpviz.composition.loss_distribution import LossDistribution, loss_epsilon
+from dpviz.validation import check_delta, check_elements, check_epsilon, check_int
 
-__all__ = ["basic_composition", "advanced_composition", "advanced_epsilon_per_query"]
+__all__ = ["basic_composition", "advanced_composition", "advanced_epsilon_per_query", "advanced_crossover",
+           "optimal_composition", "group_privacy"]
 
 
 #: Largest number of composed mechanisms the theorems accept (k is turned into a float; 10**15 is exact).
@@ -170,3 +187,158 @@ def advanced_epsilon_per_query(total_epsilon: float, k: int, delta_prime: float)
         raise ValueError(f"total_epsilon={total_epsilon!r} over k={k} queries leaves a per-query epsilon that "
                          "underflows to 0: raise total_epsilon or lower k")
     return e
+
+
+def advanced_crossover(epsilon: float, delta_prime: float) -> int | None:
+    """The smallest k at which advanced composition charges less than basic composition's ``k eps``.
+
+    ``sqrt(2 k ln(1/delta')) eps + k eps (e^eps - 1) < k eps`` holds exactly when
+    ``k > 2 ln(1/delta') / (2 - e^eps)^2`` (square both sides of ``sqrt(2 ln(1/delta') / k) < 2 - e^eps``).
+
+    Parameters
+    ----------
+    epsilon : float
+        Epsilon of each mechanism, finite and > 0.
+    delta_prime : float
+        The delta' advanced composition spends, in (0, 1).
+
+    Returns
+    -------
+    int or None
+        The smallest such k, or None when ``e^eps >= 2`` (advanced composition never charges less).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an invalid epsilon or delta_prime.
+
+    Examples
+    --------
+    >>> advanced_crossover(0.1, 1e-6), advanced_crossover(1.0, 1e-6)
+    (35, None)
+    """
+    eps = check_epsilon(epsilon)
+    dp = check_delta(delta_prime, "delta_prime")
+    gap = 2.0 - math.exp(min(eps, 1.0))
+    if gap <= 0:
+        return None
+    return math.floor(2.0 * math.log(1 / dp) / gap**2) + 1
+
+
+#: Largest k :func:`optimal_composition` takes (its binomial has k + 1 outcomes).
+MAX_OPTIMAL_K = 10**7
+
+
+def optimal_composition(epsilon: float, k: int, delta_prime: float) -> float:
+    """The exact smallest total epsilon at delta' that holds for every k-fold composition of eps-DP mechanisms.
+
+    Kairouz, Oh & Viswanath (ICML 2015, Theorem 3.3): the worst case is randomized response, whose total loss is
+    ``eps (k - 2 B)`` with ``B ~ Binomial(k, 1 / (1 + e^eps))``; its exact delta curve is inverted with
+    :func:`dpviz.composition.loss_distribution.loss_epsilon`.  Advanced composition is an upper bound on this value;
+    a particular mechanism (e.g. Laplace) can do better.
+
+    Parameters
+    ----------
+    epsilon : float
+        Epsilon of each mechanism, finite and > 0.
+    k : int
+        Number of mechanisms, 1 <= k <= :data:`MAX_OPTIMAL_K`.
+    delta_prime : float
+        The total delta allowed, in [0, 1).
+
+    Returns
+    -------
+    float
+        The optimal total epsilon (``k eps`` when delta' is 0 or below the chance ``(e^eps / (1 + e^eps))^k`` of
+        the largest loss).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an invalid parameter.
+
+    References
+    ----------
+    P. Kairouz, S. Oh, P. Viswanath. "The Composition Theorem for Differential Privacy." ICML 2015.
+
+    Examples
+    --------
+    >>> round(optimal_composition(0.1, 100, 1e-6), 4), optimal_composition(0.1, 100, 0.0)
+    (4.7746, 10.0)
+    """
+    eps = check_epsilon(epsilon)
+    k = check_int("k", k, minimum=1, maximum=MAX_OPTIMAL_K)
+    dp = check_delta(delta_prime, "delta_prime", allow_zero=True)
+    check_elements(float(k) + 1, "outcomes of the binomial", k=k)
+    total = _finite_total(k * eps, epsilon, k)
+    if dp == 0.0:
+        return total
+    # only losses > eps' >= 0 enter delta(eps'): B = 0..k//2 flips (losses eps (k - 2B) >= 0); the rest of the
+    # mass sits at negative losses and is lumped at the largest of them, which changes no delta(eps' >= 0)
+    flips = np.arange(k // 2, -1, -1)
+    log_q = -np.logaddexp(0.0, eps)                      # ln P[flip] = ln 1/(1 + e^eps)
+    log_keep = -np.logaddexp(0.0, -eps)                  # ln P[no flip] = ln e^eps/(1 + e^eps)
+    log_pmf = (special.gammaln(k + 1) - special.gammaln(flips + 1) - special.gammaln(k - flips + 1)
+               + flips * log_q + (k - flips) * log_keep)
+    probs = np.exp(log_pmf)
+    rest = max(0.0, 1.0 - float(probs.sum()))
+    losses = np.concatenate([[eps * (k - 2.0 * (k // 2 + 1))], eps * (k - 2.0 * flips)])
+    probs = np.concatenate([[rest], probs])
+    probs /= max(1.0, float(probs.sum()))
+    return min(loss_epsilon(LossDistribution(losses, probs), dp), total)
+
+
+def group_privacy(epsilon: float, group_size: int, delta: float = 0.0) -> tuple[float, float]:
+    """What an (eps, delta)-DP mechanism guarantees to a group of g records: ``(g eps, delta sum_{i<g} e^(i eps))``.
+
+    Datasets that differ in g records are joined by a chain of g neighbours; applying the definition along the
+    chain gives ``P[M(D_0) in S] <= e^(g eps) P[M(D_g) in S] + delta (1 + e^eps + ... + e^((g-1) eps))``.
+
+    Parameters
+    ----------
+    epsilon : float
+        Epsilon of the mechanism, finite and > 0.
+    group_size : int
+        Number of records g that differ, >= 1.
+    delta : float, default 0
+        Delta of the mechanism, in [0, 1).
+
+    Returns
+    -------
+    tuple of float
+        ``(g eps, delta (e^(g eps) - 1) / (e^eps - 1))``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an invalid parameter, a total epsilon that overflows, or a group delta that reaches 1 (the
+        guarantee would say nothing).
+
+    References
+    ----------
+    Dwork & Roth 2014, Theorem 2.2.
+
+    Examples
+    --------
+    >>> group_privacy(0.5, 3)
+    (1.5, 0.0)
+    >>> e, d = group_privacy(0.1, 2, delta=1e-6)
+    >>> round(e, 3), round(d / 1e-6, 4)
+    (0.2, 2.1052)
+    """
+    eps = check_epsilon(epsilon)
+    g = check_int("group_size", group_size, minimum=1, maximum=MAX_K)
+    dlt = check_delta(delta, allow_zero=True)
+    total = _finite_total(g * eps, epsilon, g)
+    if dlt == 0.0:
+        return total, 0.0
+    try:
+        # (e^(g eps) - 1) / (e^eps - 1) = 1 + e^eps + ... + e^((g-1) eps), as a difference of logs
+        factor = math.exp(math.log(math.expm1(g * eps)) - math.log(math.expm1(eps)))
+    except OverflowError:
+        factor = math.inf
+    grown = dlt * factor
+    if not grown < 1:
+        raise ValueError(f"group_size={g} x delta={delta!r} grows to {grown:g} >= 1 over the chain of neighbours: "
+                         "the group guarantee would be vacuous; lower delta, epsilon or group_size")
+    return total, grown

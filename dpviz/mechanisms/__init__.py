@@ -17,9 +17,17 @@ Files
     ``laplace_variance``, ``laplace_quantile``, ``laplace_halfwidth``,
     ``epsilon_for_laplace_halfwidth``.
 ``gaussian_noise.py``
-    The Gaussian mechanism: ``gaussian_delta`` (exact delta), ``gaussian_sigma``
-    (analytic or classic calibration), the sampler ``gaussian``,
+    The Gaussian mechanism: ``gaussian_delta`` (exact delta) and its inverse
+    ``gaussian_epsilon``, ``gaussian_sigma`` (analytic or classic calibration), the sampler ``gaussian``,
     ``gaussian_variance`` and ``gaussian_halfwidth``.
+``randomized_response_noise.py``
+    Randomized response (Warner 1965), the first mechanism of the course: the sampler
+    ``randomized_response``, its calibration ``randomized_response_probability`` (and its inverse
+    ``randomized_response_epsilon``), the output distribution ``randomized_response_pmf``, the unbiased
+    ``randomized_response_estimate`` of a proportion and its ``randomized_response_variance``.
+``selection_noise.py``
+    ``selection_scale``: the scale ``2 Delta / epsilon`` (``Delta / epsilon`` for monotone scores) of the
+    exponential mechanism, report-noisy-max and permute-and-flip (lecture 09, :mod:`dpviz.selection`).
 ``accuracy.py``
     ``expected_squared_error`` of a whole release (Laplace or Gaussian).
 ``sensitivity.py``
@@ -51,6 +59,11 @@ References
   Differential Privacy: Analytical Calibration and Optimal Denoising." ICML 2018.
 - [CKS20] C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for
   Differential Privacy." NeurIPS 2020.
+- [War65] S. L. Warner. "Randomized Response: A Survey Technique for Eliminating
+  Evasive Answer Bias." Journal of the American Statistical Association 60(309), 1965.
+- [MT07] F. McSherry, K. Talwar. "Mechanism Design via Differential Privacy." FOCS 2007.
+- [MS20] R. McKenna, D. Sheldon. "Permute-and-Flip: A New Mechanism for Differentially
+  Private Selection." NeurIPS 2020.
 - [LHRMM10] C. Li, M. Hay, V. Rastogi, G. Miklau, A. McGregor. "Optimizing
   Linear Counting Queries Under Differential Privacy." PODS 2010.
 """
@@ -74,6 +87,7 @@ from dpviz.mechanisms.gaussian_noise import (
     GAUSSIAN_CALIBRATIONS,
     gaussian,
     gaussian_delta,
+    gaussian_epsilon,
     gaussian_halfwidth,
     gaussian_sigma,
     gaussian_variance,
@@ -87,6 +101,15 @@ from dpviz.mechanisms.laplace_noise import (
     laplace_variance,
     standard_laplace,
 )
+from dpviz.mechanisms.randomized_response_noise import (
+    randomized_response,
+    randomized_response_epsilon,
+    randomized_response_estimate,
+    randomized_response_pmf,
+    randomized_response_probability,
+    randomized_response_variance,
+)
+from dpviz.mechanisms.selection_noise import selection_scale
 from dpviz.mechanisms.sensitivity import l1, l2
 
 __all__ = [
@@ -104,7 +127,17 @@ __all__ = [
     "gaussian_variance",
     "gaussian_halfwidth",
     "gaussian_delta",
+    "gaussian_epsilon",
     "expected_squared_error",
+    # randomized response (lecture 00)
+    "randomized_response",
+    "randomized_response_probability",
+    "randomized_response_epsilon",
+    "randomized_response_pmf",
+    "randomized_response_estimate",
+    "randomized_response_variance",
+    # private selection (exponential mechanism, report-noisy-max, permute-and-flip)
+    "selection_scale",
     # exact integer noise (formerly dpviz.discrete)
     "discrete_laplace",
     "discrete_gaussian",

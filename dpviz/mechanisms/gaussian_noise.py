@@ -39,7 +39,7 @@ from dpviz.validation import (
 )
 
 __all__ = ["gaussian", "gaussian_sigma", "gaussian_variance", "gaussian_halfwidth", "gaussian_delta",
-           "GAUSSIAN_CALIBRATIONS"]
+           "gaussian_epsilon", "GAUSSIAN_CALIBRATIONS"]
 
 #: How sigma is calibrated: the exact analytic root of [BW18], the classic bound of [DR14], or the
 #: ``sqrt(2 ln(2/delta))`` form of [LHRMM10] and Miklau's slides.
@@ -81,11 +81,62 @@ def gaussian_delta(sigma: float, l2_sensitivity: float, epsilon: float) -> float
     s = check_positive("sigma", sigma)
     d = check_positive("l2_sensitivity", l2_sensitivity)
     eps = check_nonnegative("epsilon", epsilon)
+    return _delta(s, d, eps)
+
+
+def _delta(s: float, d: float, eps: float) -> float:
+    """:func:`gaussian_delta` on checked arguments (root finders call it many times)."""
     a = d / (2.0 * s)
     c = eps * s / d
     # e^eps * Phi(-a - c), computed in log space so large epsilon does not overflow
     log_term = eps + special.log_ndtr(-a - c)
     return float(special.ndtr(a - c) - math.exp(log_term))
+
+
+def gaussian_epsilon(sigma: float, l2_sensitivity: float, delta: float) -> float:
+    """Exact epsilon at delta of the Gaussian mechanism with noise sigma: the root of :func:`gaussian_delta`.
+
+    The inverse of :func:`gaussian_delta` in epsilon (delta decreases in epsilon), found by root finding.  For k
+    releases with the same sigma, ``gaussian_epsilon(sigma / sqrt(k), ...)`` is their exact composition: the k
+    answers together are one Gaussian mechanism with L2 sensitivity ``sqrt(k)`` times larger.
+
+    Parameters
+    ----------
+    sigma : float
+        Standard deviation of the noise, > 0.
+    l2_sensitivity : float
+        L2 sensitivity of the query vector, > 0.
+    delta : float
+        In (0, 1).
+
+    Returns
+    -------
+    float
+        The smallest epsilon >= 0 with ``gaussian_delta(sigma, l2_sensitivity, epsilon) <= delta`` (rounded up).
+
+    Raises
+    ------
+    ValueError
+        For an invalid parameter, or a sigma so small that epsilon would exceed 1e12.
+
+    Examples
+    --------
+    >>> round(gaussian_epsilon(2.0, 1.0, gaussian_delta(2.0, 1.0, 1.0)), 6)
+    1.0
+    """
+    s = check_positive("sigma", sigma)
+    d = check_positive("l2_sensitivity", l2_sensitivity)
+    dlt = check_delta(delta)
+    if _delta(s, d, 0.0) <= dlt:
+        return 0.0
+    hi = 1.0
+    while _delta(s, d, hi) > dlt:
+        hi *= 2.0
+        if hi > 1e12:
+            raise ValueError(f"sigma={s!r} is too small for l2_sensitivity={d!r}: the epsilon at delta={dlt!r} "
+                             "exceeds 1e12; raise sigma")
+    eps = optimize.brentq(lambda e: _delta(s, d, e) - dlt, 0.0, hi, xtol=1e-12, rtol=1e-12)
+    return float(eps) * (1 + 1e-12)
 
 
 def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,

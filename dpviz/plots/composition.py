@@ -20,13 +20,15 @@ __all__ = ["composition_title", "composition_figure", "composition_axes", "advan
 _SEQ, _PAR = PALETTE["vermillion"], PALETTE["blue"]
 
 
-def composition_title(exp: CompositionExperiment) -> str:
+def composition_title(exp: CompositionExperiment, *, sep: str = " ") -> str:
     """Title with the budget and both totals (simulated / theory).
 
     Parameters
     ----------
     exp : CompositionExperiment
         The experiment shown.
+    sep : str, default " "
+        Put between the settings and the totals (``"<br>"`` or ``"\\n"`` to break the line).
 
     Returns
     -------
@@ -39,7 +41,7 @@ def composition_title(exp: CompositionExperiment) -> str:
     else:
         seq = f"Alg 1 total {exp.sequential.total_mse:.4g} (theory {exp.theory_sequential.sum():.4g})"
     return (f"BMI queries, budget epsilon = {exp.epsilon:.3g}, Alg 1 share {exp.share:.3g} per query, "
-            f"{exp.parallel.trials} trials: {seq}; {par}")
+            f"{exp.parallel.trials} trials:{sep}{seq}; {par}")
 
 
 def composition_figure(exp: CompositionExperiment) -> go.Figure:
@@ -69,10 +71,12 @@ def composition_figure(exp: CompositionExperiment) -> go.Figure:
                    marker=dict(symbol="line-ew", size=30, line=dict(width=3, color=PALETTE["grey"])),
                    hovertemplate="%{x}: %{y:.7~g}<extra>Alg 2 theory</extra>", offsetgroup="par"),
     ]
-    layout = dict(title=dict(text=composition_title(exp), font=dict(size=13)), barmode="group",
-                      scattermode="group", yaxis_title="mean squared error", yaxis_type="log", height=420,
-                      margin=dict(l=60, r=20, t=60, b=40), legend=dict(orientation="h", y=-0.2),
-                      template=TEMPLATE)
+    # the legend sits to the right of the plot area, never over a bar (issue 19: it covered the fourth bar)
+    layout = dict(title=dict(text=composition_title(exp, sep="<br>"), font=dict(size=13)), barmode="group",
+                  scattermode="group", yaxis_title="mean squared error (log scale)", yaxis_type="log", height=440,
+                  margin=dict(l=60, r=20, t=70, b=40),
+                  legend=dict(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top", font=dict(size=11)),
+                  template=TEMPLATE)
     return go.Figure(data=traces, layout=layout)
 
 
@@ -91,7 +95,7 @@ def composition_axes(exp: CompositionExperiment, ax: Axes | None = None) -> Axes
     matplotlib.axes.Axes
         The axes drawn on.
     """
-    ax = new_axes(ax)
+    ax = new_axes(ax, figsize=(7.0, 4.2))
     x = np.arange(4)
     w = 0.38
     if exp.sequential is not None:
@@ -101,10 +105,26 @@ def composition_axes(exp: CompositionExperiment, ax: Axes | None = None) -> Axes
     ax.hlines(exp.theory_parallel, x, x + w, colors=PALETTE["grey"], lw=2.5, label="Alg 2 theory")
     ax.set_xticks(x, list(BMI_QUERY_NAMES), fontsize=8)
     ax.set_yscale("log")
-    ax.set_ylabel("mean squared error")
-    ax.set_title(composition_title(exp), fontsize=8)
-    ax.legend(fontsize=7)
+    tops = [exp.theory_sequential.max(), exp.theory_parallel.max(), exp.parallel.mse.max()]
+    lows = [exp.theory_parallel.min(), exp.parallel.mse.min()]
+    if exp.sequential is not None:
+        tops.append(exp.sequential.mse.max())
+    ax.set_ylim(min(lows) / 1.5, max(tops) * 1.5)   # head room: the theory markers stay inside the frame
+    _plain_log_ticks(ax)
+    ax.set_ylabel("mean squared error (log scale)")
+    ax.set_title(composition_title(exp, sep="\n"), fontsize=8)
+    # below the axes, never over a bar (issue 19: the legend covered the fourth bar)
+    ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.1), frameon=False)
     return ax
+
+
+def _plain_log_ticks(ax: Axes) -> None:
+    """Label a log axis with plain numbers (2, 5, 10, 20, ...) instead of ``3 x 10^1``."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
 
 
 def advanced_composition_axes(comparison: dict[str, np.ndarray], ax: Axes | None = None) -> Axes:

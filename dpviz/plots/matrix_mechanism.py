@@ -18,7 +18,7 @@ from dpviz.experiments.matrix_mechanism import (
     StrategyComparison,
 )
 from dpviz.plots.bands import new_axes, plotly_line
-from dpviz.plots.palette import ALT, SIMULATED, TEMPLATE, THEORY, TRUTH, band_fill, color
+from dpviz.plots.palette import SIMULATED, TEMPLATE, THEORY, TRUTH, band_fill, color
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -164,7 +164,8 @@ def comparison_axes(comp: StrategyComparison, ax: Axes | None = None, *, highlig
     """
     ax = new_axes(ax, figsize=(6.5, 3.6))
     y = np.arange(len(comp.names))
-    cols = [THEORY if nm == highlight else color(i) for i, nm in enumerate(comp.names)]
+    # the bars are told apart by their labels; colour only marks the highlighted one
+    cols = [THEORY if nm == highlight else "#9AA5B1" for nm in comp.names]
     ax.barh(y, comp.ratio, color=cols)
     ax.axvline(1.0, color=TRUTH, ls="--", lw=1, label="SVD lower bound")
     ax.set_yticks(y, comp.labels)
@@ -201,6 +202,10 @@ def strategy_heatmap_axes(A: Any, ax: Axes | None = None, *, title: str = "strat
     lim = float(np.abs(M).max()) or 1.0
     im = ax.imshow(M, cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto", interpolation="nearest")
     ax.figure.colorbar(im, ax=ax, shrink=0.8)
+    from matplotlib.ticker import MaxNLocator  # lazily: an explorer's kernel never loads matplotlib
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))      # rows and cells are counted, never at -0.5
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("cell")
     ax.set_ylabel("strategy row")
     ax.set_title(title, fontsize=9)
@@ -256,8 +261,9 @@ def error_by_width_axes(ebw: ErrorByWidth, ax: Axes | None = None) -> Axes:
     """
     ax = new_axes(ax)
     frac = ebw.widths / ebw.n
-    for i, lab in enumerate(ebw.labels):
-        ax.plot(frac, ebw.mse[i], "-", color=color(i) if i else ALT, label=lab)
+    styles = ("-", "--", "-.", ":")
+    for i, lab in enumerate(ebw.labels):   # one colour and one dash pattern per strategy
+        ax.plot(frac, ebw.mse[i], styles[i % len(styles)], color=color(i), lw=1.6, label=lab)
     ax.set_xlabel("query width (fraction of the domain)")
     ax.set_ylabel("mean squared error")
     ax.set_title(f"All ranges, n = {ebw.n}, epsilon = {ebw.epsilon:g} (exact, least squares)", fontsize=9)

@@ -13,15 +13,18 @@ from typing import Any
 
 _EXPLORERS = {
     "Explorer": "base",
+    "PrivacyLossExplorer": "privacy_loss",
     "LaplaceExplorer": "laplace",
     "CompositionExplorer": "composition",
     "SubsamplingExplorer": "subsampling",
+    "CompositionBoundsExplorer": "composition_bounds",
     "HierarchyExplorer": "hierarchy",
     "MatrixMechanismExplorer": "matrix_mechanism",
     "SumQueryExplorer": "sums",
     "GPTTAttackExplorer": "gptt",
     "AuditExplorer": "audit",
     "AlgorithmComparisonExplorer": "comparison",
+    "SelectionExplorer": "selection",
 }
 
 __all__ = list(_EXPLORERS)

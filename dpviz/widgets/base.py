@@ -8,6 +8,11 @@ A subclass provides
 * ``_figure(result) -> plotly.graph_objects.Figure`` by calling *one* function of ``dpviz.plots``,
 * optionally ``_after_draw(result)`` to refresh side panels (ledgers, tables).
 
+Every control is *guarded*: a value it cannot show (out of range, of the wrong type, not one of its options,
+NaN) is refused before ipywidgets would clip or coerce it -- from Python or from the browser -- and the
+explorer's message names the control, the value and what is allowed; the control, the result and the figure
+keep their last good state, and nothing is raised into the caller.
+
 A lecture can give the student goals to reach with the controls (:meth:`Explorer.add_goal`, e.g. "find the
 epsilon at which the 90 % band is +-5"): the explorer checks each goal after every redraw and says when it is
 reached.  The test of a goal comes from :mod:`dpviz.exercises` (the widget only shows it).
@@ -155,12 +160,8 @@ def _check_kind(name: str, widget: widgets.Widget, value: Any) -> None:
             raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
 
 
-def _set_initial(name: str, widget: widgets.Widget, value: Any) -> None:
-    """Set a control's starting value, refusing (not clipping) one the control cannot show.
-
-    ipywidgets' bounded sliders silently clip an out-of-range value; an explorer
-    built with ``epsilon=-1`` must say so instead of running at the slider's minimum.
-    """
+def _check_value(name: str, widget: widgets.Widget, value: Any) -> None:
+    """Raise a named ValueError/TypeError if ``widget`` cannot show ``value`` as it is (no clipping, no casting)."""
     _check_kind(name, widget, value)
     bounds = control_range(widget)
     if bounds is not None:
@@ -169,8 +170,66 @@ def _set_initial(name: str, widget: widgets.Widget, value: Any) -> None:
         for v in parts:
             if isinstance(v, bool) or not isinstance(v, numbers.Real):
                 raise TypeError(f"{name} must be a number, got {v!r} ({type(v).__name__})")
+            if not math.isfinite(float(v)):
+                raise ValueError(f"{name} must be a finite number in [{lo:g}, {hi:g}], got {v!r}")
             if not (lo * (1 - 1e-12) - 1e-300 <= float(v) <= hi * (1 + 1e-12) + 1e-300):
                 raise ValueError(f"{name} = {v!r} is outside this explorer's range [{lo:g}, {hi:g}]")
+
+
+class _Guarded:
+    """Mixin of a guarded control (see the module docstring): a refused value never reaches the trait.
+
+    Both Python assignments (``__setattr__``) and the browser's updates (``set_trait``, through which
+    ipywidgets applies a front-end change) are checked; a refused browser value is answered by sending the
+    kept value back, so the control shows what the explorer uses.
+    """
+
+    _dpviz_name: str
+    _dpviz_refused: Callable[[str], None]
+
+    def _dpviz_accepts(self, value: Any) -> bool:
+        try:
+            _check_value(self._dpviz_name, self, value)
+        except (TypeError, ValueError) as exc:
+            self._dpviz_refused(f"{exc}; {self._dpviz_name} stays at {_short(self.value)}")  # type: ignore[attr-defined]
+            return False
+        return True
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "value" and "_dpviz_name" in self.__dict__ and not self._dpviz_accepts(value):
+            return
+        super().__setattr__(name, value)
+
+    def set_trait(self, name: str, value: Any) -> None:
+        if name == "value" and "_dpviz_name" in self.__dict__ and not self._dpviz_accepts(value):
+            self.send_state("value")   # type: ignore[attr-defined]
+            return
+        super().set_trait(name, value)  # type: ignore[misc]
+
+
+_GUARDED: dict[type, type] = {}
+
+
+def _guard(name: str, widget: widgets.Widget, refused: Callable[[str], None]) -> None:
+    """Make ``widget`` a guarded control named ``name`` whose refusals go to ``refused(message)``."""
+    cls = type(widget)
+    if cls not in _GUARDED:
+        _GUARDED[cls] = type(f"Guarded{cls.__name__}", (_Guarded, cls), {})
+    widget.__class__ = _GUARDED[cls]
+    widget.__dict__["_dpviz_name"] = name
+    widget.__dict__["_dpviz_refused"] = refused
+    bounds = control_range(widget)
+    if bounds is not None and isinstance(widget, (widgets.BoundedFloatText, widgets.BoundedIntText)):
+        widget.tooltip = f"{name}: from {bounds[0]:g} to {bounds[1]:g}"   # a text box does not show its range
+
+
+def _set_initial(name: str, widget: widgets.Widget, value: Any) -> None:
+    """Set a control's starting value, refusing (not clipping) one the control cannot show.
+
+    ipywidgets' bounded sliders silently clip an out-of-range value; an explorer
+    built with ``epsilon=-1`` must say so instead of running at the slider's minimum.
+    """
+    _check_value(name, widget, value)
     try:
         widget.value = value
     except traitlets.TraitError as exc:
@@ -218,6 +277,8 @@ class Explorer:
         if self.main_control not in self.controls:
             raise TypeError(f"{type(self).__name__}.main_control {self.main_control!r} is not one of its controls")
         self.controls[self.main_control].add_class("dpviz-main-control")
+        for name, w in self.controls.items():
+            _guard(name, w, self._refuse)
         self.message = widgets.HTML(value="", layout=widgets.Layout(min_height="1.5em"))
         self.message.add_class("dpviz-message")
         self.goals = widgets.HTML(value="")
@@ -227,6 +288,7 @@ class Explorer:
         self.result: Any = None
         self.last_update_ms = float("nan")
         self._updating = False
+        self._good_values: dict[str, Any] | None = None
         if not self.update():
             raise ValueError(f"cannot start {type(self).__name__}: {self.message_text}")
         for w in self.controls.values():
@@ -274,6 +336,10 @@ class Explorer:
         if not self._updating:
             self.update()
 
+    def _refuse(self, text: str) -> None:
+        """Show why a control value was refused (the control and the figure keep their last good state)."""
+        self._show(text)
+
     def _show(self, text: str, kind: str = "error") -> None:
         """Show ``text`` in ``message`` as an error or an info note."""
         colour = {"error": "#D55E00", "info": "#0072B2"}[kind]
@@ -294,7 +360,8 @@ class Explorer:
     def update(self) -> bool:
         """Recompute from the current control values and redraw.
 
-        On failure the message shows the error and ``result``/``figure`` keep their last good state.
+        On failure the message shows the error, ``result``/``figure`` keep their last good state and the
+        controls go back to the values that produced it, so the figure always matches the controls.
 
         Returns
         -------
@@ -304,6 +371,7 @@ class Explorer:
         start = time.perf_counter()
         computed = self._attempt(self._figure)
         if computed is None:
+            self._restore_good_values()
             return False
         result, fig = computed
         self.result = result
@@ -313,6 +381,7 @@ class Explorer:
         else:
             sync_figure(self.figure, fig)
         self.message.value = ""
+        self._good_values = self.values
         self._after_draw(result)
         if self._goals:
             self._check_goals()
@@ -356,6 +425,17 @@ class Explorer:
                 note = f" &mdash; {html.escape(found)}" if found else ""
                 lines.append(f'<span style="color:#0072B2">&#10004; Goal reached: {html.escape(text)}{note}</span>')
         self.goals.value = '<div role="status">' + "<br>".join(lines) + "</div>"
+
+    def _restore_good_values(self) -> None:
+        """Put every control back at the value of the last successful update (after a refused computation)."""
+        if self._good_values is None:
+            return
+        moved = {n: v for n, v in self._good_values.items() if self.controls[n].value != v}
+        for name, value in moved.items():
+            self.set_quietly(name, value)
+        if moved:
+            back = ", ".join(f"{n} back to {_short(v)}" for n, v in moved.items())
+            self._show(f"{self.message_text}; {back}")
 
     def set_quietly(self, name: str, value: Any) -> None:
         """Set a control without triggering an update (to display a value the core solved for).

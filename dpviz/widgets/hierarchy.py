@@ -28,9 +28,10 @@ class HierarchyExplorer(Explorer):
     H_b leaves after constrained inference, or the raw noisy leaves),
     ``trials``, ``dataset``, ``range`` (the selected query as a fraction of the
     domain) and ``seed``.  The figure shows the true histogram with one
-    release, the selected range's minimal-cover nodes before and after
-    constrained inference, and MSE vs range width (simulated band and mean
-    beside the exact curve) for Flat, H_b and H_b + CI.  Everything is
+    release, the error of each of the selected range's minimal-cover nodes
+    before and after constrained inference (the noise inference removes),
+    and MSE vs range width (simulated band and mean beside the exact curve)
+    for Flat, H_b and H_b + CI.  Everything is
     epsilon-DP; nothing is charged to an accountant (each redraw is a fresh
     illustration, not a release).
 

@@ -16,15 +16,18 @@ import pytest
 
 PAGES = {
     # page: what the main slider is
+    "privacy_loss": "epsilon",
     "laplace": "epsilon",
     "composition": "total budget epsilon",
     "subsampling": "sampling rate p",
+    "composition_bounds": "number of releases k",
     "hierarchies": "branching factor b",
     "matrix_mechanism": "epsilon",
     "sum_queries": "truncation ratio p",
     "gptt_attack": "epsilon",
     "audit": "number of samples",
     "comparison": "epsilon",
+    "selection": "epsilon",
 }
 PLOT_DATA_JS = """() => JSON.stringify(Array.from(document.querySelectorAll('.js-plotly-plot'))
     .map(p => (p.data || []).map(t => [t.x, t.y])))"""

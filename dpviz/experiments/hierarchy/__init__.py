@@ -16,6 +16,8 @@ Where things are
 ``explorer.py``
     What the hierarchy explorer draws: :class:`CoverNodes`, :class:`HierarchyRun`,
     :func:`hierarchy_explorer_run`.
+``picture.py``
+    One small tree drawn node by node: :class:`TreePicture`, :func:`tree_picture`.
 ``branching.py``
     Choosing b and the allocation: :class:`BranchingStudy`, :func:`branching_study`,
     :func:`allocation_study`.
@@ -39,6 +41,7 @@ from dpviz.experiments.hierarchy.branching import BranchingStudy, allocation_stu
 from dpviz.experiments.hierarchy.data import coarsen, dataset_histogram, default_widths, synthetic_histogram
 from dpviz.experiments.hierarchy.dimensions import DimensionSimulation, dimension_simulation, dimension_study
 from dpviz.experiments.hierarchy.explorer import CoverNodes, HierarchyRun, hierarchy_explorer_run
+from dpviz.experiments.hierarchy.picture import MAX_PICTURE_LEAVES, TreePicture, tree_picture
 from dpviz.experiments.hierarchy.widths import METHOD_LABELS, METHODS, WidthCurves, range_error_by_width
 
 __all__ = [
@@ -53,6 +56,9 @@ __all__ = [
     "CoverNodes",
     "HierarchyRun",
     "hierarchy_explorer_run",
+    "MAX_PICTURE_LEAVES",
+    "TreePicture",
+    "tree_picture",
     "BranchingStudy",
     "branching_study",
     "allocation_study",

@@ -47,6 +47,21 @@ class CoverNodes:
     noisy: np.ndarray
     consistent: np.ndarray
 
+    @property
+    def noisy_error(self) -> np.ndarray:
+        """(c,) error of each cover node's noisy count, ``noisy - truth`` (the Laplace noise itself)."""
+        return self.noisy - self.truth
+
+    @property
+    def consistent_error(self) -> np.ndarray:
+        """(c,) error of each cover node after constrained inference, ``consistent - truth``."""
+        return self.consistent - self.truth
+
+    @property
+    def correction(self) -> np.ndarray:
+        """(c,) what constrained inference changed at each cover node, ``consistent - noisy``."""
+        return self.consistent - self.noisy
+
 
 @dataclass(frozen=True)
 class HierarchyRun:

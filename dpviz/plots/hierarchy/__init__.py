@@ -11,6 +11,9 @@ Where things are
     Static matplotlib versions for the lecture notebook: :func:`width_curves_axes`,
     :func:`release_axes`, :func:`cover_axes`, :func:`branching_axes`,
     :func:`allocation_axes`, :func:`dimension_axes`, :func:`level_variance_axes`.
+``tree.py``
+    A static picture of a small tree (levels, a query's cover, counts before and after inference):
+    :func:`tree_axes`.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from dpviz.plots.hierarchy.axes import (
 )
 from dpviz.plots.hierarchy.figures import add_width_traces, explorer_figure, width_curves_figure
 from dpviz.plots.hierarchy.style import METHOD_COLORS, curves_title
+from dpviz.plots.hierarchy.tree import tree_axes
 from dpviz.plots.palette import PALETTE  # noqa: F401  (the lecture picks extra colours as P.PALETTE[...])
 
 __all__ = [
@@ -41,4 +45,5 @@ __all__ = [
     "allocation_axes",
     "dimension_axes",
     "level_variance_axes",
+    "tree_axes",
 ]

@@ -101,7 +101,10 @@ def release_axes(run: HierarchyRun, ax: Axes | None = None) -> Axes:
 
 
 def cover_axes(run: HierarchyRun, ax: Axes | None = None) -> Axes:
-    """Static view of the selected range's cover nodes: true, noisy and consistent counts.
+    """Static view of the selected range's cover nodes: each node's error before and after constrained inference.
+
+    Errors (count minus true count), not counts, so the noise inference removes is visible whatever the size of
+    the counts; a bar joins each node's two errors (the correction inference made).
 
     Parameters
     ----------
@@ -118,14 +121,18 @@ def cover_axes(run: HierarchyRun, ax: Axes | None = None) -> Axes:
     ax = new_axes(ax)
     cov = run.cover
     k = np.arange(cov.level.size)
-    ax.plot(k, cov.truth, "D", color=TRUTH, label="true")
-    ax.plot(k - 0.15, cov.noisy, "o", color=METHOD_COLORS["tree"], label="noisy (before)")
-    ax.plot(k + 0.15, cov.consistent, "s", color=METHOD_COLORS["tree_ci"], label="after constrained inference")
+    ax.axhline(0.0, color=TRUTH, lw=0.8, ls=":", label="true count (error 0)")
+    ax.vlines(k, cov.noisy_error, cov.consistent_error, color="0.6", lw=1, label="correction made by inference")
+    ax.plot(k - 0.08, cov.noisy_error, "o", color=METHOD_COLORS["tree"], label="noisy count - true (before)")
+    ax.plot(k + 0.08, cov.consistent_error, "s", color=METHOD_COLORS["tree_ci"],
+            label="after constrained inference - true")
     ax.set_xticks(k, [f"L{lv}\n[{s},{e})" for lv, s, e in zip(cov.level, cov.node_start, cov.node_stop, strict=True)],
                   fontsize=6)
-    ax.set_ylabel("node count")
-    ax.set_yscale("log")
-    ax.set_title(f"minimal cover of [{cov.start}, {cov.stop})", fontsize=9)
+    ax.set_ylabel("count - true count")
+    a = run.answers
+    b = run.curves.branching
+    ax.set_title(f"minimal cover of [{cov.start}, {cov.stop}): range error H_{b} {a['tree'] - a['truth']:+.1f}, "
+                 f"H_{b} + CI {a['tree_ci'] - a['truth']:+.1f}", fontsize=9)
     ax.legend(fontsize=7)
     return ax
 

@@ -100,9 +100,11 @@ def width_curves_figure(c: WidthCurves) -> go.Figure:
 
 
 def explorer_figure(run: HierarchyRun) -> go.Figure:
-    """The explorer's three panels: histogram and one release; cover nodes before/after inference; MSE vs width.
+    """The explorer's three panels: one release; the cover nodes' errors before/after inference; MSE vs width.
 
-    Built as one figure with three stacked axes (no ``make_subplots``) and the small shared
+    The middle panel draws each cover node's *error* (count minus true count) before and after constrained
+    inference, so the noise inference removes stays visible whatever the counts' size (a bar joins each node's
+    two errors).  Built as one figure with three stacked axes (no ``make_subplots``) and the small shared
     template, so a redraw stays cheap.
 
     Parameters
@@ -131,16 +133,22 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
                    hovertemplate="bin %{x}: %{y:.7~g}<extra>" + which + "</extra>"),
         dict(type="scatter", x=x, y=run.truth, mode="lines", name="true histogram", line=dict(color=TRUTH, width=1.5),
                    hovertemplate="bin %{x}: %{y:.7~g}<extra>truth</extra>"),
-        dict(type="scatter", x=k, y=cov.truth, mode="markers", name="true node count", showlegend=False,
-                   marker=dict(color=TRUTH, symbol="diamond", size=9), text=labels,
-                   hovertemplate="%{text}: true %{y:.7~g}<extra></extra>", xaxis="x2", yaxis="y2"),
-        dict(type="scatter", x=k - 0.15, y=cov.noisy, mode="markers", name="cover node: noisy (before)",
-                   marker=dict(color=METHOD_COLORS["tree"], size=8), text=labels,
-                   hovertemplate="%{text}: noisy %{y:.7~g}<extra></extra>", xaxis="x2", yaxis="y2"),
-        dict(type="scatter", x=k + 0.15, y=cov.consistent, mode="markers",
-                   name="cover node: after constrained inference",
-                   marker=dict(color=METHOD_COLORS["tree_ci"], size=8, symbol="square"), text=labels,
-                   hovertemplate="%{text}: after CI %{y:.7~g}<extra></extra>", xaxis="x2", yaxis="y2"),
+        dict(type="scatter", x=[-0.5, len(labels) - 0.5], y=[0.0, 0.0], mode="lines", name="true count (error 0)",
+             showlegend=False, line=dict(color=TRUTH, width=1, dash="dot"), hoverinfo="skip", xaxis="x2",
+             yaxis="y2"),
+        dict(type="scatter", x=k - 0.15, y=cov.noisy_error, mode="markers", name="cover node: noisy count - true",
+             marker=dict(color=METHOD_COLORS["tree"], size=8), text=labels, customdata=np.c_[cov.truth, cov.noisy],
+             hovertemplate="%{text}: noisy %{customdata[1]:.7~g} - true %{customdata[0]:.7~g} = %{y:+.4~g}"
+                           "<extra></extra>", xaxis="x2", yaxis="y2"),
+        dict(type="scatter", x=k + 0.15, y=cov.consistent_error, mode="markers",
+             name="after constrained inference - true (bar: the noise inference removed)",
+             marker=dict(color=METHOD_COLORS["tree_ci"], size=8, symbol="square"), text=labels,
+             customdata=np.c_[cov.consistent, cov.correction],
+             error_y=dict(type="data", symmetric=False, array=np.maximum(-cov.correction, 0.0),
+                          arrayminus=np.maximum(cov.correction, 0.0), color=METHOD_COLORS["tree_ci"], thickness=1,
+                          width=0),
+             hovertemplate="%{text}: after inference %{customdata[0]:.7~g}, error %{y:+.4~g} "
+                           "(inference moved it by %{customdata[1]:+.4~g})<extra></extra>", xaxis="x2", yaxis="y2"),
         *_width_traces(c, "x3", "y3", band_style="bars"),
     ]
     a = run.answers
@@ -160,12 +168,13 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
         xaxis=dict(title="bin", domain=[0, 1], anchor="y"), yaxis=dict(title="count", domain=[0.76, 1.0], anchor="x"),
         xaxis2=dict(title="cover node (level, leaf range)", tickmode="array", tickvals=k, ticktext=labels,
                     domain=[0, 1], anchor="y2"),
-        yaxis2=dict(title="count", domain=[0.46, 0.64], anchor="x2"),
+        yaxis2=dict(title="count - true count", domain=[0.46, 0.64], anchor="x2", zeroline=False),
         xaxis3=dict(title="range width (bins)", type="log", domain=[0, 1], anchor="y3"),
         yaxis3=dict(title="mean squared error", type="log", domain=[0.0, 0.34], anchor="x3"),
         annotations=[head("true histogram and one release (leaves)", 1.0),
-                     head(f"minimal cover of [{cov.start}, {cov.stop}): node counts before / after constrained "
-                          "inference", 0.64),
+                     head(f"minimal cover of [{cov.start}, {cov.stop}): error of each node's count, noisy and after "
+                          f"inference | range error: H_{b} {a['tree'] - a['truth']:+.1f}, H_{b}+CI "
+                          f"{a['tree_ci'] - a['truth']:+.1f}", 0.64),
                      head(f"MSE vs range width ({c.trials} trials): mean of the simulations with their "
                           f"{c.band[0]:g}-{c.band[1]:g} % range (bars), exact curve (line)", 0.34)],
         shapes=[dict(type="rect", xref="x", yref="paper", x0=cov.start - 0.5, x1=cov.stop - 0.5, y0=0.76, y1=1.0,

@@ -1,0 +1,458 @@
+"""Exercises of lecture 09 (choosing privately: the exponential mechanism, report-noisy-max, permute-and-flip).
+
+Neighbours are add/remove-one-record, as in every lecture; a score of sensitivity Delta moves by at most
+Delta between neighbours.  Each ``check_*`` computes its expected answer with :mod:`dpviz.selection` and
+returns a :class:`~dpviz.exercises.Feedback`; the two goal functions give the :class:`SelectionExplorer` of
+the lecture something to check.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from scipy import optimize, stats
+
+from dpviz import selection
+from dpviz.audit import epsilon_lower_bound
+
+# check_array is aliased: the exercise checkers answer every input with feedback and never raise, unlike
+# dpviz.validation.check_array, whose name they would otherwise share
+from dpviz.exercises.checks import NO_ANSWER, check_number, check_private, unanswered
+from dpviz.exercises.checks import check_array as check_answer_array
+from dpviz.exercises.feedback import Feedback
+from dpviz.exercises.registry import Exercise
+from dpviz.experiments.selection import selection_scores
+from dpviz.mechanisms import selection_scale
+
+__all__ = ["check_em_best_of_three", "check_counting_noise_scale", "check_utility_guarantee",
+           "check_expected_scores", "check_exponential_mechanism", "check_too_little_noise", "half_noise_max",
+           "best_probability_goal", "largest_advantage", "advantage_goal", "EXERCISES"]
+
+THREE = (30.0, 25.0, 10.0)          # exercise 9.1's counts
+ADULT_EPSILON, ADULT_T = 0.1, math.log(20.0)   # exercise 9.3: epsilon and t = ln 20 (probability 0.95)
+WINNER_EPSILON = 0.1               # exercise 9.4, on the "clear winner" scores
+
+
+def check_em_best_of_three(answer: Any) -> Feedback:
+    """Exercise 9.1: the exponential mechanism's probability of picking the largest of the counts 30, 25, 10.
+
+    Parameters
+    ----------
+    answer : float
+        The student's probability (epsilon = 0.2, sensitivity 1, scale 2 Delta / epsilon).
+
+    Returns
+    -------
+    Feedback
+        The verdict.
+
+    Examples
+    --------
+    >>> w = np.exp(0.2 * np.array([30, 25, 10]) / 2)
+    >>> bool(check_em_best_of_three(w[0] / w.sum()))
+    True
+    """
+    p = selection.exponential_probabilities(THREE, 0.2)
+    return check_number(
+        "9.1 The exponential mechanism's pick", answer, float(p[0]),
+        explain="the weights are exp(0.2 u / 2) = e^3, e^2.5, e^1, and the first holds "
+                f"{p[0]:.3f} of their total.",
+        hint="Weight each candidate by exp(epsilon * score / (2 * sensitivity)) and divide the first weight by "
+             "the sum of all three.",
+        mistakes=[(float(selection.exponential_probabilities(THREE, 0.2, monotone=True)[0]),
+                   "You used exp(epsilon * score): the exponential mechanism divides by 2 Delta (that factor 2 "
+                   "pays for scores that move in opposite directions)."),
+                  (1.0 / 3.0, "1/3 treats the candidates alike: the weights grow with the score."),
+                  (1.0, "The mechanism is randomised: the best count is likely, not certain.")],
+        rtol=1e-6)
+
+
+def check_counting_noise_scale(answer: Any) -> Feedback:
+    """Exercise 9.2: the Laplace scale of report-noisy-max over counts (epsilon = 0.5), [DR14] Claim 3.9.
+
+    Parameters
+    ----------
+    answer : float
+        The student's noise scale.
+
+    Returns
+    -------
+    Feedback
+        The verdict.
+
+    Examples
+    --------
+    >>> bool(check_counting_noise_scale(2.0))
+    True
+    """
+    return check_number(
+        "9.2 Noise for report-noisy-max over counts", answer, selection_scale(1.0, 0.5, monotone=True),
+        explain="counts are monotone under add/remove-one (a new person raises one count and lowers none), so "
+                "Lap(1/epsilon) = Lap(2) noise on each count makes reporting the largest 0.5-DP (Dwork & Roth, "
+                "Claim 3.9).",
+        hint="One person changes one count by 1, and every count can only move the same way. Which scale "
+             "does Claim 3.9 of Dwork & Roth use?",
+        mistakes=[(selection_scale(1.0, 0.5), "4 = 2 Delta / epsilon is the general scale; counts are monotone "
+                                              "(all move the same way), so Delta / epsilon is enough."),
+                  (0.5, "The scale divides the sensitivity by epsilon."),
+                  (20.0, "Reporting the largest costs epsilon once, whatever the number of counts: the budget is "
+                         "not split over the candidates.")])
+
+
+def check_utility_guarantee(answer: Any) -> Feedback:
+    """Exercise 9.3: the count the exponential mechanism beats with probability >= 0.95 on the ADULT bins.
+
+    Parameters
+    ----------
+    answer : float
+        ``OPT - (2 Delta / epsilon)(ln m + t)`` at epsilon = 0.1, m = 10 candidates, ``e^{-t} = 0.05``.
+
+    Returns
+    -------
+    Feedback
+        The verdict.
+
+    Examples
+    --------
+    >>> bool(check_utility_guarantee(116 - 20 * (np.log(10) + np.log(20))))
+    True
+    """
+    scores, _ = selection_scores("adult")
+    opt, m = float(scores.max()), scores.size
+    expected = opt - selection.exponential_utility_gap(ADULT_EPSILON, m, ADULT_T)
+    return check_number(
+        "9.3 The utility guarantee", answer, expected, rtol=1e-6,
+        explain="OPT - (2/0.1)(ln 10 + ln 20): with probability at least 0.95 the chosen count is above it "
+                "(Dwork & Roth, Corollary 3.12).",
+        hint="Use P(u <= OPT - (2 Delta / epsilon)(ln m + t)) <= e^(-t): choose t with e^(-t) = 0.05, and m = 10.",
+        mistakes=[(opt - selection.exponential_utility_gap(ADULT_EPSILON, m, ADULT_T, monotone=True),
+                   "You used Delta / epsilon: the guarantee of the exponential mechanism as defined has "
+                   "2 Delta / epsilon."),
+                  (opt - selection.exponential_utility_gap(ADULT_EPSILON, m, 0.05),
+                   "t is not 0.05: the bound fails with probability e^(-t), so t = ln(1 / 0.05) = ln 20."),
+                  (opt - 20.0 * (math.log10(m) + math.log10(20.0)),
+                   "The guarantee uses natural logarithms (ln), not log10.")])
+
+
+def check_expected_scores(answer: Any) -> Feedback:
+    """Exercise 9.4: expected scores [exponential mechanism, permute-and-flip] on the "clear winner" scores.
+
+    Parameters
+    ----------
+    answer : array_like, shape (2,)
+        The two exact expected scores at epsilon = 0.1 (sensitivity 1, scale 2 Delta / epsilon).
+
+    Returns
+    -------
+    Feedback
+        The verdict.
+
+    Examples
+    --------
+    >>> from dpviz import selection as S
+    >>> u, _ = selection_scores("clear winner")
+    >>> bool(check_expected_scores([S.exponential_probabilities(u, 0.1) @ u,
+    ...                             S.permute_and_flip_probabilities(u, 0.1) @ u]))
+    True
+    """
+    u, _ = selection_scores("clear winner")
+    em = selection.exponential_probabilities(u, WINNER_EPSILON)
+    pf = selection.permute_and_flip_probabilities(u, WINNER_EPSILON)
+    return check_answer_array(
+        "9.4 Permute-and-flip against the exponential mechanism", answer, [em @ u, pf @ u], rtol=1e-6,
+        explain=f"the exponential mechanism expects {em @ u:.2f}, permute-and-flip {pf @ u:.2f}: never less "
+                "(McKenna & Sheldon, NeurIPS 2020), here closer to the best score 40.",
+        hint="The expected score is sum_r P(r) u_r; take P from selection.exponential_probabilities and "
+             "selection.permute_and_flip_probabilities at epsilon = 0.1.",
+        mistakes=[([pf @ u, em @ u], "The order is [exponential mechanism, permute-and-flip]."),
+                  ([em[0], pf[0]], "Those are the probabilities of choosing the winner; the exercise asks for "
+                                   "the expected score sum_r P(r) u_r.")])
+
+
+def _em_solution(scores: Any, rng: np.random.Generator, size: int) -> np.ndarray:
+    u = np.asarray(scores, dtype=float)
+    w = np.exp((u - u.max()) / 2.0)
+    return rng.choice(u.size, size=size, p=w / w.sum())
+
+
+_EM_PAIRS = [(np.array([0.0, 1.0, 1.0, 1.0, 1.0]), np.array([1.0, 0.0, 0.0, 0.0, 0.0])),
+             (np.array([3.0, 2.0, 0.0]), np.array([2.0, 3.0, 1.0])),
+             (np.array([0.0, 0.0]), np.array([1.0, -1.0]))]
+
+
+def _is_exponential_mechanism(mechanism: Any) -> str | None:
+    """None if the mechanism's choices on two score vectors follow the exponential mechanism (chi-square)."""
+    for u in (np.array([3.0, 2.0, 0.0, 1.0]), np.array([10.0, 9.0, 5.0, 5.0, 0.0])):
+        picks = np.asarray(mechanism(u, rng=np.random.default_rng(7), size=20_000))
+        if picks.shape != (20_000,) or not np.issubdtype(picks.dtype, np.integer) or picks.min() < 0 \
+                or picks.max() >= u.size:
+            return "it must return `size` candidate indices (integers from 0 to m - 1)."
+        p = selection.exponential_probabilities(u, 1.0)
+        counts = np.bincount(picks, minlength=u.size)
+        stat = float(((counts - 20_000 * p) ** 2 / (20_000 * p)).sum())
+        if stat > stats.chi2.ppf(1 - 1e-6, u.size - 1):
+            return (f"on the scores {u.tolist()} its choices do not follow the exponential mechanism's "
+                    "probabilities exp(epsilon u / 2) / sum.")
+    return None
+
+
+def check_exponential_mechanism(mechanism: Any) -> Feedback:
+    """Exercise 9.5: write ``exponential(scores, rng, size)``, the exponential mechanism at epsilon = 1, Delta = 1.
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(scores, rng=Generator, size=k)`` returning k chosen indices.
+
+    Returns
+    -------
+    Feedback
+        The verdict of the empirical auditor on three pairs of neighbouring score vectors, then a chi-square
+        check of its choices against the exact probabilities.
+
+    Examples
+    --------
+    >>> bool(check_exponential_mechanism(_em_solution))
+    True
+    """
+    return check_private(
+        "9.5 The exponential mechanism, audited", mechanism, 1.0, _EM_PAIRS, useful=_is_exponential_mechanism,
+        explain="weights exp(epsilon u / (2 Delta)) give exactly the exponential mechanism, which is 1-DP.",
+        hint="Weight candidate r by exp(epsilon * u_r / (2 * sensitivity)) (subtract max(u) first to avoid "
+             "overflow), normalise, and draw with rng.choice(m, size=size, p=...).")
+
+
+def half_noise_max(scores: Any, rng: np.random.Generator, size: int) -> np.ndarray:
+    """Report-noisy-max with Laplace noise of scale Delta / epsilon (epsilon = 1): private only for monotone scores.
+
+    The noise of Dwork & Roth's Claim 3.9 for counting queries, used on any scores: exercise 9.6 finds
+    neighbours on which it loses more than epsilon = 1.
+
+    Parameters
+    ----------
+    scores : array_like, shape (m,)
+        The candidates' scores.
+    rng : numpy.random.Generator
+        Source of randomness.
+    size : int
+        Number of releases.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``size`` reported indices.
+
+    Examples
+    --------
+    >>> half_noise_max([5.0, 0.0], np.random.default_rng(0), 3).tolist()
+    [0, 0, 0]
+    """
+    return np.asarray(selection.noisy_max_select(scores, 1.0, "laplace", monotone=True, rng=rng, size=size))
+
+
+def _pair(answer: Any) -> tuple[np.ndarray, np.ndarray] | str:
+    """The two score vectors of an answer, or why they are not a valid pair of neighbours."""
+    try:
+        d, d_prime = (np.asarray(v, dtype=float) for v in answer)
+    except (TypeError, ValueError):
+        return "expected a pair (scores, scores_prime) of two score vectors."
+    if d.ndim != 1 or d.shape != d_prime.shape or not 2 <= d.size <= 10:
+        return "expected two score vectors of the same length, 2 to 10 candidates each."
+    if not (np.all(np.isfinite(d)) and np.all(np.isfinite(d_prime))):
+        return "the scores must be finite numbers."
+    if np.max(np.abs(d - d_prime)) > 1 + 1e-12:
+        return ("these are not neighbours: each score may move by at most 1 (the sensitivity) when one "
+                "record is added or removed.")
+    return d, d_prime
+
+
+def check_too_little_noise(answer: Any) -> Feedback:
+    """Exercise 9.6: neighbouring score vectors on which ``half_noise_max`` provably loses more than epsilon = 1.
+
+    Parameters
+    ----------
+    answer : tuple of two array_like
+        ``(scores, scores_prime)``: every score moves by at most 1, in any direction.
+
+    Returns
+    -------
+    Feedback
+        Correct when the empirical auditor (99.9 % confidence) proves a loss above 1 on the pair.
+
+    Examples
+    --------
+    >>> bool(check_too_little_noise(([0, 1, 1, 1, 1], [1, 0, 0, 0, 0])))
+    True
+    """
+    title = "9.6 Too little noise leaks"
+    hint = ("Make the candidate you watch lose on one dataset and win on the other: move its score up by 1 "
+            "while every other score moves down by 1, with several other candidates.")
+    if unanswered(answer):
+        return Feedback(title, False, NO_ANSWER)
+    pair = _pair(answer)
+    if isinstance(pair, str):
+        return Feedback(title, False, pair, hint)
+    d, d_prime = pair
+    exact = float(np.max(np.abs(selection.noisy_max_log_probabilities(d, 1.0, "laplace", monotone=True)
+                                - selection.noisy_max_log_probabilities(d_prime, 1.0, "laplace", monotone=True))))
+    audit = epsilon_lower_bound(half_noise_max, d, d_prime, samples=50_000, confidence=0.999, rng=9)
+    if audit.epsilon_lower > 1.0:
+        return Feedback(title, True, f"the auditor proves a loss of at least {audit.epsilon_lower:.3f} > 1 "
+                        f"(exact loss {exact:.3f}): with scores moving apart, Laplace noise of scale Delta / epsilon "
+                        "is not enough; 2 Delta / epsilon is.")
+    d_diff = d_prime - d
+    if np.all(d_diff >= 0) or np.all(d_diff <= 0):
+        return Feedback(title, False, f"on this pair the exact loss is {exact:.3f} <= 1.",
+                        "All scores move in the same direction here (monotone, like counts): then Lap(Delta / "
+                        "epsilon) is enough (Dwork & Roth, Claim 3.9). Move them in opposite directions.")
+    if d.size == 2:
+        return Feedback(title, False, f"on this pair the exact loss is {exact:.3f}; the auditor proved only "
+                        f"{audit.epsilon_lower:.3f}.", "With two candidates the loss stays near epsilon: use "
+                        "more candidates, all moving against the one you watch.")
+    return Feedback(title, False, f"the exact loss on this pair is {exact:.3f}; the auditor proved "
+                    f"{audit.epsilon_lower:.3f}, not above 1.", hint)
+
+
+def best_probability_goal(target: float = 0.9, scores: str = "adult", mechanism: str = "exponential",
+                          tolerance: float = 0.01) -> tuple[str, Any]:
+    """A goal for the SelectionExplorer: the epsilon at which ``mechanism`` picks a best candidate w.p. ``target``.
+
+    Parameters
+    ----------
+    target : float, default 0.9
+        The probability of choosing a best candidate to reach.
+    scores : str, default "adult"
+        The score vector of the goal (a key of ``dpviz.experiments.selection.SCORE_VECTORS``).
+    mechanism : str, default "exponential"
+        The mechanism of the goal.
+    tolerance : float, default 0.01
+        Absolute tolerance on the probability.
+
+    Returns
+    -------
+    tuple of (str, callable)
+        The goal's text and its test ``test(result, values)``.
+
+    Examples
+    --------
+    >>> text, test = best_probability_goal(0.9)
+    >>> class R:
+    ...     mechanism, monotone, epsilon, best_probability = "exponential", False, 0.25, {"exponential": 0.905}
+    >>> test(R(), {"scores": "adult"})
+    'epsilon = 0.25: P(best) = 0.905'
+    """
+    def test(result: Any, values: dict[str, Any]) -> str | None:
+        if values.get("scores") != scores or result.mechanism != mechanism or result.monotone:
+            return None
+        p = result.best_probability[mechanism]
+        return f"epsilon = {result.epsilon:.3g}: P(best) = {p:.3f}" if abs(p - target) <= tolerance else None
+
+    return (f"with the {mechanism} mechanism on the '{scores}' scores (scale 2Δ/ε), find the ε at which the best "
+            f"candidate is chosen with probability {target:g}", test)
+
+
+def largest_advantage(scores: str = "clear winner") -> tuple[float, float]:
+    """Permute-and-flip's largest lead in expected score over the exponential mechanism, and the epsilon of it.
+
+    Maximises ``E_PF - E_EM`` (both exact, scale 2 Delta / epsilon) over epsilon in [1e-3, 100] with
+    :func:`scipy.optimize.minimize_scalar` on log epsilon.
+
+    Parameters
+    ----------
+    scores : str, default "clear winner"
+        A score vector of ``dpviz.experiments.selection.SCORE_VECTORS``.
+
+    Returns
+    -------
+    tuple of (float, float)
+        The largest lead and the epsilon where it is reached.
+
+    Examples
+    --------
+    >>> lead, eps = largest_advantage()
+    >>> round(lead, 2), round(eps, 3)
+    (3.78, 0.163)
+    """
+    u, _ = selection_scores(scores)
+
+    def minus_lead(log_eps: float) -> float:
+        e = math.exp(log_eps)
+        return -float((selection.permute_and_flip_probabilities(u, e) - selection.exponential_probabilities(u, e)) @ u)
+
+    res = optimize.minimize_scalar(minus_lead, bounds=(math.log(1e-3), math.log(100.0)), method="bounded",
+                                   options={"xatol": 1e-10})
+    return -float(res.fun), math.exp(float(res.x))
+
+
+def advantage_goal(scores: str = "clear winner", fraction: float = 0.9) -> tuple[str, Any]:
+    """A goal: an epsilon where permute-and-flip's expected-score lead over the exponential mechanism is at least
+    ``fraction`` of its largest (:func:`largest_advantage`).
+
+    Parameters
+    ----------
+    scores : str, default "clear winner"
+        The score vector of the goal.
+    fraction : float, default 0.9
+        How close to the largest lead the student must get.
+
+    Returns
+    -------
+    tuple of (str, callable)
+        The goal's text and its test ``test(result, values)``.
+
+    Examples
+    --------
+    >>> text, test = advantage_goal()
+    >>> class R:
+    ...     monotone, epsilon = False, 0.16
+    ...     expected = {"exponential": 30.0, "permute-and-flip": 33.7}
+    >>> test(R(), {"scores": "clear winner"})
+    'epsilon = 0.16: permute-and-flip expects 3.70 more'
+    """
+    largest, _ = largest_advantage(scores)
+
+    def test(result: Any, values: dict[str, Any]) -> str | None:
+        if values.get("scores") != scores or result.monotone:
+            return None
+        gain = result.expected["permute-and-flip"] - result.expected["exponential"]
+        return f"epsilon = {result.epsilon:.3g}: permute-and-flip expects {gain:.2f} more" \
+            if gain >= fraction * largest else None
+
+    return (f"on the '{scores}' scores (scale 2Δ/ε), find an ε where permute-and-flip's expected score beats the "
+            f"exponential mechanism's by at least {fraction:.0%} of the largest margin", test)
+
+
+_U_WINNER, _ = selection_scores("clear winner")
+EXERCISES = (
+    Exercise("9.1", "The exponential mechanism's pick", check_em_best_of_three,
+             float(selection.exponential_probabilities(THREE, 0.2)[0]),
+             ((float(selection.exponential_probabilities(THREE, 0.2, monotone=True)[0]), "2 Delta"),
+              (1.0 / 3.0, "weights"), (1.0, "randomised")), "easy"),
+    Exercise("9.2", "Noise for report-noisy-max over counts", check_counting_noise_scale, 2.0,
+             ((4.0, "monotone"), (0.5, "divides"), (20.0, "not split")), "easy"),
+    Exercise("9.3", "The utility guarantee", check_utility_guarantee,
+             116.0 - 20.0 * (math.log(10.0) + math.log(20.0)),
+             ((116.0 - 10.0 * (math.log(10.0) + math.log(20.0)), "2 Delta / epsilon"),
+              (116.0 - 20.0 * (math.log(10.0) + 0.05), "ln 20"),
+              (116.0 - 20.0 * (1.0 + math.log10(20.0)), "natural")), "medium"),
+    Exercise("9.4", "Permute-and-flip against the exponential mechanism", check_expected_scores,
+             [float(selection.exponential_probabilities(_U_WINNER, WINNER_EPSILON) @ _U_WINNER),
+              float(selection.permute_and_flip_probabilities(_U_WINNER, WINNER_EPSILON) @ _U_WINNER)],
+             (([float(selection.permute_and_flip_probabilities(_U_WINNER, WINNER_EPSILON) @ _U_WINNER),
+                float(selection.exponential_probabilities(_U_WINNER, WINNER_EPSILON) @ _U_WINNER)], "order"),
+              ([float(selection.exponential_probabilities(_U_WINNER, WINNER_EPSILON)[0]),
+                float(selection.permute_and_flip_probabilities(_U_WINNER, WINNER_EPSILON)[0])], "probabilities")),
+             "medium"),
+    Exercise("9.5", "The exponential mechanism, audited", check_exponential_mechanism, _em_solution,
+             ((lambda u, rng, size: rng.choice(len(u), size=size, p=np.exp(np.asarray(u, float) - np.max(u))
+                                                / np.exp(np.asarray(u, float) - np.max(u)).sum()), "not 1-DP"),
+              (lambda u, rng, size: rng.integers(0, len(u), size=size), "do not follow"),
+              (lambda u, rng, size: np.asarray(selection.noisy_max_select(u, 1.0, "laplace", rng=rng, size=size)),
+               "exponential mechanism")), "hard"),
+    Exercise("9.6", "Too little noise leaks", check_too_little_noise,
+             ([0.0, 1.0, 1.0, 1.0, 1.0], [1.0, 0.0, 0.0, 0.0, 0.0]),
+             ((([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]), "monotone"), (([0.0, 1.0], [1.0, 0.0]), "two candidates"),
+              (([0.0, 0.0], [3.0, 0.0]), "neighbours")), "hard"),
+)

@@ -1,0 +1,217 @@
+"""Figures for the composition lecture's second unit: the total privacy loss, advanced composition, Rényi and zCDP."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import plotly.graph_objects as go
+
+from dpviz.experiments.composition_bounds import METHODS, CompositionBounds
+from dpviz.experiments.privacy_loss import PrivacyLossView
+from dpviz.plots.bands import new_axes
+from dpviz.plots.palette import PALETTE, TEMPLATE
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["composition_bounds_title", "composition_bounds_figure", "composition_bounds_axes", "privacy_loss_axes",
+           "delta_prime_axes", "renyi_curves_axes"]
+
+#: One colour and dash per accounting method, by its position in METHODS (same for both mechanisms).
+_STYLE = [(PALETTE["vermillion"], "dash"), (PALETTE["orange"], "solid"), (PALETTE["purple"], "dot"),
+          (PALETTE["green"], "dashdot"), (PALETTE["blue"], "solid")]
+#: Short names for the title, by method.
+_SHORT = {"basic": "basic", "advanced": "advanced", "zCDP (Bun & Steinke)": "zCDP",
+          "Rényi, Laplace's own curve": "Rényi", "optimal for any eps0-DP (Kairouz et al.)": "optimal",
+          "zCDP, tight conversion (Canonne et al.)": "zCDP tight", "exact (Gaussian with sigma / sqrt(k))": "exact"}
+_MPL_DASH = {"dash": "--", "solid": "-", "dot": ":", "dashdot": "-."}
+
+
+def composition_bounds_title(r: CompositionBounds) -> str:
+    """The mechanism, its noise, delta' and the totals at the chosen k.
+
+    Parameters
+    ----------
+    r : CompositionBounds
+        The result shown.
+
+    Returns
+    -------
+    str
+        Two lines: the setting, then each method's total at k (one decimal more for small values).
+    """
+    noise = (f"Laplace b = {r.scale:.3g} (eps0 = {r.epsilon0:.3g} per release)" if r.mechanism == "laplace"
+             else f"Gaussian sigma = {r.scale:.3g} (rho = {r.rho:.3g} per release)")
+    parts = [f"{_SHORT.get(name, name)} {r.at_k[name]:.3g}" for name in METHODS[r.mechanism]]
+    return f"{noise}, delta' = {r.delta_prime:.2g}: total epsilon at k = {r.k}<br>" + "; ".join(parts)
+
+
+def composition_bounds_figure(r: CompositionBounds) -> go.Figure:
+    """Total epsilon against the number of releases k, one curve per accounting method, the chosen k marked.
+
+    Parameters
+    ----------
+    r : CompositionBounds
+        The result to draw.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Log-log axes; the legend to the right of the plot.
+    """
+    traces = []
+    for i, name in enumerate(METHODS[r.mechanism]):
+        colour, dash = _STYLE[i]
+        traces.append(go.Scatter(x=r.ks, y=r.curves[name], mode="lines", name=name,
+                                 line=dict(color=colour, dash=dash, width=5 if i == 4 else 2),
+                                 opacity=0.55 if i == 4 else 1.0,
+                                 hovertemplate="k = %{x}: epsilon %{y:.4g}<extra>" + name + "</extra>"))
+    traces.append(go.Scatter(x=[r.k] * len(r.at_k), y=list(r.at_k.values()), mode="markers", name=f"at k = {r.k}",
+                             marker=dict(color=PALETTE["black"], size=8, symbol="circle-open"),
+                             hovertemplate="%{y:.4g}<extra>at k</extra>"))
+    top = float(np.max(r.curves["basic"])) * 3
+    bottom = float(np.min([np.min(c) for c in r.curves.values()])) / 2
+    # the layout goes to the constructor: a later update_layout costs plotly bookkeeping on every redraw
+    layout = dict(template=TEMPLATE, title=dict(text=composition_bounds_title(r), font=dict(size=12)),
+                  xaxis=dict(title=dict(text="number of releases k"), type="log"),
+                  yaxis=dict(title=dict(text=f"total epsilon at delta' = {r.delta_prime:.2g}"), type="log",
+                             range=[float(np.log10(bottom)), float(np.log10(top))]),
+                  height=460, margin=dict(l=60, r=20, t=70, b=50),
+                  legend=dict(x=1.02, xanchor="left", y=1.0, yanchor="top", font=dict(size=11)),
+                  shapes=[dict(type="line", x0=r.k, x1=r.k, xref="x", y0=0, y1=1, yref="paper",
+                               line=dict(color=PALETTE["grey"], dash="dot", width=1))])
+    return go.Figure(traces, layout=layout)
+
+
+def composition_bounds_axes(r: CompositionBounds, ax: Axes | None = None) -> Axes:
+    """Static (matplotlib) version of :func:`composition_bounds_figure`.
+
+    Parameters
+    ----------
+    r : CompositionBounds
+        The result to draw.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on; the legend sits below them.
+    """
+    ax = new_axes(ax, figsize=(7.0, 4.6))
+    for i, name in enumerate(METHODS[r.mechanism]):
+        colour, dash = _STYLE[i]
+        # the last method (the tightest shown) is a broad light band underneath, so the others stay visible on it
+        ax.plot(r.ks, r.curves[name], _MPL_DASH[dash], color=colour, lw=5 if i == 4 else 1.8,
+                alpha=0.5 if i == 4 else 1.0, zorder=1 if i == 4 else 2, label=name)
+    ax.plot([r.k] * len(r.at_k), list(r.at_k.values()), "o", mfc="none", color=PALETTE["black"],
+            label=f"at k = {r.k}")
+    ax.axvline(r.k, color=PALETTE["grey"], ls=":", lw=1)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_ylim(float(np.min([np.min(c) for c in r.curves.values()])) / 2, float(np.max(r.curves["basic"])) * 3)
+    ax.set_xlabel("number of releases k")
+    ax.set_ylabel(f"total epsilon at delta' = {r.delta_prime:.2g}")
+    ax.set_title(composition_bounds_title(r).replace("<br>", "\n"), fontsize=8)
+    ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)
+    return ax
+
+
+def privacy_loss_axes(v: PrivacyLossView, ax: Axes | None = None) -> Axes:
+    """The total privacy loss of k releases: exact and simulated histograms, its mean, advanced and basic totals.
+
+    Parameters
+    ----------
+    v : PrivacyLossView
+        The view to draw.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
+    ax = new_axes(ax, figsize=(7.0, 4.6))
+    centres = 0.5 * (v.edges[1:] + v.edges[:-1])
+    width = v.edges[1] - v.edges[0]
+    ax.bar(centres, v.exact_hist, width, color=PALETTE["sky"], alpha=0.6, label="exact law (on a grid)")
+    ax.plot(centres, v.simulated_hist, "o", ms=3, color=PALETTE["vermillion"],
+            label=f"simulated ({v.simulated.size:,} runs of {v.k} releases)")
+    top = float(max(v.exact_hist.max(), v.simulated_hist.max()))
+    for x, colour, style, text in [
+            (v.mean, PALETTE["black"], "-", f"mean k(eps + e^-eps - 1) = {v.mean:.3g}"),
+            (v.epsilon_exact[1], PALETTE["blue"], "-", f"exact epsilon at delta' = {v.epsilon_exact[1]:.3g}"),
+            (v.advanced, PALETTE["orange"], "--", f"advanced composition {v.advanced:.3g}"),
+            (v.basic, PALETTE["vermillion"], ":", f"basic k eps = {v.basic:.3g} (largest loss)")]:
+        ax.axvline(x, color=colour, ls=style, lw=1.5, label=text)
+    ax.set_xlim(min(v.edges[0], -v.basic * 0.05), v.basic * 1.05)
+    ax.set_ylim(0, top * 1.15)
+    ax.set_xlabel("total privacy loss L = L_1 + ... + L_k (nats)")
+    ax.set_ylabel("probability per bin")
+    ax.set_title(f"{v.k} Laplace counts, each eps = {v.epsilon:g}: where the total loss lives", fontsize=9)
+    ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)
+    return ax
+
+
+def delta_prime_axes(tradeoff: dict[str, np.ndarray], ax: Axes | None = None) -> Axes:
+    """Advanced composition's total epsilon against delta', one line per k, with basic's ``k eps`` dashed.
+
+    Parameters
+    ----------
+    tradeoff : dict of str to numpy.ndarray
+        The result of :func:`dpviz.experiments.composition_bounds.delta_prime_tradeoff`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
+    ax = new_axes(ax, figsize=(7.0, 4.0))
+    colours = [PALETTE["blue"], PALETTE["orange"], PALETTE["green"], PALETTE["purple"], PALETTE["vermillion"]]
+    for i, k in enumerate(tradeoff["k"]):
+        c = colours[i % len(colours)]
+        ax.plot(tradeoff["delta_prime"], tradeoff["advanced"][i], "-", color=c, lw=2, label=f"advanced, k = {k}")
+        ax.plot(tradeoff["delta_prime"], tradeoff["optimal"][i], ":", color=c, lw=1.5,
+                label=f"optimal (Kairouz et al.), k = {k}")
+        ax.axhline(tradeoff["basic"][i], color=c, ls="--", lw=1, label=f"basic, k = {k}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.invert_xaxis()
+    ax.set_xlabel("delta' (smaller to the right: a stronger guarantee)")
+    ax.set_ylabel("total epsilon")
+    ax.set_title("Advanced composition trades delta' for epsilon", fontsize=9)
+    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.15), frameon=False)
+    return ax
+
+
+def renyi_curves_axes(curves: dict[str, np.ndarray], ax: Axes | None = None) -> Axes:
+    """The Laplace mechanism's Rényi curve against ``alpha eps^2 / 2`` (zCDP) and eps (pure DP).
+
+    Parameters
+    ----------
+    curves : dict of str to numpy.ndarray
+        The result of :func:`dpviz.experiments.composition_bounds.renyi_curves`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
+    ax = new_axes(ax, figsize=(7.0, 3.6))
+    eps = float(curves["pure"][0])
+    ax.plot(curves["alpha"], curves["laplace"], "-", color=PALETTE["blue"], lw=2, label="Laplace (Mironov)")
+    ax.plot(curves["alpha"], curves["zcdp"], "--", color=PALETTE["purple"], label="alpha eps^2 / 2 (zCDP bound)")
+    ax.plot(curves["alpha"], curves["pure"], ":", color=PALETTE["vermillion"], label="eps (pure DP bound)")
+    ax.set_xscale("log")
+    ax.set_ylim(0, eps * 1.25)
+    ax.set_xlabel("Rényi order alpha")
+    ax.set_ylabel("Rényi divergence (nats)")
+    ax.set_title(f"The Laplace mechanism with eps = {eps:g}: its Rényi curve under both simple bounds", fontsize=9)
+    ax.legend(fontsize=8, loc="lower right")
+    return ax
