@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special
 
 from dpviz.data_aware.queries import _queries_or_raise
+from dpviz.selection import exponential_probabilities
 from dpviz.validation import check_counts, check_elements, check_epsilon
 
 __all__ = ["selection_probabilities"]
@@ -29,8 +29,9 @@ def selection_probabilities(x: ArrayLike, workload: Any, epsilon_select: float, 
 
         ``P(q) = exp(eps_s s(q) / 2) / sum_r exp(eps_s s(r) / 2)``,
 
-    the exponential mechanism [MT07], which is eps_s-DP.  In round 1 the synthetic
-    histogram is uniform, ``A = N / n`` in every cell.
+    the exponential mechanism [MT07] (:func:`dpviz.selection.exponential_probabilities` with
+    sensitivity 1), which is eps_s-DP.  In round 1 the synthetic histogram is uniform, ``A = N / n``
+    in every cell.
 
     Parameters
     ----------
@@ -79,4 +80,4 @@ def selection_probabilities(x: ArrayLike, workload: Any, epsilon_select: float, 
     check_elements(float(Q.m) * (x.size if Q.kind == "matrix" else 1), "selection scores (queries, x n for a matrix)",
                    queries=Q.m, n=x.size)
     score = np.abs(Q.answers(A[None, :]) - Q.answers(x[None, :]))[0]
-    return np.asarray(special.softmax(eps * score / 2.0))
+    return exponential_probabilities(score, eps, sensitivity=1.0)
