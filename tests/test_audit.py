@@ -164,7 +164,7 @@ def test_gptt_statdp_pair_bound_above_three():
     assert "NOT differentially private" in r.label
 
 
-def test_gptt_seed_counterexample_caught_and_matches_exact_probabilities():
+def test_gptt_counterexample_caught_and_matches_exact_probabilities():
     from dpviz.svt import counterexample_probability
 
     target = audit_target("gptt_counterexample", 1.0)

@@ -189,6 +189,37 @@ def test_mwem_selection_is_the_exponential_mechanism():
     b = 1 / (0.5 * eps)
     assert abs(noise.mean()) < Z * math.sqrt(2 * b * b / k)
     assert abs(noise.var(ddof=1) - 2 * b * b) < Z * math.sqrt(20) * b * b / math.sqrt(k)
+    # the exact distribution MWEM samples from, as dpviz gives it to the lectures
+    assert np.allclose(D.selection_probabilities(x, (starts, stops), res.epsilon_select, A0), p, rtol=1e-12)
+
+
+def test_selection_probabilities_by_hand_and_by_mwems_sampler_on_a_matrix_workload():
+    # lecture 08's example (80 records, the 8 prefixes, public total), one round: eps_s = eps / 2
+    x = np.array([0, 0, 50, 0, 0, 0, 30, 0.0])
+    W = np.tril(np.ones((8, 8)))
+    res = D.mwem(x, W, 1.0, rounds=1, total=80.0, passes=1, rng=11, size=40000)
+    p = D.selection_probabilities(x, W, res.epsilon_select, np.full(8, 10.0))
+    score = np.abs(10.0 * np.arange(1, 9) - np.cumsum(x))            # |q(A_0) - q(x)|: 10 20 20 10 0 10 10 0
+    w = np.exp(res.epsilon_select * score / 2)
+    assert res.epsilon_select == 0.5 and np.allclose(p, w / w.sum(), rtol=1e-12)
+    assert np.allclose(D.selection_probabilities(x, (np.zeros(8, dtype=int), np.arange(1, 9)), 0.5,
+                                                 np.full(8, 10.0)), p, rtol=1e-12)  # ranges and matrix agree
+    freq = np.bincount(res.selected[:, 0], minlength=8) / res.selected.shape[0]
+    assert np.all(np.abs(freq - p) < Z * np.sqrt(p * (1 - p) / res.selected.shape[0])), (freq, p)
+    # a coefficient of 2 doubles every answer and so the sensitivity: the scores are divided by it
+    assert np.allclose(D.selection_probabilities(x, 2 * W, 0.5, np.full(8, 10.0)), p, rtol=1e-12)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: D.selection_probabilities([1, 2], _prefix(2), 0.0, [1, 2]), "epsilon_select"),
+    (lambda: D.selection_probabilities([1, 2], _prefix(2), 1.0, [1, 2, 3]), "synthetic"),
+    (lambda: D.selection_probabilities([1, 2], _prefix(2), 1.0, [1, -2]), "synthetic"),
+    (lambda: D.selection_probabilities([-1, 2], _prefix(2), 1.0, [1, 2]), "x"),
+    (lambda: D.selection_probabilities([1, 2], _prefix(3), 1.0, [1, 2]), "workload"),
+])
+def test_selection_probabilities_refuses_bad_input_by_name(call, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()
 
 
 def test_mwem_error_falls_with_rounds_on_sparse_data():
@@ -481,7 +512,8 @@ def test_dawa_greedy_h_stage_on_the_reduced_workload():
 
 def test_package_keeps_every_old_name_importable():
     assert D.__all__ == ["STRATEGIES", "Partition", "MWEMResult", "DAWAResult", "uniform", "mwem",
-                         "bucket_deviation", "dyadic_deviations", "default_bucket_penalty", "private_partition", "dawa"]
+                         "selection_probabilities", "bucket_deviation", "dyadic_deviations", "default_bucket_penalty",
+                         "private_partition", "dawa"]
     for name in D.__all__:  # each lives in one file of the package and is re-exported unchanged
         obj = getattr(D, name)
         assert name == "STRATEGIES" or obj.__module__.startswith("dpviz.data_aware.")

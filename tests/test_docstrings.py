@@ -79,7 +79,11 @@ def _raises(fn: object) -> bool:
         if isinstance(node, ast.Call):
             f = node.func
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-            if name.startswith("check_") and name in VALIDATORS:
+            # a bare name is a validator only if it is bound to one: dpviz.exercises.checks.check_array (feedback,
+            # never raises) shares its name with dpviz.validation.check_array
+            bound = getattr(fn, "__globals__", {}).get(name) if isinstance(f, ast.Name) else None
+            if name.startswith("check_") and name in VALIDATORS and (
+                    bound is None or getattr(bound, "__module__", "").startswith("dpviz.validation")):
                 return True
     return False
 

@@ -43,6 +43,8 @@ Where things are (one file per concept):
     :func:`uniform`, the one-bucket baseline.
 ``mwem_algorithm.py``
     :func:`mwem` and its :class:`MWEMResult`.
+``mwem_selection.py``
+    :func:`selection_probabilities`: the exact distribution of MWEM's exponential-mechanism selection.
 ``partition.py``
     :class:`Partition`, :func:`bucket_deviation`, :func:`dyadic_deviations`,
     :func:`default_bucket_penalty` and :func:`private_partition` (DAWA's stage 1).
@@ -72,6 +74,7 @@ from __future__ import annotations
 
 from dpviz.data_aware.dawa_algorithm import STRATEGIES, DAWAResult, dawa
 from dpviz.data_aware.mwem_algorithm import MWEMResult, mwem
+from dpviz.data_aware.mwem_selection import selection_probabilities
 from dpviz.data_aware.partition import (
     Partition,
     bucket_deviation,
@@ -88,6 +91,7 @@ __all__ = [
     "DAWAResult",
     "uniform",
     "mwem",
+    "selection_probabilities",
     "bucket_deviation",
     "dyadic_deviations",
     "default_bucket_penalty",

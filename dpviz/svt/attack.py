@@ -292,8 +292,8 @@ def reconstruct(counts: npt.ArrayLike, epsilon: float, *, split: float = 0.5, qu
     ``T = 1/2``; cells are grouped when every query they appear in, as first or
     second argument, got the same answer (:func:`ordered_partition`); each
     group's total gets ``Lap(1/(epsilon/2))`` and every cell is guessed as its
-    group's noisy average rounded to the nearest integer.  Where our copy of
-    the paper leaves a value open we read T = 1/2 and an even split of epsilon.
+    group's noisy average rounded to the nearest integer.  Where the paper
+    leaves a value open we read T = 1/2 and an even split of epsilon.
     Our extensions, off by default: ``calibrate`` and ``estimator="ordered"``
     (a stronger attacker), ``query_share``/``copies`` (GPTT with query noise),
     and ``grouping="row"`` (a weaker reading of Algorithm 3).

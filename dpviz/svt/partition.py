@@ -44,9 +44,10 @@ class OrderedPartition:
 
     ``labels[x]`` is the group of cell x.  Groups are ordered by ``|S_x|``, the
     number of ``ABOVE`` answers in the cell's row (``S_x = {z : c(x) - c(z)
-    answered ABOVE}``, [CM15] Lemma 5.10), ties broken by fewer ``ABOVE``
-    answers in its column (``{z : c(z) - c(x) answered ABOVE}``); without
-    query noise this is the order of the counts.
+    answered ABOVE}``, [CM15] Lemma 5.10), ties broken by *more* ``ABOVE``
+    answers in its column (``{z : c(z) - c(x) answered ABOVE}``: a smaller
+    count lies below more cells); without query noise this is the order of
+    the counts.
 
     Attributes
     ----------
@@ -223,7 +224,7 @@ def ordered_partition(oracle: DifferenceOracle, *, copies: int = 1, calibrate: b
     they appear in (default ``grouping="row_and_column"``).  The groups are
     ordered by ``|S_x|``, ``S_x = {z : q_{x,z} answered ABOVE}`` (Lemma 5.10),
     ties (possible only between groups that differ in their columns) broken by
-    fewer ABOVE answers in the column.  Without query noise the answer is
+    more ABOVE answers in the column (a smaller count lies below more cells).  Without query noise the answer is
     ``c(x) - c(z) >= T^``, so row x is ABOVE for the cells with
     ``c(z) <= c(x) - T^`` and column x for those with ``c(z) >= c(x) + T^``: two
     counts ``i < j`` are separated as soon as some count lies in
@@ -329,7 +330,7 @@ def ordered_partition(oracle: DifferenceOracle, *, copies: int = 1, calibrate: b
     _, first, inverse = np.unique(void_keys, return_index=True, return_inverse=True)
     inverse = inverse.ravel()
     group_score, group_column_score = scores[first], column_scores[first]
-    order = np.lexsort((first, -group_column_score, group_score))    # by |S_x|, then fewer column ABOVEs
+    order = np.lexsort((first, -group_column_score, group_score))    # by |S_x|, then more column ABOVEs
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     labels = rank[inverse].astype(np.int64)

@@ -26,7 +26,7 @@ class AuditExplorer(Explorer):
     Controls: ``mechanism`` (one of :data:`dpviz.experiments.audit.TARGETS`:
     honest Laplace, under-noised Laplace, discrete Laplace, float Laplace under
     Mironov's attack, Gaussian, SVT, GPTT -- NOT differentially private -- on
-    StatDP's pair and on the seed counterexample, the hierarchical tree),
+    StatDP's pair and on Chen & Machanavajjhala's counterexample, the hierarchical tree),
     ``claimed_epsilon`` (the mechanism is calibrated to this claim),
     ``samples`` (per dataset, log slider 100-200,000), ``confidence`` and ``seed``.
     The event is chosen once on a separate search batch; the slider then reads

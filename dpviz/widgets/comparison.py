@@ -173,6 +173,8 @@ class AlgorithmComparisonExplorer(Explorer):
             sync_figure(self.figure, go.Figure(data=traces, layout=layout))
         self.message.value = ""
         self._after_draw(result)
+        if self._goals:
+            self._check_goals()
         self.last_update_ms = (time.perf_counter() - start) * 1e3
         return True
 

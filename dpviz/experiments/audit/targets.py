@@ -208,7 +208,8 @@ def audit_target(name: str, claimed_epsilon: float = 1.0) -> AuditTarget:
         d, dp = svt.counterexample_answers(t)
         pair = query_pair(d, dp, f"[CM15] Section 4 construction, t = {t} copies of q1 = c(x), q2 = c(y)")
         event = OutputEvent(tuple(svt.counterexample_event(t).tolist()))
-        return AuditTarget(name, f"GPTT, seed counterexample ({svt.NOT_DP})", lambda x, rng, size: svt.gptt(
+        label = f"GPTT, counterexample, t = {t} copies ({svt.NOT_DP})"
+        return AuditTarget(name, label, lambda x, rng, size: svt.gptt(
             x, svt.COUNTEREXAMPLE_THRESHOLD, eps / 2, eps / 2, rng=rng, size=size), pair, eps, 0.0, math.inf,
             False, event)
     if name == "matrix":
