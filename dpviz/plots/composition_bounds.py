@@ -71,7 +71,10 @@ def composition_bounds_figure(r: CompositionBounds) -> go.Figure:
                              marker=dict(color=PALETTE["black"], size=8, symbol="circle-open"),
                              hovertemplate="%{y:.4g}<extra>at k</extra>"))
     top = float(np.max(r.curves["basic"])) * 3
-    bottom = float(np.min([np.min(c) for c in r.curves.values()])) / 2
+    # a curve may reach 0 (a tiny total epsilon underflows at large noise): the log axis starts at the positive ones
+    positive = np.concatenate([np.asarray(c, dtype=float).ravel() for c in r.curves.values()])
+    positive = positive[positive > 0]
+    bottom = float(positive.min()) / 2 if positive.size else top / 1e6
     # the layout goes to the constructor: a later update_layout costs plotly bookkeeping on every redraw
     layout = dict(template=TEMPLATE, title=dict(text=composition_bounds_title(r), font=dict(size=12)),
                   xaxis=dict(title=dict(text="number of releases k"), type="log"),
