@@ -18,7 +18,8 @@ import numpy as np
 
 from dpviz.svt.codes import ABOVE, HALTED
 
-__all__ = ["AnswerKeys", "group_rows", "WORD_ROWS"]
+#: Internal to :func:`dpviz.svt.ordered_partition`: nothing here is public API.
+__all__: list[str] = []
 
 #: Answer rows per machine word of a column key; row blocks must start at multiples of it.
 WORD_ROWS = 64
