@@ -124,14 +124,19 @@ def test_the_warmer_waits_for_quiet_and_for_calls_to_finish():
     assert time.monotonic() - t0 >= 0.1     # and then only after `idle` seconds of quiet
 
 
-def test_one_background_thread_per_cache_however_often_it_is_warmed():
-    f = SingleFlight(lambda x: x, maxsize=4, idle=0.0)
-    before = threading.active_count()
+def test_one_background_thread_per_cache_however_often_it_is_warmed_and_none_when_idle():
+    f = SingleFlight(lambda x: time.sleep(0.001) or x, maxsize=4, idle=0.0)
+
+    def warmers():
+        return [t for t in threading.enumerate() if t.name == "dpviz-warm-<lambda>" and t.is_alive()]
+
+    most = 0
     for i in range(50):
         f.warm([(i,), (i + 1,)])
+        most = max(most, len(warmers()))
+    assert most <= 1
     _wait(lambda: f.pending() == 0)
-    assert threading.active_count() <= before + 1
-    assert sum(t.name.startswith("dpviz-warm-") and t.is_alive() for t in threading.enumerate()) >= 1
+    _wait(lambda: not warmers())        # the thread ends once nothing waits
 
 
 @pytest.mark.parametrize("kwargs", [{"maxsize": 0}, {"maxsize": 2.5}, {"maxsize": True}, {"idle": -1.0},

@@ -174,6 +174,6 @@ def test_rapid_moves_always_show_the_current_settings_curve_and_start_no_extra_t
         assert e.message.value == "" and e.result.samples == int(round(v["samples"]))
         assert _same_curve(e.result, _direct_curve(v["mechanism"], v["claimed_epsilon"], v["confidence"],
                                                    v["seed"], 3_000))
+        warmers = [t for t in threading.enumerate() if t.name == "dpviz-warm-_cached_curve" and t.is_alive()]
+        assert len(warmers) <= 1        # one for the cached curves, however many explorers and moves
     _wait_prepared()
-    warmers = [t for t in threading.enumerate() if t.name.startswith("dpviz-warm-")]
-    assert len(warmers) <= 1            # one per cached function, however many explorers and moves

@@ -17,7 +17,7 @@ and adds two things:
 Warming never changes what a call returns: the value is the function's, computed
 once, whichever thread computes it.  An error raised while warming is kept and
 raised again by the call that asks for that key, exactly as a direct call would
-raise it.  The thread is a daemon that sleeps when it has nothing to do.
+raise it.  The thread is a daemon and ends as soon as no key waits.
 """
 
 from __future__ import annotations
@@ -140,14 +140,17 @@ class SingleFlight(Generic[T]):
             self._wake.notify()
 
     def _worker(self) -> None:
-        """The background thread: take waiting keys one at a time, only when calls have been quiet."""
+        """The background thread: one waiting key at a time, once calls are quiet; it ends when none waits."""
         while True:
             with self._lock:
                 while True:
+                    if not self._queue:
+                        self._thread = None      # nothing to do: the thread ends (warm starts a new one)
+                        return
                     wait = self._quiet_from - time.monotonic()
-                    if self._queue and self._foreground == 0 and wait <= 0:
+                    if self._foreground == 0 and wait <= 0:
                         break
-                    self._wake.wait(None if not self._queue or self._foreground else wait)
+                    self._wake.wait(None if self._foreground else wait)
                 args = self._queue.popleft()
                 if args in self._done or args in self._running:
                     continue
