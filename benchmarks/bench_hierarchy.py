@@ -22,7 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as sla
 
-from benchmarks.harness import explorer_row, measure_explorer, row, time_call
+from benchmarks.harness import explorer_row, first_visit_row, measure_explorer, row, time_call
 
 N, B, TRIALS = 4096, 16, 200
 
@@ -70,6 +70,7 @@ def run() -> list[dict]:
     from dpviz import datasets
     from dpviz import hierarchy as H
     from dpviz.widgets import HierarchyExplorer
+    from dpviz.widgets.hierarchy import DATASETS
 
     x = datasets.load("ADULT").astype(float)
     rng = np.random.default_rng(0)
@@ -103,12 +104,23 @@ def run() -> list[dict]:
 
     eps = [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0]
     bs = [2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32, 48, 64]
-    fresh = HierarchyExplorer()
-    first = measure_explorer(fresh, "branching", bs, changes=len(bs))  # each b's exact curves computed once
+    fresh_bs = [2, 3, 4, 5, 6, 8, 10, 12, 24, 32, 48, 64]   # every b but the starting 16, once each
     rows += [
         explorer_row("HierarchyExplorer: epsilon slider", HierarchyExplorer(), "epsilon", eps),
         explorer_row("HierarchyExplorer: seed (new release)", HierarchyExplorer(), "seed", list(range(1, 50))),
-        row("HierarchyExplorer: branching slider, first visit of each b", first, 300.0, p95_budget_ms=500.0),
-        explorer_row("HierarchyExplorer: branching slider (cached exact curves)", fresh, "branching", bs),
+        # each b's exact error curves (the constrained-inference width sums) are computed on its first visit
+        first_visit_row("HierarchyExplorer: branching slider, first visit of each b", HierarchyExplorer,
+                        "branching", fresh_bs),
+        first_visit_row("HierarchyExplorer: epsilon, first visits", HierarchyExplorer, "epsilon",
+                        [float(v) for v in np.geomspace(0.011, 9.3, 16)]),
+        first_visit_row("HierarchyExplorer: budget split, first visits", HierarchyExplorer, "allocation",
+                        ["geometric", "optimal"]),
+        first_visit_row("HierarchyExplorer: dataset, first visits", HierarchyExplorer, "dataset",
+                        [d for d in DATASETS if d != "INCOME"]),
+        first_visit_row("HierarchyExplorer: selected range, first visits", HierarchyExplorer, "range",
+                        [(0.1, 0.5), (0.25, 0.75), (0.0, 0.9), (0.4, 0.45), (0.6, 1.0)]),
     ]
+    cached = HierarchyExplorer()
+    measure_explorer(cached, "branching", bs, changes=len(bs))   # each b's exact curves computed once
+    rows.append(explorer_row("HierarchyExplorer: branching slider (cached exact curves)", cached, "branching", bs))
     return rows

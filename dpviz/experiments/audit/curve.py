@@ -227,7 +227,7 @@ def _result_at(curve: AuditCurve, n: int) -> AuditResult:
                                    search_samples=curve.search_samples, candidates=1, label=t.label)
 
 
-@single_flight(maxsize=24)
+@single_flight(maxsize=32)
 def _cached_curve(name: str, claimed_epsilon: float, confidence: float, seed: int, max_samples: int,
                   search_samples: int) -> AuditCurve:
     """:func:`prepare_audit_curve` of a ready-made target, cached on its (hashable, checked) arguments."""
