@@ -92,3 +92,9 @@ def test_inference_returns_a_new_array_even_for_one_leaf():
     leaves += 1.0
     assert not np.shares_memory(leaves, rel.noisy)
     assert np.array_equal(rel.leaves(constrained=True), rel.noisy[:, :1])
+
+
+def test_no_trials_give_no_rows():
+    tree = H.build_tree(10, 3)
+    assert H.constrained_inference(np.zeros((0, tree.n_nodes)), 10, 3).shape == (0, 10)
+    assert H.constrained_inference(np.zeros((0, tree.n_nodes)), 10, 3, nodes=True).shape == (0, tree.n_nodes)

@@ -28,14 +28,12 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Iterable
 from concurrent.futures import Future
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 __all__ = ["single_flight", "SingleFlight"]
 
-T = TypeVar("T")
 
-
-class SingleFlight(Generic[T]):
+class SingleFlight:
     """A thread-safe LRU cache of ``fn`` with one computation per key and a background warmer.
 
     Made by :func:`single_flight`; call it like ``fn``.
@@ -58,7 +56,7 @@ class SingleFlight(Generic[T]):
     (9, (1, 1))
     """
 
-    def __init__(self, fn: Callable[..., T], maxsize: int, idle: float = 0.25) -> None:
+    def __init__(self, fn: Callable[..., Any], maxsize: int, idle: float = 0.25) -> None:
         if not isinstance(maxsize, int) or isinstance(maxsize, bool) or maxsize < 1:
             raise ValueError(f"maxsize must be an integer >= 1, got {maxsize!r}")
         if not isinstance(idle, (int, float)) or isinstance(idle, bool) or not 0 <= idle < float("inf"):
@@ -69,8 +67,8 @@ class SingleFlight(Generic[T]):
         self._fn = fn
         self._maxsize = maxsize
         self._lock = threading.Lock()
-        self._done: collections.OrderedDict[Hashable, Future[T]] = collections.OrderedDict()
-        self._running: dict[Hashable, Future[T]] = {}
+        self._done: collections.OrderedDict[Hashable, Future[Any]] = collections.OrderedDict()
+        self._running: dict[Hashable, Future[Any]] = {}
         self._queue: collections.deque[tuple[Any, ...]] = collections.deque()
         self._wake = threading.Condition(self._lock)
         self._thread: threading.Thread | None = None
@@ -78,7 +76,7 @@ class SingleFlight(Generic[T]):
         self._name = getattr(fn, "__name__", "function")
         functools.update_wrapper(self, fn)
 
-    def __call__(self, *args: Any) -> T:
+    def __call__(self, *args: Any) -> Any:
         """``fn(*args)``, from the cache, from the computation in progress, or computed now."""
         with self._lock:
             self._quiet_from = time.monotonic() + self._idle
@@ -107,7 +105,7 @@ class SingleFlight(Generic[T]):
                 self._quiet_from = time.monotonic() + self._idle
                 self._wake.notify()
 
-    def _compute(self, args: tuple[Any, ...], fut: Future[T]) -> T:
+    def _compute(self, args: tuple[Any, ...], fut: Future[Any]) -> Any:
         """Run ``fn(*args)`` into ``fut`` (owned by this thread), then file it as done."""
         try:
             fut.set_result(self._fn(*args))
@@ -154,7 +152,7 @@ class SingleFlight(Generic[T]):
                 args = self._queue.popleft()
                 if args in self._done or args in self._running:
                     continue
-                fut: Future[T] = Future()
+                fut: Future[Any] = Future()
                 self._running[args] = fut
                 self._misses += 1
             try:
@@ -192,7 +190,7 @@ class SingleFlight(Generic[T]):
             self._hits = self._misses = 0
 
 
-def single_flight(maxsize: int = 128, idle: float = 0.25) -> Callable[[Callable[..., T]], SingleFlight[T]]:
+def single_flight(maxsize: int = 128, idle: float = 0.25) -> Callable[[Callable[..., Any]], SingleFlight]:
     """Decorator: a :class:`SingleFlight` cache of the decorated function.
 
     Parameters

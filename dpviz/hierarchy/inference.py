@@ -112,7 +112,7 @@ def _ci_2d(Y: np.ndarray, tree: Tree, plan: _CIPlan, nodes: bool) -> np.ndarray:
     """Constrained inference on (k, n_nodes) noisy values; returns (k, n) leaves or (k, n_nodes) nodes."""
     k = Y.shape[0]
     out = np.empty((k, tree.n_nodes if nodes else tree.n))
-    blocks = -(-k * tree.n_nodes // _BLOCK_VALUES)
+    blocks = max(1, -(-k * tree.n_nodes // _BLOCK_VALUES))
     rows = max(1, -(-k // blocks))
     for r in range(0, k, rows):
         _ci_block(Y[r: r + rows], tree, plan, out[r: r + rows], nodes)
