@@ -82,7 +82,7 @@ def group_rows(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     words : numpy.ndarray of uint64, shape (d, w)
-        One key per row.
+        One key per row (the words of a row contiguous; the rows may be a column slice of a wider array).
 
     Returns
     -------
@@ -98,7 +98,7 @@ def group_rows(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     d, w = words.shape
     if 0 < 2 * w <= _MULTIPLIERS.size:
-        fingerprint = np.ascontiguousarray(words).view(np.uint32) @ _MULTIPLIERS[: 2 * w]
+        fingerprint = words.view(np.uint32) @ _MULTIPLIERS[: 2 * w]
         _, first, inverse = np.unique(fingerprint, return_index=True, return_inverse=True)
         inverse = inverse.ravel()
         if np.array_equal(words[first[inverse]], words):
@@ -136,13 +136,21 @@ class AnswerKeys:
 
     def __init__(self, d: int, columns: bool) -> None:
         self.d, self.columns = d, columns
-        self._row_words = -(-d // WORD_ROWS)                      # words of one row of bits
-        self._col_words = self._row_words if columns else 0        # words of one column of bits
-        # per cell: [row ABOVE | row HALTED | column ABOVE | column HALTED], as uint64 words
-        self._keys = np.zeros((d, 2 * self._row_words + 2 * self._col_words), dtype=np.uint64)
-        self._row_bytes = self._keys.view(np.uint8)
+        w = -(-d // WORD_ROWS)                                    # words of one row (or column) of bits
+        cw = w if columns else 0
+        # per cell: [row ABOVE | column ABOVE | row HALTED | column HALTED], as uint64 words; the HALTED
+        # half stays zero unless an SVT oracle halts, and is then left out of the grouping
+        self._above = (slice(0, w), slice(w, w + cw))
+        self._halted = (slice(w + cw, 2 * w + cw), slice(2 * w + cw, 2 * (w + cw)))
+        self._keys = np.zeros((d, 2 * (w + cw)), dtype=np.uint64)
+        self._bytes = self._keys.view(np.uint8)
+        self._any_halted = False
         self.scores = np.zeros(d, dtype=np.int64)
         self._all_halted = np.packbits(np.ones(d, dtype=bool), bitorder="little")
+
+    def _put_row_bits(self, rows: slice, part: slice, packed: np.ndarray) -> None:
+        """Write packed row bits (r, ceil(d/8)) at the start of the word range ``part`` of the cells ``rows``."""
+        self._bytes[rows, 8 * part.start: 8 * part.start + packed.shape[1]] = packed
 
     def add(self, start: int, votes: np.ndarray) -> None:
         """Record the answers ``votes`` (r, d) of the rows ``start, ..., start + r - 1``.
@@ -156,27 +164,28 @@ class AnswerKeys:
         """
         r, d = votes.shape
         rows = slice(start, start + r)
-        nbytes = (d + 7) // 8
-        above_at, halted_at = 0, 8 * self._row_words
         w0, w1 = start // WORD_ROWS, -(-(start + r) // WORD_ROWS)
-        col_above, col_halted = 2 * self._row_words, 2 * self._row_words + self._col_words
+        row_above, col_above = self._above
+        row_halted, col_halted = self._halted
         halted = votes == HALTED
         if halted.all():   # an SVT oracle that has stopped: nothing ABOVE, every bit HALTED
-            self._row_bytes[rows, halted_at: halted_at + nbytes] = self._all_halted
+            self._any_halted = True
+            self._put_row_bits(rows, row_halted, self._all_halted[None, :])
             if self.columns:
                 ones = np.packbits(np.ones((r, 1), dtype=bool), axis=1, bitorder="little")
-                self._keys[:, col_halted + w0: col_halted + w1] = _column_words(ones, 1)
+                self._keys[:, col_halted.start + w0: col_halted.start + w1] = _column_words(ones, 1)
             return
         above = np.packbits(votes == ABOVE, axis=1, bitorder="little")
-        self._row_bytes[rows, above_at: above_at + nbytes] = above
+        self._put_row_bits(rows, row_above, above)
         self.scores[rows] = _popcount(above)
         if halted.any():   # HALTED answers stay distinguishable from BELOW
+            self._any_halted = True
             halted_bits = np.packbits(halted, axis=1, bitorder="little")
-            self._row_bytes[rows, halted_at: halted_at + nbytes] = halted_bits
+            self._put_row_bits(rows, row_halted, halted_bits)
             if self.columns:
-                self._keys[:, col_halted + w0: col_halted + w1] = _column_words(halted_bits, d)
+                self._keys[:, col_halted.start + w0: col_halted.start + w1] = _column_words(halted_bits, d)
         if self.columns:
-            self._keys[:, col_above + w0: col_above + w1] = _column_words(above, d)
+            self._keys[:, col_above.start + w0: col_above.start + w1] = _column_words(above, d)
 
     def column_scores(self) -> np.ndarray:
         """``ABOVE`` answers in each cell's column (zeros without columns).
@@ -188,8 +197,7 @@ class AnswerKeys:
         """
         if not self.columns:
             return np.zeros(self.d, dtype=np.int64)
-        start = 2 * self._row_words
-        return _popcount(self._keys[:, start: start + self._col_words])
+        return _popcount(self._keys[:, self._above[1]])
 
     def groups(self) -> tuple[np.ndarray, np.ndarray]:
         """The cells grouped by equal keys (see :func:`group_rows`).
@@ -199,4 +207,6 @@ class AnswerKeys:
         first, inverse : numpy.ndarray
             The first cell of each group, and the group of every cell.
         """
-        return group_rows(self._keys)
+        if self._any_halted:
+            return group_rows(self._keys)
+        return group_rows(self._keys[:, : self._halted[0].start])   # the HALTED half is zero for every cell
