@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import html
-import time
 from typing import Any
 
 import ipywidgets as widgets
-import numpy as np
 import plotly.graph_objects as go
 
 from dpviz.experiments.comparison import (
@@ -18,7 +16,6 @@ from dpviz.experiments.comparison import (
     available_algorithms,
     comparison_explorer_run,
 )
-from dpviz.plots.bands import sync_figure
 from dpviz.plots.comparison import explorer_figure, explorer_figure_spec
 from dpviz.widgets.base import Explorer, int_slider, log_slider, seed_box
 
@@ -42,16 +39,6 @@ SCALE_OPTIONS = [("real counts (shapes: 10,000)", 0), ("1,000 records", 1_000), 
 N_OPTIONS = (64, 128, 256, 512, 1024, 4096)
 #: Largest number of cached algorithm runs before the cache is emptied.
 CACHE_SIZE = 512
-
-
-def _equal(shown: Any, new: Any) -> bool:
-    """Whether an array (or list) of the last patch equals the new one (None: nothing shown yet)."""
-    if shown is None:
-        return False
-    a, b = np.asarray(shown), np.asarray(new)
-    if a.shape != b.shape or a.dtype != b.dtype:
-        return False
-    return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))   # NaN breaks the boundary lines
 
 
 class AlgorithmComparisonExplorer(Explorer):
@@ -102,7 +89,6 @@ class AlgorithmComparisonExplorer(Explorer):
             if name in values and values[name] is None:
                 raise ValueError(f"{name} = None is not a value this control accepts; allowed: {allowed}")
         self._cache: dict[tuple[Any, ...], Any] = {}
-        self._shown: list[dict[str, Any]] | None = None   # the trace specs of the last in-place patch
         self.progress = widgets.IntProgress(value=0, min=0, max=1, description="computing",
                                             style={"description_width": "initial"},
                                             layout=widgets.Layout(width="420px"))
@@ -157,83 +143,9 @@ class AlgorithmComparisonExplorer(Explorer):
         """The whole figure of a result (the first draw; later ones patch it)."""
         return explorer_figure(result)
 
-    # ---------------------------------------------------------------- fast redraw
-    def update(self) -> bool:
-        """Recompute and redraw; when only numbers changed, patch the figure's arrays in place.
-
-        Same contract as :meth:`Explorer.update` (errors go to ``message``, the last
-        good result and figure stay).  A full plotly update validates every
-        property of every trace (about 3 ms a trace); when the traces are the
-        same (same algorithms ticked) only their data arrays, the error bars and
-        the titles are assigned, which keeps a cached redraw within budget.
-
-        Returns
-        -------
-        bool
-            Whether the update succeeded (False: the error is shown in ``message``).
-        """
-        if self.figure is None:
-            return super().update()
-        start = time.perf_counter()
-        computed = self._attempt(explorer_figure_spec)
-        if computed is None:
-            return False
-        result, (traces, layout) = computed
-        self.result = result
-        if not self._patch(traces, layout):
-            sync_figure(self.figure, go.Figure(data=traces, layout=layout))
-        self.message.value = ""
-        self._after_draw(result)
-        self.last_update_ms = (time.perf_counter() - start) * 1e3
-        return True
-
-    @staticmethod
-    def _signature(traces: list[dict[str, Any]]) -> tuple[tuple[Any, ...], ...]:
-        """What must match for an in-place patch: type, name and axes of every trace."""
-        return tuple((t.get("type"), t.get("name"), t.get("xaxis"), t.get("yaxis")) for t in traces)
-
-    def _patch(self, traces: list[dict], layout: dict) -> bool:
-        """Assign only the changing properties when the trace structure is unchanged; False otherwise.
-
-        The arrays of the last patch are kept: an array equal to the one shown (the query ranks, the
-        cells, the data when only epsilon moved) is not validated and sent again.
-        """
-        fig = self.figure
-        if fig is None:
-            return False
-        current = tuple((t.type, t.name, t.xaxis, t.yaxis) for t in fig.data)
-        if current != self._signature(traces):
-            self._shown = None
-            return False
-        shown = self._shown if self._shown is not None else [{} for _ in traces]
-        changed: dict[str, tuple[list[int], list[Any]]] = {}   # property path -> (trace indexes, new values)
-        for i, (s, old) in enumerate(zip(traces, shown, strict=True)):
-            props = {key: s[key] for key in ("x", "y", "customdata") if key in s}
-            if "error_y" in s:
-                props["error_y.array"] = s["error_y"]["array"]
-                props["error_y.arrayminus"] = s["error_y"]["arrayminus"]
-            if isinstance(s.get("marker", {}).get("color"), list):
-                props["marker.color"] = s["marker"]["color"]
-            for path, value in props.items():
-                before: Any = old
-                for part in path.split("."):
-                    before = before.get(part) if isinstance(before, dict) else None
-                if not _equal(before, value):
-                    idx, vals = changed.setdefault(path, ([], []))
-                    idx.append(i)
-                    vals.append(value if isinstance(value, list) else np.asarray(value))
-        relayout = {} if fig.layout.title.text == layout["title"]["text"] else {"title.text": layout["title"]["text"]}
-        for k, (a, b) in enumerate(zip(fig.layout.annotations, layout["annotations"], strict=False)):
-            if a.text != b["text"]:
-                relayout[f"annotations[{k}].text"] = b["text"]
-        # one restyle per changed property (4x faster than assigning trace attributes), one message in all
-        with fig.batch_update():
-            for path, (idx, vals) in changed.items():
-                fig.plotly_restyle({path: vals}, trace_indexes=idx)
-            if relayout:
-                fig.plotly_relayout(relayout)
-        self._shown = traces
-        return True
+    def _figure_spec(self, result: ExplorerResult) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """The same figure as plain dicts: a redraw patches only the arrays and titles that changed."""
+        return explorer_figure_spec(result)
 
     def _side_panels(self) -> list[widgets.Widget]:
         """The progress bar and the info line under the figure."""

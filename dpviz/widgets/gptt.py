@@ -13,7 +13,7 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 
 from dpviz.experiments.svt import PAPER_DATASETS, GPTTAttackRun, gptt_attack_run
-from dpviz.plots.svt import attack_figure
+from dpviz.plots.svt import attack_figure, attack_figure_spec
 from dpviz.svt import NOT_DP
 from dpviz.widgets.base import Explorer, log_slider, seed_box
 
@@ -77,6 +77,9 @@ class GPTTAttackExplorer(Explorer):
 
     def _figure(self, result: GPTTAttackRun) -> go.Figure:
         return attack_figure(result)
+
+    def _figure_spec(self, result: GPTTAttackRun) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        return attack_figure_spec(result)
 
     def _side_panels(self) -> list[widgets.Widget]:
         return [self.summary]
