@@ -18,9 +18,9 @@ PAUSE_S = 1.0
 
 
 def run() -> list[dict]:
-    from dpviz.experiments.audit import audit_target, run_audit
+    from dpviz.experiments.audit import TARGETS, audit_target, run_audit
     from dpviz.widgets import AuditExplorer
-    from dpviz.widgets.audit import _PREPARE_ORDER, CLAIMS
+    from dpviz.widgets.audit import CLAIMS
 
     rows = []
     for name, budget in [("laplace", 1500.0), ("gaussian", 1500.0), ("svt", 3000.0), ("gptt", 3000.0)]:
@@ -30,7 +30,7 @@ def run() -> list[dict]:
     rows.append(first_visit_row("AuditExplorer: samples slider, first visits", AuditExplorer, "samples",
                                 [float(v) for v in np.geomspace(100, 199_000, 16)]))
     claims = [c for c in CLAIMS if c != 1.0] + [1.0]
-    others = [m for m in _PREPARE_ORDER if m != "laplace"]
+    others = [m for m in TARGETS if m != "laplace"]   # in the dropdown's order
     rows += [
         first_visit_row("AuditExplorer: claimed epsilon, first visits, after a 1 s pause", AuditExplorer,
                         "claimed_epsilon", claims[:-1], pause_s=PAUSE_S),
