@@ -42,7 +42,8 @@ class AuditCurve:
         Whether the numerator dataset is d' (the order the search chose).
     cum_hits : (numpy.ndarray, numpy.ndarray)
         ``cum_hits[0][n-1]`` / ``cum_hits[1][n-1]`` are the hits among the first n
-        confirmation samples under the numerator and the denominator dataset.
+        confirmation samples under the numerator and the denominator dataset (int32: sample
+        sizes are capped far below 2**31, and the explorer keeps dozens of curves).
     confidence : float
         Confidence of the intervals computed from the curve.
     search_samples : int
@@ -161,7 +162,8 @@ def prepare_audit_curve(target: AuditTarget, *, max_samples: int = 200_000, sear
                                          confidence=conf, delta=target.delta, rng=gen)
         n_search = search_samples
     first, second = (dp, d) if swapped else (d, dp)
-    hits_first, hits_second = (np.cumsum(event_hits(event, sample_outputs(target.mechanism, x, max_samples, gen)))
+    hits_first, hits_second = (np.cumsum(event_hits(event, sample_outputs(target.mechanism, x, max_samples, gen)),
+                                         dtype=np.int32)
                                for x in (first, second))
     return AuditCurve(target, event, swapped, (hits_first, hits_second), conf, n_search)
 
@@ -227,7 +229,7 @@ def _result_at(curve: AuditCurve, n: int) -> AuditResult:
                                    search_samples=curve.search_samples, candidates=1, label=t.label)
 
 
-@single_flight(maxsize=32)
+@single_flight(maxsize=48)
 def _cached_curve(name: str, claimed_epsilon: float, confidence: float, seed: int, max_samples: int,
                   search_samples: int) -> AuditCurve:
     """:func:`prepare_audit_curve` of a ready-made target, cached on its (hashable, checked) arguments."""
