@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.harness import explorer_row, row, time_call
+from benchmarks.harness import explorer_row, first_visit_row, row, time_call
 
 
 def run() -> list[dict]:
@@ -42,6 +42,13 @@ def run() -> list[dict]:
                              "epsilon", eps))
     rows.append(explorer_row("MatrixMechanismExplorer: seed (defaults)", MatrixMechanismExplorer(), "seed",
                              list(range(1, 41))))
+    rows.append(first_visit_row("MatrixMechanismExplorer: first visit of each strategy (n=16)",
+                                MatrixMechanismExplorer, "strategy",
+                                [s for s in st.STRATEGIES if s != "hierarchical_2"]))
+    rows.append(first_visit_row("MatrixMechanismExplorer: first visit of each workload (n=16)",
+                                MatrixMechanismExplorer, "workload", [w for w in wl.WORKLOADS if w != "all_ranges"]))
+    rows.append(first_visit_row("MatrixMechanismExplorer: epsilon, first visits", MatrixMechanismExplorer,
+                                "epsilon", [float(v) for v in np.geomspace(0.011, 9.3, 16)]))
     e = MatrixMechanismExplorer()
     for s in st.STRATEGIES:   # warm the per-(workload, n) cache: later strategy switches are cache hits
         e.controls["strategy"].value = s

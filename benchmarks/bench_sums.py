@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import time
 
-from benchmarks.harness import explorer_row, row
+import numpy as np
+
+from benchmarks.harness import explorer_row, first_visit_row, row
 
 
 def _cold_comparison(m: int, seed: int) -> float:
@@ -31,6 +33,19 @@ def run() -> list[dict]:
     _cold_comparison(10, 99)  # imports and first-call overheads, untimed
     rows = [row(f"sums: 5 algorithms x 100 trials, {m} queries (cold)", [_cold_comparison(m, s) for s in range(3)],
                 10_000.0) for m in (10, 100, 1000)]
+    rows += [
+        first_visit_row("SumQueryExplorer: truncation ratio p, first visits", SumQueryExplorer, "ratio",
+                        [0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.9995, 1.0]),
+        first_visit_row("SumQueryExplorer: epsilon, first visits", SumQueryExplorer, "epsilon",
+                        [float(v) for v in np.geomspace(0.11, 9.3, 12)]),
+        first_visit_row("SumQueryExplorer: rho, first visits", SumQueryExplorer, "rho",
+                        [0.02, 0.05, 0.08, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5]),
+        first_visit_row("SumQueryExplorer: algorithm, first visits", SumQueryExplorer, "algorithm",
+                        ["timm", "identity", "workload", "sqm"]),
+        first_visit_row("SumQueryExplorer: threshold method, first visits", SumQueryExplorer, "threshold",
+                        ["recursive", "oracle", "none"]),
+        first_visit_row("SumQueryExplorer: seed, first visits", SumQueryExplorer, "seed", list(range(1, 17))),
+    ]
     e = SumQueryExplorer()
     rows += [
         explorer_row("SumQueryExplorer: truncation ratio p", e, "ratio", [0.9, 0.95, 0.99, 0.995, 0.999]),

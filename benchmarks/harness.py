@@ -8,6 +8,7 @@ collects and prints them against their budgets.
 from __future__ import annotations
 
 import itertools
+import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -68,3 +69,49 @@ def explorer_row(name: str, explorer, control: str, values: Sequence[Any], chang
     """A result row for an explorer's control-to-redraw latency: budget median < 50 ms, p95 < 100 ms."""
     times = measure_explorer(explorer, control, values, changes, allow_messages)
     return row(name, times, 50.0, p95_budget_ms=100.0)
+
+
+def clear_caches() -> int:
+    """Empty every cache of every loaded dpviz module (``functools`` caches and warmed caches); return how many.
+
+    A first-visit row starts from here, so no value it visits was computed before, by a
+    previous row or by a background warm-up.
+    """
+    cleared = 0
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("dpviz"):
+            continue
+        for obj in list(vars(module).values()):
+            clear = getattr(obj, "cache_clear", None)
+            if callable(clear) and not isinstance(obj, type):
+                clear()
+                cleared += 1
+    return cleared
+
+
+def first_visit_row(name: str, make: Callable[[], Any], control: str, values: Sequence[Any], *,
+                    pause_s: float = 0.0, allow_messages: bool = False) -> dict:
+    """Latency of the first visit of each of ``values``: caches cleared, a fresh explorer, each value set once.
+
+    ``values`` must be distinct and differ from the control's starting value.  ``pause_s``
+    waits that long before each change, as a student reading the figure would, which gives
+    an explorer that prepares its next moves in the background the time to do so; without
+    it the changes come back to back.  Budget: median < 50 ms, p95 < 100 ms.
+    """
+    if len(set(map(repr, values))) != len(values):
+        raise ValueError(f"{name}: first-visit values must be distinct, got {values!r}")
+    clear_caches()
+    explorer = make()
+    widget = explorer.controls[control]
+    if any(widget.value == v for v in values):
+        raise ValueError(f"{name}: {widget.value!r} is the starting value, not a first visit")
+    out = []
+    for v in values:
+        if pause_s:
+            time.sleep(pause_s)
+        t0 = time.perf_counter()
+        widget.value = v
+        out.append((time.perf_counter() - t0) * 1e3)
+        if explorer.message.value and not allow_messages:
+            raise RuntimeError(f"{type(explorer).__name__} failed on {control}={v!r}: {explorer.message_text}")
+    return row(name, out, 50.0, p95_budget_ms=100.0)

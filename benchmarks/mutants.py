@@ -131,7 +131,8 @@ MUTANTS = (
            "share.append(np.full(tree.sizes[l - 1], 1.0 / b))", HIER),
     # ------------------------------------------------------------------ the GPTT attack as published (reproduction)
     Mutant("GPTT attack: Algorithm 3 groups by answer rows only", "dpviz/svt/partition.py",
-           'columns = grouping == "row_and_column"', "columns = False", ("tests/test_svt.py",)),
+           'keys = AnswerKeys(d, columns=grouping == "row_and_column")', "keys = AnswerKeys(d, columns=False)",
+           ("tests/test_svt.py",)),
     Mutant("GPTT attack: expected accuracy ignores the columns", "dpviz/svt/expected_accuracy.py",
            'if grouping == "row_and_column":', "if False:", ("tests/test_svt.py",)),
 )

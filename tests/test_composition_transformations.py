@@ -91,6 +91,17 @@ def test_subsampling_tails_exact_matches_enumeration_and_simulation():
     assert np.all(r.exact <= r.bound + 1e-12) and np.all(np.diff(r.exact) > 0)
 
 
+def test_simulated_tails_are_the_fraction_of_runs_above_each_threshold():
+    # recomputed from the very draws subsampling_tails makes (same seed, same order), with the (samples, t) table
+    t = np.array([3.0, -1.0, 0.5, 0.5, 2.0, 40.0])   # unsorted, a repeat, one never exceeded
+    r = subsampling_tails(0.7, 0.4, 3, t, samples=5_000, rng=9)
+    gen = np.random.default_rng(9)
+    y = C.subsampled_count(np.ones(3), 0.7, 0.4, rng=gen, size=5_000)
+    y_p = C.subsampled_count(np.ones(4), 0.7, 0.4, rng=gen, size=5_000)
+    assert np.array_equal(r.simulated_tail, (y[:, None] > t).mean(axis=0))
+    assert np.array_equal(r.simulated_tail_prime, (y_p[:, None] > t).mean(axis=0))
+
+
 def _multiset_change(a, b):
     ca, cb = Counter(a), Counter(b)
     return sum(((ca - cb) + (cb - ca)).values())

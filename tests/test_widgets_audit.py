@@ -109,3 +109,71 @@ def test_static_figures_draw():
     assert fit.observed.sum() <= 5_000 and math.isfinite(fit.p_value)
     sampler_fit_axes(fit)
     plt.close("all")
+
+
+# --------------------------------------------------------------------------- curves prepared in the background
+def _direct_curve(name, claim, confidence, seed, max_samples):
+    """The curve computed here, synchronously, without any cache."""
+    return prepare_audit_curve(audit_target(name, claim), max_samples=max_samples, search_samples=20_000,
+                               confidence=confidence, rng=seed)
+
+
+def _same_curve(view, curve):
+    c = view.result
+    return (c.event.description == curve.event.description and c.swapped == curve.swapped
+            and c.counts == (int(curve.cum_hits[0][view.samples - 1]), int(curve.cum_hits[1][view.samples - 1])))
+
+
+def _wait_prepared(timeout=60.0):
+    import time
+
+    from dpviz.experiments.audit.curve import _cached_curve
+
+    end = time.monotonic() + timeout
+    while _cached_curve.pending():
+        assert time.monotonic() < end, "background preparation did not finish"
+        time.sleep(0.02)
+
+
+def test_prepared_next_moves_show_the_very_curves_a_direct_computation_gives(monkeypatch):
+    import dpviz.widgets.audit as widget_module
+    from dpviz.experiments.audit.curve import _cached_curve
+
+    monkeypatch.setattr(widget_module, "MAX_SAMPLES", 4_000)
+    monkeypatch.setattr(widget_module, "_PREPARE_ORDER", ("laplace", "gaussian", "svt"))
+    _cached_curve.cache_clear()
+    e = AuditExplorer(samples=1_000.0)
+    assert len(e._next_moves()) == 3 + 2 + 1 + 2
+    _wait_prepared()
+    hits, misses = _cached_curve.cache_info()
+    for name, value in [("claimed_epsilon", 0.5), ("confidence", 0.99), ("seed", 1), ("mechanism", "svt")]:
+        e.controls[name].value = value
+        v = e.values
+        assert e.message.value == ""
+        assert _same_curve(e.result, _direct_curve(v["mechanism"], v["claimed_epsilon"], v["confidence"],
+                                                   v["seed"], 4_000))
+        _wait_prepared()
+    assert _cached_curve.cache_info()[0] >= hits + 4    # every move found its curve prepared
+
+
+def test_rapid_moves_always_show_the_current_settings_curve_and_start_no_extra_threads(monkeypatch):
+    import threading
+
+    import dpviz.widgets.audit as widget_module
+
+    monkeypatch.setattr(widget_module, "MAX_SAMPLES", 3_000)
+    monkeypatch.setattr(widget_module, "_PREPARE_ORDER", ("laplace", "laplace_undernoised", "gaussian"))
+    explorers = [AuditExplorer(samples=500.0) for _ in range(3)]
+    e = explorers[0]
+    moves = [("claimed_epsilon", 2.0), ("seed", 5), ("claimed_epsilon", 0.25), ("mechanism", "gaussian"),
+             ("confidence", 0.999), ("seed", 6), ("mechanism", "laplace_undernoised"), ("claimed_epsilon", 1.0),
+             ("samples", 2_000.0), ("seed", 5), ("mechanism", "laplace")]
+    for name, value in moves:           # no pause: the background thread is mid-way through older settings
+        e.controls[name].value = value
+        v = e.values
+        assert e.message.value == "" and e.result.samples == int(round(v["samples"]))
+        assert _same_curve(e.result, _direct_curve(v["mechanism"], v["claimed_epsilon"], v["confidence"],
+                                                   v["seed"], 3_000))
+        warmers = [t for t in threading.enumerate() if t.name == "dpviz-warm-_cached_curve" and t.is_alive()]
+        assert len(warmers) <= 1        # one for the cached curves, however many explorers and moves
+    _wait_prepared()

@@ -105,3 +105,30 @@ def test_none_for_a_picker_is_refused_by_name(name):
 def test_bad_control_values_are_refused_by_name(kwargs, name):
     with pytest.raises((TypeError, ValueError), match=name):
         AlgorithmComparisonExplorer(**kwargs)
+
+
+def _shown(fig):
+    """What the figure shows: every trace's data arrays and the titles, as plain lists."""
+    def plain(v):   # NaN (the breaks between boundary lines) as None, so that equal figures compare equal
+        if v is None:
+            return None
+        a = np.asarray(v)
+        return a.tolist() if a.dtype.kind not in "fc" else np.where(np.isnan(a), None, a).tolist()
+    traces = [(t.name, plain(t.x), plain(t.y), plain(t.customdata),
+               plain(getattr(t.error_y, "array", None)), plain(getattr(t.error_y, "arrayminus", None)),
+               plain(t.marker.color) if isinstance(t.marker.color, (list, tuple, np.ndarray)) else t.marker.color)
+              for t in fig.data]
+    return traces, fig.layout.title.text, [a.text for a in fig.layout.annotations]
+
+
+def test_patched_figure_equals_a_fresh_figure_after_any_moves():
+    from dpviz.plots.comparison import explorer_figure
+
+    e = AlgorithmComparisonExplorer(n=64, trials=2, dataset="step", scale=1000)
+    moves = [("epsilon", 1.0), ("seed", 3), ("epsilon", 0.1), ("show_MWEM", False), ("epsilon", 0.5),
+             ("show_MWEM", True), ("workload", "all_ranges"), ("epsilon", 1.0), ("dataset", "NETTRACE"),
+             ("epsilon", 0.1)]   # moving back: the cached result is patched in as well
+    for name, value in moves:
+        e.controls[name].value = value
+        assert e.message.value == ""
+        assert _shown(e.figure) == _shown(explorer_figure(e.result)), (name, value)

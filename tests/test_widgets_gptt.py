@@ -196,3 +196,27 @@ def test_gptt_attack_run_calibrate_flag_is_honoured():
     off = gptt_attack_run("MEDCOST", 0.1, calibrate=False, seed=3)
     on = gptt_attack_run("MEDCOST", 0.1, calibrate=True, seed=3)
     assert off.calibrate is False and on.calibrate is True
+
+
+def _figure_state(fig):
+    """The figure as plotly JSON (uids dropped): what the browser is told to draw."""
+    import json
+
+    state = json.loads(fig.to_json())
+    for trace in state["data"]:
+        trace.pop("uid", None)
+    return state
+
+
+def test_patched_redraws_show_exactly_a_fresh_figure_of_the_result():
+    import plotly.graph_objects as go
+
+    from dpviz.plots.svt import attack_figure
+
+    e = GPTTAttackExplorer()
+    moves = [("epsilon", 0.3), ("split", 0.7), ("dataset", "MEDCOST"), ("seed", 4), ("estimator", "ordered"),
+             ("calibrate", True), ("dataset", "ADULT"), ("epsilon", 1.0)]
+    for name, value in moves:
+        e.controls[name].value = value
+        assert e.message.value == ""
+        assert _figure_state(e.figure) == _figure_state(go.FigureWidget(attack_figure(e.result))), (name, value)

@@ -61,6 +61,19 @@ class ThresholdEvent:
         object.__setattr__(self, "threshold", check_real("threshold", self.threshold))
         object.__setattr__(self, "above", check_bool("above", self.above))
 
+    @classmethod
+    def _trusted(cls, coordinate: int, threshold: float, above: bool) -> ThresholdEvent:
+        """The event from values known to be valid (an int >= 0, a finite float, a bool), unchecked.
+
+        The event search builds thousands of candidates from sorted outputs; checking each costs more
+        than counting its hits.
+        """
+        ev = object.__new__(cls)
+        object.__setattr__(ev, "coordinate", coordinate)
+        object.__setattr__(ev, "threshold", threshold)
+        object.__setattr__(ev, "above", above)
+        return ev
+
     def __call__(self, outputs: npt.ArrayLike) -> _Hits:
         col = _as_rows(outputs)[:, self.coordinate]
         return col > self.threshold if self.above else col <= self.threshold

@@ -75,20 +75,47 @@ def candidate_events(outputs: npt.ArrayLike, outputs_prime: npt.ArrayLike, *, ma
     """
     max_atoms = check_int("max_atoms", max_atoms, minimum=0)
     a, b = _check_batches(outputs, outputs_prime, "outputs", "outputs_prime", nonempty=True)
-    pooled = np.concatenate([a, b])
+    return _candidates(a, b, max_atoms)[0]
+
+
+def _candidates(a: np.ndarray, b: np.ndarray, max_atoms: int = 4096
+                ) -> tuple[list[Event], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """:func:`candidate_events` of the row batches ``a``, ``b`` and their hit counts in each, in one pass.
+
+    Each coordinate of each batch is sorted once: the pooled order (for the quantile thresholds) is a
+    stable merge of the two sorted runs, and the hits of a threshold are a binary search in each run.
+    The output events and their counts come from one table of distinct outputs, which is skipped
+    outright when a coordinate alone takes more than ``max_atoms`` values.  Same events, same order and
+    the same counts as :func:`candidate_events` then :func:`event_counts`.
+    """
+    na, nb = a.shape[0], b.shape[0]
     events: list[Event] = []
-    for j in range(pooled.shape[1]):
-        col = np.sort(pooled[:, j])
-        uniq = col[np.concatenate([[True], col[1:] != col[:-1]])]
+    ka_parts: list[np.ndarray] = []
+    kb_parts: list[np.ndarray] = []
+    atoms_possible = True
+    for j in range(a.shape[1]):
+        sa, sb = np.sort(a[:, j]), np.sort(b[:, j])
+        col = np.sort(np.concatenate([sa, sb]), kind="stable")   # merges the two sorted runs in O(n)
+        distinct = np.concatenate([[True], col[1:] != col[:-1]])
+        uniq = col[distinct]
+        atoms_possible = atoms_possible and uniq.size <= max_atoms
         if uniq.size <= 256:
             ts = uniq[:-1]
         else:  # order statistics at the quantile levels (the sample quantiles, without interpolation)
             ts = np.unique(col[np.minimum((_LEVELS * col.size).astype(np.int64), col.size - 1)])
-        events += [ThresholdEvent(j, float(t), above) for t in ts for above in (True, False)]
-    table = _atom_table(a, b, max_atoms)
+        below_a = np.searchsorted(sa, ts, side="right")
+        below_b = np.searchsorted(sb, ts, side="right")
+        events += [ThresholdEvent._trusted(j, t, above) for t in ts.astype(float).tolist() for above in (True, False)]
+        ka_parts.append(np.stack([na - below_a, below_a], axis=1).ravel())
+        kb_parts.append(np.stack([nb - below_b, below_b], axis=1).ravel())
+    table = _atom_table(a, b, max_atoms) if atoms_possible else None
     if table is not None:
         events += [OutputEvent(tuple(r.tolist())) for r in table[0]]
-    return events
+        ka_parts.append(table[1])
+        kb_parts.append(table[2])
+    ka = np.concatenate(ka_parts).astype(np.int64) if ka_parts else np.zeros(0, dtype=np.int64)
+    kb = np.concatenate(kb_parts).astype(np.int64) if kb_parts else np.zeros(0, dtype=np.int64)
+    return events, ka, kb
 
 
 def _check_batches(a: npt.ArrayLike, b: npt.ArrayLike, name_a: str, name_b: str, *,
@@ -283,10 +310,12 @@ def select_event(mechanism: Mechanism, d: Any, d_prime: Any, events: Sequence[An
     a = _sample(mechanism, d, samples, gen, "d")
     b = _sample(mechanism, d_prime, samples, gen, "d_prime")
     if events is None:
-        events = candidate_events(a, b)
-    else:
-        for i, ev in enumerate(events):
-            _check_fits(ev, _as_rows(a).shape[1], f"event[{i}]")
+        ra, rb = _check_batches(a, b, "outputs", "outputs_prime", nonempty=True)
+        events, ka, kb = _candidates(ra, rb)
+        i, swapped, _ = _best(ka, ra.shape[0], kb, rb.shape[0], confidence, delta, 64)
+        return events[i], swapped, len(events)
+    for i, ev in enumerate(events):
+        _check_fits(ev, _as_rows(a).shape[1], f"event[{i}]")
     event, swapped, _ = best_event(events, a, b, confidence=confidence, delta=delta)
     return event, swapped, len(events)
 
@@ -354,7 +383,14 @@ def best_event(events: Sequence[Any], a: npt.ArrayLike, b: npt.ArrayLike, *, con
     a, b = np.asarray(a), np.asarray(b)
     na, nb = a.shape[0], b.shape[0]
     ka, kb = event_counts(events, a, b)
-    z = float(stats.norm.isf((1 - check_open_unit("confidence", confidence)) / 4))
+    i, swapped, bound = _best(ka, na, kb, nb, confidence, delta, shortlist)
+    return events[i], swapped, bound
+
+
+def _best(ka: np.ndarray, na: int, kb: np.ndarray, nb: int, confidence: float, delta: float,
+          shortlist: int) -> tuple[int, bool, float]:
+    """Index, order and lower bound of the best event from its hit counts (see :func:`best_event`)."""
+    z = float(stats.norm.isf((1 - confidence) / 4))
     best = (-np.inf, 0, False)
     for swapped, (k1, n1, k2, n2) in enumerate([(ka, na, kb, nb), (kb, nb, ka, na)]):
         p1, p2 = k1 / n1, np.maximum(k2, 1) / n2
@@ -367,4 +403,4 @@ def best_event(events: Sequence[Any], a: npt.ArrayLike, b: npt.ArrayLike, *, con
         i = int(np.argmax(exact))
         if exact[i] > best[0] or (best[0] == -np.inf and swapped == 0):
             best = (float(exact[i]), int(top[i]), bool(swapped))
-    return events[best[1]], best[2], best[0]
+    return best[1], best[2], best[0]

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz.hierarchy.budgets import ALLOCATIONS, _level_variances
-from dpviz.hierarchy.counts import _child_sum
+from dpviz.hierarchy.counts import _child_sum, _spread_add
 from dpviz.hierarchy.tree import Tree, build_tree
 from dpviz.validation import check_array, check_bool, check_choice
 
@@ -38,6 +38,11 @@ class _CIPlan:
     own: tuple[np.ndarray, ...]     # weight on a node's own measurement in the bottom-up average
     share: tuple[np.ndarray, ...]   # child's share of its parent's discrepancy, Z_child / sum Z_siblings
     below: tuple[np.ndarray, ...]   # from-below variance Z of each node (epsilon = 1)
+    #: (cut, c): share[l][:cut] all equal c, cut a multiple of b.  Nodes of a level whose subtrees are
+    #: complete have the same variances, so this holds for all but the groups at the ragged right edge,
+    #: and the top-down pass scales those parents before repeating them
+    common: tuple[tuple[int, float], ...] = ()
+    measured: tuple[bool, ...] = ()   # whether level l was measured (own[l] is not all 0)
 
 
 @lru_cache(maxsize=128)
@@ -58,11 +63,21 @@ def _ci_plan(tree: Tree, allocation: str) -> _CIPlan:
             below.append(S)
         share.append(below[l - 1] / np.repeat(S, b)[: tree.sizes[l - 1]])
     share.append(np.zeros(1))
-    return _CIPlan(tuple(own), tuple(share), tuple(below))
+    common = []
+    for l in range(tree.height):
+        differs = np.flatnonzero(share[l] != share[l][0])
+        cut = (int(differs[0]) if differs.size else tree.sizes[l]) // b * b
+        common.append((cut, float(share[l][0])))
+    return _CIPlan(tuple(own), tuple(share), tuple(below), tuple(common), tuple(bool(np.any(a)) for a in own))
 
 
-def _ci_2d(Y: np.ndarray, tree: Tree, plan: _CIPlan, nodes: bool) -> np.ndarray:
-    """Constrained inference on (k, n_nodes) noisy values; returns (k, n) leaves or (k, n_nodes) nodes."""
+#: Trials are processed in blocks of about this many node values, so the intermediate arrays of one
+#: block stay in cache and are reused by the allocator instead of being page-faulted afresh.
+_BLOCK_VALUES = 1 << 19
+
+
+def _ci_block(Y: np.ndarray, tree: Tree, plan: _CIPlan, out: np.ndarray, nodes: bool) -> None:
+    """Constrained inference of the (k, n_nodes) block ``Y`` into ``out``: (k, n) leaves or (k, n_nodes) nodes."""
     b, h = tree.branching, tree.height
     off = tree.offsets
     Z = [Y[:, : tree.n]]
@@ -70,26 +85,38 @@ def _ci_2d(Y: np.ndarray, tree: Tree, plan: _CIPlan, nodes: bool) -> np.ndarray:
     for l in range(1, h + 1):
         s = _child_sum(Z[-1], b, tree.sizes[l])
         S.append(s)
-        a = plan.own[l]
-        if np.any(a):
-            Z.append(s + a * (Y[:, off[l]: off[l + 1]] - s))
+        if plan.measured[l]:
+            z = Y[:, off[l]: off[l + 1]] - s
+            z *= plan.own[l]
+            z += s   # s + a (y - s), as written in the docstring of constrained_inference
+            Z.append(z)
         else:
             Z.append(s)
-    out = np.empty((Y.shape[0], off[-1]) if nodes else (0, 0))
+    if h == 0:   # n = 1: the leaf is the root
+        out[:] = Z[0]
+        return
     F = Z[h]
     if nodes:
         out[:, off[h]: off[h + 1]] = F
-    k = Y.shape[0]
     for l in range(h - 1, -1, -1):
-        gap = F - S[l + 1]
-        m, mp = tree.sizes[l], tree.sizes[l + 1]
-        if m == mp * b:  # full groups of b children: broadcast instead of repeating
-            F = (Z[l].reshape(k, mp, b) + plan.share[l].reshape(mp, b) * gap[:, :, None]).reshape(k, m)
-        else:
-            F = Z[l] + plan.share[l] * np.repeat(gap, b, axis=1)[:, :m]
-        if nodes:
-            out[:, off[l]: off[l + 1]] = F
-    return out if nodes else F
+        if nodes:   # F is stored in out: the parents' discrepancy goes to a new array
+            gap = F - S[l + 1]
+        else:       # in place: F is not read again (for an unmeasured root F is S[h] itself: 0 either way)
+            gap = F
+            gap -= S[l + 1]
+        F = _spread_add(Z[l], plan.share[l], gap, b, out=out[:, off[l]: off[l + 1]] if nodes or l == 0 else None,
+                        common=plan.common[l])
+
+
+def _ci_2d(Y: np.ndarray, tree: Tree, plan: _CIPlan, nodes: bool) -> np.ndarray:
+    """Constrained inference on (k, n_nodes) noisy values; returns (k, n) leaves or (k, n_nodes) nodes."""
+    k = Y.shape[0]
+    out = np.empty((k, tree.n_nodes if nodes else tree.n))
+    blocks = max(1, -(-k * tree.n_nodes // _BLOCK_VALUES))
+    rows = max(1, -(-k // blocks))
+    for r in range(0, k, rows):
+        _ci_block(Y[r: r + rows], tree, plan, out[r: r + rows], nodes)
+    return out
 
 
 def constrained_inference(noisy: ArrayLike, n: int, branching: int, *, allocation: str = "uniform",

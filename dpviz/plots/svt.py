@@ -8,7 +8,7 @@ References
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -21,8 +21,8 @@ from dpviz.svt import NOT_DP
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["attack_title", "attack_figure", "plot_attack", "plot_attack_table", "plot_counterexample",
-           "plot_counterexample_probabilities", "plot_threshold_answers"]
+__all__ = ["attack_title", "attack_figure", "attack_figure_spec", "plot_attack", "plot_attack_table",
+           "plot_counterexample", "plot_counterexample_probabilities", "plot_threshold_answers"]
 
 _WRONG = PALETTE["vermillion"]
 _TRUTH_LINE = dict(color=TRUTH, width=1, shape="hvh")
@@ -84,8 +84,28 @@ def attack_figure(run: GPTTAttackRun) -> go.Figure:
     plotly.graph_objects.Figure
         The three-panel figure.
     """
+    traces, layout = attack_figure_spec(run)
+    return go.Figure(data=traces, layout=layout)
+
+
+def attack_figure_spec(run: GPTTAttackRun) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """:func:`attack_figure` as plain dicts ``(traces, layout)``, so that a redraw can send only what changed.
+
+    Parameters
+    ----------
+    run : GPTTAttackRun
+        The attack run to draw.
+
+    Returns
+    -------
+    traces : list of dict
+        Per panel, the true counts (a line) and the guesses (dots coloured by exact or wrong).
+    layout : dict
+        Three stacked axes, zoomed on the small counts, with the panel headings.
+    """
     truth = run.truth.astype(float)
-    traces, annotations = [], []
+    traces: list[dict[str, Any]] = []
+    annotations = []
     domains = [(0.70, 1.0), (0.36, 0.64), (0.0, 0.28)]
     for i, method in enumerate(("gptt", "svt", "laplace")):
         _, guess_name, _ = _METHODS[method]
@@ -94,25 +114,26 @@ def attack_figure(run: GPTTAttackRun) -> go.Figure:
         ax = "" if i == 0 else str(i + 1)
         first = i == 0
         # two traces per panel, as few properties as possible: every property costs time on an in-place redraw
-        traces.append(go.Scatter(x0=0, dx=1, y=truth, mode="lines", line=_TRUTH_LINE, name="true count",
-                                 legendgroup="truth", showlegend=first, xaxis=f"x{ax}", yaxis=f"y{ax}"))
-        traces.append(go.Scatter(x0=0, dx=1, y=guess, mode="markers", name="guess: blue = exact, vermillion = wrong",
-                                 legendgroup="guess", showlegend=first, xaxis=f"x{ax}", yaxis=f"y{ax}",
-                                 marker=dict(color=(~hit).astype(np.int8), coloraxis="coloraxis", size=5)))
+        traces.append(dict(type="scatter", x0=0, dx=1, y=truth, mode="lines", line=dict(_TRUTH_LINE),
+                           name="true count", legendgroup="truth", showlegend=first, xaxis=f"x{ax}", yaxis=f"y{ax}"))
+        traces.append(dict(type="scatter", x0=0, dx=1, y=guess, mode="markers",
+                           name="guess: blue = exact, vermillion = wrong", legendgroup="guess", showlegend=first,
+                           xaxis=f"x{ax}", yaxis=f"y{ax}",
+                           marker=dict(color=(~hit).astype(np.int8), coloraxis="coloraxis", size=5)))
         annotations.append(dict(text=_panel_text(run, method), x=0.0, xref="paper", y=domains[i][1], yref="paper",
                                 yanchor="bottom", xanchor="left", showarrow=False, font=dict(size=11)))
     zoom = _zoom(run)
-    layout = dict(title=dict(text=attack_title(run), font=dict(size=13)), height=720, template=TEMPLATE,
-                  margin=dict(l=60, r=20, t=70, b=40), legend=dict(orientation="h", y=-0.06),
-                  annotations=annotations, hovermode="x unified",
-                  coloraxis=dict(colorscale=[[0, _RIGHT], [1, _WRONG]], cmin=0, cmax=1, showscale=False))
+    layout: dict[str, Any] = dict(
+        title=dict(text=attack_title(run), font=dict(size=13)), height=720, template=TEMPLATE,
+        margin=dict(l=60, r=20, t=70, b=40), legend=dict(orientation="h", y=-0.06), annotations=annotations,
+        hovermode="x unified", coloraxis=dict(colorscale=[[0, _RIGHT], [1, _WRONG]], cmin=0, cmax=1, showscale=False))
     for i in range(3):
         ax = "" if i == 0 else str(i + 1)
         layout[f"xaxis{ax}"] = dict(anchor=f"y{ax}", title="cell" if i == 2 else None,
                                     **({} if i == 0 else {"matches": "x"}))
         layout[f"yaxis{ax}"] = dict(domain=list(domains[i]), anchor=f"x{ax}", range=[-0.5, zoom],
                                     title="count (zoomed)")
-    return go.Figure(data=traces, layout=layout)
+    return traces, layout
 
 
 def plot_attack(run: GPTTAttackRun, method: str = "gptt", ax: Axes | None = None, *,

@@ -53,6 +53,10 @@ Files
 ``partition.py``
     The attack's first step (Algorithm 3): :func:`ordered_partition`,
     :class:`OrderedPartition`, ``GROUPINGS``, and our :func:`calibrate_shift`.
+``answer_keys.py``
+    How Algorithm 3 holds the 16.8 million answers: each cell's answer row and
+    column packed to bits, block by block, and the cells grouped by them
+    (internal to :func:`ordered_partition`; not re-exported).
 ``attack.py``
     The GPTT reconstruction attack end to end (Algorithm 4):
     :func:`reconstruct`, :func:`reconstruct_from_oracle`,

@@ -265,7 +265,7 @@ class GPTTOracle(_HistogramOracle):
         if self._b2 == 0.0:
             # c(x) - c(y) + shift >= s  <=>  c(y) <= c(x) + shift - s: one comparison per query, no temporaries
             above = c[None, :] <= (c[rows] + (shift - s))[:, None]
-            return above.view(np.uint8) if copies == 1 else (above * copies).astype(dtype)
+            return above.view(np.uint8) if copies == 1 else above.astype(dtype) * dtype(copies)
         diff = c[rows, None] - c[None, :] + shift
         if copies == 1:
             return (diff + self._rng.laplace(0.0, self._b2, size=diff.shape) >= s).astype(dtype)

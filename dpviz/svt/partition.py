@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpviz.svt.codes import ABOVE, HALTED
+from dpviz.svt.answer_keys import WORD_ROWS, AnswerKeys
+from dpviz.svt.codes import ABOVE
 from dpviz.svt.noise import _laplace_isf
 from dpviz.svt.oracles import MAX_COPIES, DifferenceOracle
 from dpviz.validation import check_bool, check_choice, check_elements, check_int, check_nonnegative
@@ -34,9 +35,6 @@ MAX_CALIBRATION_STEPS = 1000
 #: How :func:`ordered_partition` groups cells: by the answers to every query a cell appears in ("row_and_column",
 #: [CM15] Algorithm 3), or by its answer row alone ("row", a weaker reading kept to show what it loses).
 GROUPINGS = ("row_and_column", "row")
-
-_BIT_WEIGHTS = (1 << np.arange(7, -1, -1)).astype(np.uint8)   # numpy.packbits order: first bit is the highest
-
 
 @dataclass(frozen=True)
 class OrderedPartition:
@@ -85,10 +83,14 @@ class OrderedPartition:
 
 
 def _majority(answers: np.ndarray, copies: int) -> np.ndarray:
-    """Majority vote over copies (ABOVE when more than half said ABOVE); HALTED (-1) stays -1."""
+    """Majority vote over copies (ABOVE when more than half said ABOVE); with one copy HALTED (-1) stays -1.
+
+    ``2 a > copies`` is ``a > copies // 2`` for integer counts a, compared in the answers' own dtype
+    (no int64 copy of 16.8 million answers).
+    """
     if copies == 1:
         return answers.astype(np.int8)
-    return (answers.astype(np.int64) * 2 > copies).astype(np.int8)
+    return (answers > copies // 2).view(np.int8)
 
 
 def calibrate_shift(oracle: DifferenceOracle, *, copies: int = 1, query_scale: float = 0.0,
@@ -196,19 +198,6 @@ def calibrate_shift(oracle: DifferenceOracle, *, copies: int = 1, query_scale: f
     return float(min(estimates)[1] - 0.5)
 
 
-def _pack_columns(bits: np.ndarray) -> np.ndarray:
-    """Pack answer rows ``(r, d)`` by column: row x of the result, shape (d, ceil(r/8)), holds ``bits[:, x]``.
-
-    Equal to ``numpy.packbits(bits.T, axis=1)`` without its slow strided transpose.
-    """
-    r, d = bits.shape
-    pad = -r % 8
-    if pad:
-        bits = np.concatenate([bits, np.zeros((pad, d), dtype=bits.dtype)], axis=0)
-    octets = bits.reshape(-1, 8, d).astype(np.uint8) * _BIT_WEIGHTS[None, :, None]
-    return octets.sum(axis=1, dtype=np.uint8).T
-
-
 def ordered_partition(oracle: DifferenceOracle, *, copies: int = 1, calibrate: bool = False,
                       query_scale: float = 0.0, block: int = 512, grouping: str = "row_and_column") -> OrderedPartition:
     """Algorithm 3 of [CM15]: ordered partition of the domain from threshold answers to all difference queries.
@@ -240,9 +229,9 @@ def ordered_partition(oracle: DifferenceOracle, *, copies: int = 1, calibrate: b
     threshold lies in (0, 1] (our refinement, not the paper's).
 
     The oracle is asked the ``d x d`` queries row block by row block; rows and
-    columns are packed to bits and grouped with :func:`numpy.unique`, so the
-    whole 4096-cell domain (about 16.8 million queries) takes tens of
-    milliseconds.  With ``copies > 1`` each answer is the majority vote of
+    columns are packed to bits and the cells grouped by their keys
+    (:mod:`dpviz.svt.answer_keys`), so the whole 4096-cell domain (about 16.8
+    million queries) takes about 15 ms.  With ``copies > 1`` each answer is the majority vote of
     ``copies`` repetitions.
 
     Parameters
@@ -256,7 +245,7 @@ def ordered_partition(oracle: DifferenceOracle, *, copies: int = 1, calibrate: b
     query_scale : float, default 0
         The (public) Laplace scale of GPTT's query noise, used by the calibration.
     block : int, default 512
-        Rows asked per call, rounded up to a multiple of 8 (memory/speed trade-off).
+        Rows asked per call, rounded up to a multiple of 64 (memory/speed trade-off).
     grouping : {"row_and_column", "row"}, default "row_and_column"
         Group by every query a cell appears in ([CM15] Alg. 3), or by its row only.
 
@@ -302,33 +291,16 @@ def ordered_partition(oracle: DifferenceOracle, *, copies: int = 1, calibrate: b
     # d * d queries are asked (run time), and min(block, d) * d answers are held at once (memory)
     check_elements(float(d) * d, "difference queries (d x d)", **{"oracle.domain_size": d})
     shift = calibrate_shift(oracle, copies=copies, query_scale=query_scale) if calibrate else 0.0
-    columns = grouping == "row_and_column"
-    step = -(-block // 8) * 8                     # whole bytes of column bits per block
-    nbytes = (d + 7) // 8
-    # per cell: [row ABOVE bits | row HALTED bits | column ABOVE bits | column HALTED bits]
-    keys = np.zeros((d, (4 if columns else 2) * nbytes), dtype=np.uint8)
-    scores, column_scores = np.empty(d, dtype=np.int64), np.zeros(d, dtype=np.int64)
+    keys = AnswerKeys(d, columns=grouping == "row_and_column")
+    step = -(-block // WORD_ROWS) * WORD_ROWS     # whole words of column bits per block
     for start in range(0, d, step):
         rows = np.arange(start, min(d, start + step))
         votes = _majority(np.asarray(oracle.answer_differences(rows, copies=copies, shift=shift)), copies)
         if votes.shape != (rows.size, d):
             raise ValueError(f"oracle answered shape {votes.shape}, expected {(rows.size, d)}")
-        above = votes == ABOVE
-        # HALTED answers (an SVT oracle that stopped) stay distinguishable from BELOW
-        halted = votes == HALTED if np.any(votes == HALTED) else None
-        scores[rows] = np.count_nonzero(above, axis=1)
-        keys[rows, :nbytes] = np.packbits(above, axis=1)
-        if halted is not None:
-            keys[rows, nbytes:2 * nbytes] = np.packbits(halted, axis=1)
-        if columns:
-            column_scores += np.count_nonzero(above, axis=0)
-            b0, b1 = start // 8, (start + rows.size + 7) // 8
-            keys[:, 2 * nbytes + b0:2 * nbytes + b1] = _pack_columns(above)
-            if halted is not None:
-                keys[:, 3 * nbytes + b0:3 * nbytes + b1] = _pack_columns(halted)
-    void_keys = np.ascontiguousarray(keys).view(np.dtype((np.void, keys.shape[1]))).ravel()
-    _, first, inverse = np.unique(void_keys, return_index=True, return_inverse=True)
-    inverse = inverse.ravel()
+        keys.add(start, votes)
+    scores, column_scores = keys.scores, keys.column_scores()
+    first, inverse = keys.groups()
     group_score, group_column_score = scores[first], column_scores[first]
     order = np.lexsort((first, -group_column_score, group_score))    # by |S_x|, then more column ABOVEs
     rank = np.empty_like(order)

@@ -8,7 +8,7 @@ from typing import Any
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
-from dpviz.experiments.audit import TARGETS, AuditView, audit_explorer_run, audit_target
+from dpviz.experiments.audit import TARGETS, AuditView, audit_explorer_run, audit_target, prefetch_audit_curves
 from dpviz.plots.audit import audit_figure, audit_verdict
 from dpviz.widgets.base import Explorer, seed_box
 
@@ -18,6 +18,12 @@ __all__ = ["AuditExplorer"]
 MAX_SAMPLES = 200_000
 #: Claimed epsilons offered (samples are cached per claim, so the choice is a short list).
 CLAIMS = (0.25, 0.5, 1.0, 2.0)
+#: Confidence levels offered.
+CONFIDENCES = (0.95, 0.99, 0.999)
+#: Mechanisms in the order their curves are prepared in the background (cheapest first: the last
+#: two draw two million outputs or more and take about a second each).
+_PREPARE_ORDER = ("laplace", "laplace_undernoised", "gaussian", "laplace_discrete", "gptt_counterexample",
+                  "hierarchy", "gptt", "svt", "laplace_float_bits", "matrix")
 
 
 class AuditExplorer(Explorer):
@@ -31,7 +37,11 @@ class AuditExplorer(Explorer):
     ``samples`` (per dataset, log slider 100-200,000), ``confidence`` and ``seed``.
     The event is chosen once on a separate search batch; the slider then reads
     the first n samples of one cached confirmation batch, so it only recomputes
-    Clopper-Pearson intervals.
+    Clopper-Pearson intervals.  Every other control draws 2 x 220,000 fresh
+    outputs (0.05-1.2 s), so after each redraw the curves one move away -- the
+    other claims and confidences, the next seed, the other mechanisms -- are
+    prepared in a background thread (:func:`dpviz.experiments.audit.prefetch_audit_curves`);
+    they are the very curves a direct computation gives.
 
     Parameters
     ----------
@@ -64,7 +74,7 @@ class AuditExplorer(Explorer):
                                               description="samples n per dataset (outputs)", continuous_update=False,
                                               readout_format=",.0f", style=style,
                                               layout=widgets.Layout(width="420px")),
-            "confidence": widgets.Dropdown(options=[("95 %", 0.95), ("99 %", 0.99), ("99.9 %", 0.999)], value=0.95,
+            "confidence": widgets.Dropdown(options=[(f"{100 * c:g} %", c) for c in CONFIDENCES], value=0.95,
                                            description="confidence", style=style,
                                            layout=widgets.Layout(width="200px")),
             "seed": seed_box(0),
@@ -86,7 +96,31 @@ class AuditExplorer(Explorer):
     def _side_panels(self) -> list[widgets.Widget]:
         return [self.verdict]
 
+    def _on_change(self, change: dict[str, Any]) -> None:
+        """Note which control moved (its neighbours are prepared first), then update."""
+        self._moved = next((k for k, w in self.controls.items() if w is change.get("owner")), None)
+        super()._on_change(change)
+
+    def _next_moves(self) -> list[tuple[str, float, float, int]]:
+        """(mechanism, claim, confidence, seed) one move of a control away: the last moved control's first."""
+        v = self.values
+        m, c, conf, seed = v["mechanism"], v["claimed_epsilon"], v["confidence"], v["seed"]
+        groups = {
+            "claimed_epsilon": [(m, o, conf, seed) for o in sorted(CLAIMS, key=lambda x: abs(x - c)) if o != c],
+            "confidence": [(m, c, o, seed) for o in CONFIDENCES if o != conf],
+            "seed": [(m, c, conf, seed + 1)] if seed + 1 <= self.controls["seed"].max else [],
+            "mechanism": [(o, c, conf, seed) for o in _PREPARE_ORDER if o != m],
+        }
+        first = getattr(self, "_moved", None)
+        order = sorted(groups, key=lambda name: name != first)   # stable: the moved control's group first
+        return [move for name in order for move in groups[name]]
+
+    def _prepare_next_moves(self) -> None:
+        """Have the curves of the next moves prepared in the background (see the class docstring)."""
+        prefetch_audit_curves(self._next_moves(), max_samples=MAX_SAMPLES)
+
     def _after_draw(self, result: AuditView) -> None:
+        self._prepare_next_moves()
         r = result.result
         lo, hi = r.loss_interval
         colour = "#D55E00" if r.violation else "#0072B2"

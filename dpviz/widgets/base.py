@@ -6,6 +6,9 @@ A subclass provides
 * ``_compute(**values)`` -> a result object, by calling *one* function of
   ``dpviz.experiments`` (no maths in the widget),
 * ``_figure(result) -> plotly.graph_objects.Figure`` by calling *one* function of ``dpviz.plots``,
+* optionally ``_figure_spec(result) -> (traces, layout)``, the same figure as plain dicts (one function
+  of ``dpviz.plots``): later redraws then send only what changed
+  (:func:`dpviz.plots.bands.patch_figure`) instead of building and diffing a plotly figure,
 * optionally ``_after_draw(result)`` to refresh side panels (ledgers, tables).
 
 Every control is *guarded*: a value it cannot show (out of range, of the wrong type, not one of its options,
@@ -38,7 +41,7 @@ import numpy as np
 import plotly.graph_objects as go
 import traitlets
 
-from dpviz.plots.bands import sync_figure
+from dpviz.plots.bands import patch_figure, sync_figure
 
 __all__ = ["Explorer", "log_slider", "int_slider", "seed_box", "control_range"]
 
@@ -285,6 +288,7 @@ class Explorer:
         self.goals.add_class("dpviz-goals")
         self._goals: list[tuple[str, Callable[[Any, dict[str, Any]], Any], str | None]] = []
         self.figure: go.FigureWidget | None = None
+        self._shown: tuple[list[dict[str, Any]], dict[str, Any]] | None = None   # spec the figure shows
         self.result: Any = None
         self.last_update_ms = float("nan")
         self._updating = False
@@ -310,6 +314,14 @@ class Explorer:
     def _figure(self, result: Any) -> go.Figure:  # pragma: no cover - abstract
         """The figure of ``result``, from one call into ``dpviz.plots``."""
         raise NotImplementedError
+
+    def _figure_spec(self, result: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """The figure of ``result`` as plain ``(traces, layout)`` dicts (optional; see the module docstring)."""
+        raise NotImplementedError
+
+    def _has_spec(self) -> bool:
+        """Whether the subclass draws from plain-dict specs (overrides :meth:`_figure_spec`)."""
+        return type(self)._figure_spec is not Explorer._figure_spec
 
     def _after_draw(self, result: Any) -> None:
         """Refresh side panels after a successful redraw (default: nothing)."""
@@ -369,16 +381,22 @@ class Explorer:
             Whether the update succeeded.
         """
         start = time.perf_counter()
-        computed = self._attempt(self._figure)
+        spec = self._has_spec()
+        computed = self._attempt(self._figure_spec if spec else self._figure)
         if computed is None:
             self._restore_good_values()
             return False
         result, fig = computed
         self.result = result
+        if spec:
+            traces, layout = fig
+            if self.figure is None or not patch_figure(self.figure, traces, layout, self._shown):
+                fig = go.Figure(data=traces, layout=layout)
+            self._shown = (traces, layout)
         if self.figure is None:
             # the first figure is built whole: the browser view is created from this state
             self.figure = go.FigureWidget(fig)
-        else:
+        elif isinstance(fig, go.Figure):   # not patched: copy what differs
             sync_figure(self.figure, fig)
         self.message.value = ""
         self._good_values = self.values

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import html
-import time
 from typing import Any
 
 import ipywidgets as widgets
-import numpy as np
 import plotly.graph_objects as go
 
 from dpviz.experiments.comparison import (
@@ -18,7 +16,6 @@ from dpviz.experiments.comparison import (
     available_algorithms,
     comparison_explorer_run,
 )
-from dpviz.plots.bands import sync_figure
 from dpviz.plots.comparison import explorer_figure, explorer_figure_spec
 from dpviz.widgets.base import Explorer, int_slider, log_slider, seed_box
 
@@ -146,67 +143,9 @@ class AlgorithmComparisonExplorer(Explorer):
         """The whole figure of a result (the first draw; later ones patch it)."""
         return explorer_figure(result)
 
-    # ---------------------------------------------------------------- fast redraw
-    def update(self) -> bool:
-        """Recompute and redraw; when only numbers changed, patch the figure's arrays in place.
-
-        Same contract as :meth:`Explorer.update` (errors go to ``message``, the last
-        good result and figure stay).  A full plotly update validates every
-        property of every trace (about 3 ms a trace); when the traces are the
-        same (same algorithms ticked) only their data arrays, the error bars and
-        the titles are assigned, which keeps a cached redraw within budget.
-
-        Returns
-        -------
-        bool
-            Whether the update succeeded (False: the error is shown in ``message``).
-        """
-        if self.figure is None:
-            return super().update()
-        start = time.perf_counter()
-        computed = self._attempt(explorer_figure_spec)
-        if computed is None:
-            return False
-        result, (traces, layout) = computed
-        self.result = result
-        if not self._patch(traces, layout):
-            sync_figure(self.figure, go.Figure(data=traces, layout=layout))
-        self.message.value = ""
-        self._after_draw(result)
-        if self._goals:
-            self._check_goals()
-        self.last_update_ms = (time.perf_counter() - start) * 1e3
-        return True
-
-    @staticmethod
-    def _signature(traces: list[dict[str, Any]]) -> tuple[tuple[Any, ...], ...]:
-        """What must match for an in-place patch: type, name and axes of every trace."""
-        return tuple((t.get("type"), t.get("name"), t.get("xaxis"), t.get("yaxis")) for t in traces)
-
-    def _patch(self, traces: list[dict], layout: dict) -> bool:
-        """Assign only the changing properties when the trace structure is unchanged; False otherwise."""
-        fig = self.figure
-        if fig is None:
-            return False
-        current = tuple((t.type, t.name, t.xaxis, t.yaxis) for t in fig.data)
-        if current != self._signature(traces):
-            return False
-        with fig.batch_update():
-            for t, s in zip(fig.data, traces, strict=True):
-                t.x = np.asarray(s["x"])
-                t.y = np.asarray(s["y"])
-                if "customdata" in s:
-                    t.customdata = s["customdata"]
-                if "error_y" in s:
-                    t.error_y.array = s["error_y"]["array"]
-                    t.error_y.arrayminus = s["error_y"]["arrayminus"]
-                if isinstance(s.get("marker", {}).get("color"), list):
-                    t.marker.color = s["marker"]["color"]
-            fig.layout.title.text = layout["title"]["text"]
-            for a, b in zip(fig.layout.annotations, layout["annotations"], strict=False):
-                if a.text != b["text"]:
-                    a.text = b["text"]
-        return True
+    def _figure_spec(self, result: ExplorerResult) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """The same figure as plain dicts: a redraw patches only the arrays and titles that changed."""
+        return explorer_figure_spec(result)
 
     def _side_panels(self) -> list[widgets.Widget]:
         """The progress bar and the info line under the figure."""

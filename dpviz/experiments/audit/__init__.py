@@ -7,7 +7,8 @@ Files
     to a claim, each with a neighbouring pair), ``run_audit`` and ``audit_table``.
 ``curve.py``
     The explorer's tightening curve: ``AuditCurve``, ``AuditView``, ``prepare_audit_curve``,
-    ``audit_curve`` and the cached ``audit_explorer_run``.
+    ``audit_curve``, the cached ``audit_explorer_run`` and ``prefetch_audit_curves`` (prepares
+    the curves of the explorer's next moves in a background thread).
 ``samplers.py``
     ``SamplerFit`` and ``sampler_fit``: discrete Laplace and Gaussian samplers
     against their exact pmf (chi-square test).
@@ -15,7 +16,14 @@ Files
 
 from __future__ import annotations
 
-from dpviz.experiments.audit.curve import AuditCurve, AuditView, audit_curve, audit_explorer_run, prepare_audit_curve
+from dpviz.experiments.audit.curve import (
+    AuditCurve,
+    AuditView,
+    audit_curve,
+    audit_explorer_run,
+    prefetch_audit_curves,
+    prepare_audit_curve,
+)
 from dpviz.experiments.audit.samplers import SamplerFit, sampler_fit
 from dpviz.experiments.audit.targets import EXAMPLE_COUNTS as EXAMPLE_COUNTS
 from dpviz.experiments.audit.targets import SLOW_TARGETS as SLOW_TARGETS
@@ -23,4 +31,5 @@ from dpviz.experiments.audit.targets import TARGETS, AuditTarget, audit_table, a
 from dpviz.experiments.audit.targets import UNDERNOISE as UNDERNOISE
 
 __all__ = ["AuditTarget", "TARGETS", "audit_target", "run_audit", "audit_table", "AuditCurve", "AuditView",
-           "prepare_audit_curve", "audit_curve", "audit_explorer_run", "SamplerFit", "sampler_fit"]
+           "prepare_audit_curve", "audit_curve", "audit_explorer_run", "prefetch_audit_curves", "SamplerFit",
+           "sampler_fit"]

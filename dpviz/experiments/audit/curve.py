@@ -8,8 +8,8 @@ confidence interval of the privacy loss for any number of samples at once
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from dpviz.audit import (
     select_event,
 )
 from dpviz.experiments.audit.targets import TARGETS, AuditTarget, audit_target
+from dpviz.experiments.prefetch import single_flight
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_choice, check_elements, check_epsilon, check_int, check_open_unit
 
@@ -41,7 +42,8 @@ class AuditCurve:
         Whether the numerator dataset is d' (the order the search chose).
     cum_hits : (numpy.ndarray, numpy.ndarray)
         ``cum_hits[0][n-1]`` / ``cum_hits[1][n-1]`` are the hits among the first n
-        confirmation samples under the numerator and the denominator dataset.
+        confirmation samples under the numerator and the denominator dataset (int32: sample
+        sizes are capped far below 2**31, and the explorer keeps dozens of curves).
     confidence : float
         Confidence of the intervals computed from the curve.
     search_samples : int
@@ -160,7 +162,8 @@ def prepare_audit_curve(target: AuditTarget, *, max_samples: int = 200_000, sear
                                          confidence=conf, delta=target.delta, rng=gen)
         n_search = search_samples
     first, second = (dp, d) if swapped else (d, dp)
-    hits_first, hits_second = (np.cumsum(event_hits(event, sample_outputs(target.mechanism, x, max_samples, gen)))
+    hits_first, hits_second = (np.cumsum(event_hits(event, sample_outputs(target.mechanism, x, max_samples, gen)),
+                                         dtype=np.int32)
                                for x in (first, second))
     return AuditCurve(target, event, swapped, (hits_first, hits_second), conf, n_search)
 
@@ -226,7 +229,7 @@ def _result_at(curve: AuditCurve, n: int) -> AuditResult:
                                    search_samples=curve.search_samples, candidates=1, label=t.label)
 
 
-@lru_cache(maxsize=24)
+@single_flight(maxsize=48)
 def _cached_curve(name: str, claimed_epsilon: float, confidence: float, seed: int, max_samples: int,
                   search_samples: int) -> AuditCurve:
     """:func:`prepare_audit_curve` of a ready-made target, cached on its (hashable, checked) arguments."""
@@ -278,11 +281,59 @@ def audit_explorer_run(name: str, claimed_epsilon: float, samples: int, *, confi
     >>> view.samples, view.max_samples, view.is_dp
     (1000, 2000, True)
     """
+    curve = _cached_curve(*_curve_key(name, claimed_epsilon, confidence, seed, max_samples, search_samples))
+    return audit_curve(curve, samples)
+
+
+def _curve_key(name: str, claimed_epsilon: float, confidence: float, seed: int, max_samples: int,
+               search_samples: int) -> tuple[str, float, float, int, int, int]:
+    """The checked arguments of :func:`_cached_curve`, as its cache key."""
     check_choice("name", name, TARGETS)
     for what, value in (("max_samples", max_samples), ("search_samples", search_samples)):
         check_elements(float(check_int(what, value, minimum=1)), "samples per dataset", **{what: value})
-    curve = _cached_curve(name, float(check_epsilon(claimed_epsilon, "claimed_epsilon")),
-                          float(check_open_unit("confidence", confidence)), check_int("seed", seed, minimum=0),
-                          check_int("max_samples", max_samples, minimum=1),
-                          check_int("search_samples", search_samples, minimum=1))
-    return audit_curve(curve, samples)
+    return (name, float(check_epsilon(claimed_epsilon, "claimed_epsilon")),
+            float(check_open_unit("confidence", confidence)), check_int("seed", seed, minimum=0),
+            check_int("max_samples", max_samples, minimum=1), check_int("search_samples", search_samples, minimum=1))
+
+
+def prefetch_audit_curves(settings: Iterable[tuple[str, float, float, int]], *, max_samples: int = 200_000,
+                          search_samples: int = 20_000) -> None:
+    """Prepare, in a background thread, the curves :func:`audit_explorer_run` will need for these settings.
+
+    Each setting is ``(name, claimed_epsilon, confidence, seed)``.  The curves go into the
+    cache :func:`audit_explorer_run` reads, one background thread computes them in the
+    order given, and a later call replaces the settings still waiting.  A call of
+    :func:`audit_explorer_run` for a setting being prepared waits for it instead of
+    computing it twice; the curve is the same either way (seeded, computed once).
+
+    Parameters
+    ----------
+    settings : iterable of (str, float, float, int)
+        ``(name, claimed_epsilon, confidence, seed)`` of each curve, most wanted first.
+    max_samples : int
+        Confirmation samples per dataset, as given to :func:`audit_explorer_run`.
+    search_samples : int
+        Search samples per dataset, as given to :func:`audit_explorer_run`.
+
+    Raises
+    ------
+    ValueError
+        If a setting is out of range (as :func:`audit_explorer_run` would say), before anything is queued.
+    TypeError
+        If ``settings`` is not an iterable of 4-tuples, or a setting has the wrong type.
+
+    Examples
+    --------
+    >>> prefetch_audit_curves([("laplace", 0.5, 0.95, 0)], max_samples=2_000, search_samples=1_000)
+    >>> audit_explorer_run("laplace", 0.5, 1_000, max_samples=2_000, search_samples=1_000).samples
+    1000
+    """
+    if isinstance(settings, (str, bytes)) or not isinstance(settings, Iterable):
+        raise TypeError(f"settings must be an iterable of (name, claimed_epsilon, confidence, seed) tuples, "
+                        f"got {type(settings).__name__}")
+    keys = []
+    for i, setting in enumerate(settings):
+        if not isinstance(setting, tuple) or len(setting) != 4:
+            raise TypeError(f"settings[{i}] must be a (name, claimed_epsilon, confidence, seed) tuple, got {setting!r}")
+        keys.append(_curve_key(*setting, max_samples, search_samples))
+    _cached_curve.warm(keys)

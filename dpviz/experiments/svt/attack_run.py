@@ -19,6 +19,7 @@ from dpviz.svt import (
     MAX_COPIES,
     MIN_CALIBRATED_EPSILON,
     NOT_DP,
+    Reconstruction,
     ReconstructionAccuracy,
     SVTOracle,
     fraction_exact,
@@ -187,21 +188,61 @@ def gptt_attack_run(name: str, epsilon: float, *, split: float = 0.5, query_shar
 @functools.lru_cache(maxsize=128)
 def _cached_run(name: str, epsilon: float, split: float, query_share: float, copies: int, calibrate: bool,
                 estimator: str, svt_c: int, seed: int) -> GPTTAttackRun:
-    """Uncached body of :func:`gptt_attack_run` on validated arguments (the lru_cache keys on them)."""
-    x = datasets.load(name)
+    """Uncached body of :func:`gptt_attack_run` on validated arguments (the lru_cache keys on them).
+
+    The three methods are cached apart as well: a change of GPTT's own options (query noise, copies,
+    calibration) reuses the SVT attack and the Laplace counts, which do not depend on them.
+    """
+    x = _histogram(name)
     k = support_k(x)
-    s_gptt, s_svt, s_lap = np.random.SeedSequence(seed).spawn(3)
-    rec = reconstruct(x, epsilon, split=split, query_share=query_share, copies=copies, calibrate=calibrate,
-                      estimator=estimator, rng=np.random.default_rng(s_gptt))
-    svt_oracle = SVTOracle(x, split * epsilon, svt_c, rng=np.random.default_rng(s_svt))
-    svt_rec = reconstruct_from_oracle(svt_oracle, (1 - split) * epsilon, estimator=estimator)
-    lap = laplace_reconstruct(x, epsilon, rng=np.random.default_rng(s_lap))
-    for arr in (x, rec.guess, svt_rec.guess, lap):
-        arr.setflags(write=False)
+    gptt = _gptt_part(name, epsilon, split, query_share, copies, calibrate, estimator, seed)
+    svt_guess, svt_groups = _svt_part(name, epsilon, split, estimator, svt_c, seed)
+    lap = _laplace_part(name, epsilon, seed)
     return GPTTAttackRun(
         name=name, epsilon=epsilon, split=split, query_share=query_share, copies=copies, calibrate=calibrate,
-        estimator=estimator, truth=x, k=k, gptt_guess=rec.guess, gptt_accuracy=fraction_exact(x, rec.guess, k),
-        gptt_groups=rec.partition.n_groups, gptt_queries=rec.queries, svt_guess=svt_rec.guess,
-        svt_accuracy=fraction_exact(x, svt_rec.guess, k), svt_groups=svt_rec.partition.n_groups, svt_c=svt_c,
+        estimator=estimator, truth=x, k=k, gptt_guess=gptt.guess, gptt_accuracy=fraction_exact(x, gptt.guess, k),
+        gptt_groups=gptt.partition.n_groups, gptt_queries=gptt.queries, svt_guess=svt_guess,
+        svt_accuracy=fraction_exact(x, svt_guess, k), svt_groups=svt_groups, svt_c=svt_c,
         laplace_guess=lap, laplace_accuracy=fraction_exact(x, lap, k),
     )
+
+
+def _streams(seed: int) -> list[np.random.SeedSequence]:
+    """The three independent streams of a run (GPTT attack, SVT attack, Laplace), spawned from ``seed``."""
+    return np.random.SeedSequence(seed).spawn(3)
+
+
+@functools.lru_cache(maxsize=16)
+def _histogram(name: str) -> np.ndarray:
+    """The dataset's histogram, read-only."""
+    x = datasets.load(name)
+    x.setflags(write=False)
+    return x
+
+
+@functools.lru_cache(maxsize=128)
+def _gptt_part(name: str, epsilon: float, split: float, query_share: float, copies: int, calibrate: bool,
+               estimator: str, seed: int) -> Reconstruction:
+    """The GPTT attack of a run (its guess read-only)."""
+    rec = reconstruct(_histogram(name), epsilon, split=split, query_share=query_share, copies=copies,
+                      calibrate=calibrate, estimator=estimator, rng=np.random.default_rng(_streams(seed)[0]))
+    rec.guess.setflags(write=False)
+    return rec
+
+
+@functools.lru_cache(maxsize=128)
+def _svt_part(name: str, epsilon: float, split: float, estimator: str, svt_c: int,
+              seed: int) -> tuple[np.ndarray, int]:
+    """The same attack through SVT: its guess (read-only) and number of groups."""
+    oracle = SVTOracle(_histogram(name), split * epsilon, svt_c, rng=np.random.default_rng(_streams(seed)[1]))
+    rec = reconstruct_from_oracle(oracle, (1 - split) * epsilon, estimator=estimator)
+    rec.guess.setflags(write=False)
+    return rec.guess, rec.partition.n_groups
+
+
+@functools.lru_cache(maxsize=128)
+def _laplace_part(name: str, epsilon: float, seed: int) -> np.ndarray:
+    """Rounded Laplace counts of a run (read-only)."""
+    lap = laplace_reconstruct(_histogram(name), epsilon, rng=np.random.default_rng(_streams(seed)[2]))
+    lap.setflags(write=False)
+    return lap
