@@ -133,7 +133,7 @@ def test_laplace_and_gaussian_losses_are_scipys_log_density_ratios():
 def test_laplace_loss_reaches_exactly_group_epsilon(k):
     o = np.linspace(-30, 40, 1401)
     loss = Df.laplace_privacy_loss(o, 5.0, 5.0 + k, 1.0, 0.4)
-    bound = Df.group_epsilon(0.4, k)[0]
+    bound = Df.group_privacy(0.4, k)[0]
     assert bound == pytest.approx(0.4 * k)
     assert np.max(np.abs(loss)) == pytest.approx(bound)
     assert np.all(np.abs(loss) <= bound + 1e-12)
@@ -161,14 +161,15 @@ def test_privacy_loss_of_impossible_outputs():
 
 
 # --------------------------------------------------------------------------- group privacy
-def test_group_delta_bounds_the_chain_of_neighbours():
-    """Chaining (eps, delta) k times gives delta * sum_i e^{i eps}: the k e^{(k-1) eps} delta bound is above it."""
+def test_group_delta_is_the_chain_of_neighbours():
+    """Chaining (eps, delta) k times gives delta * sum_i e^{i eps}, below the k e^{(k-1) eps} delta of some texts."""
     for eps, k, delta in [(0.1, 2, 1e-6), (0.5, 5, 1e-5), (1.0, 10, 1e-8)]:
-        e_k, d_k = Df.group_epsilon(eps, k, delta)
+        e_k, d_k = Df.group_privacy(eps, k, delta)
         chained = delta * sum(math.exp(i * eps) for i in range(k))
-        assert e_k == pytest.approx(k * eps) and d_k == pytest.approx(k * math.exp((k - 1) * eps) * delta)
-        assert chained <= d_k * (1 + 1e-12)
-    assert Df.group_epsilon(5.0, 30, 0.01)[1] == 1.0     # capped: a delta of 1 promises nothing
+        assert e_k == pytest.approx(k * eps) and d_k == pytest.approx(chained, rel=1e-12)
+        assert d_k <= k * math.exp((k - 1) * eps) * delta
+    with pytest.raises(ValueError, match="vacuous"):     # a delta of 1 promises nothing: refused, not capped
+        Df.group_privacy(5.0, 30, 0.01)
 
 
 def test_the_auditor_finds_a_groups_loss_near_k_epsilon():

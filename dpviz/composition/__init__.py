@@ -7,7 +7,8 @@ Files
     ``advanced_epsilon_per_query`` (the largest per-query epsilon advanced
     composition allows within a total), ``advanced_crossover`` (the k from which
     it beats basic composition), ``optimal_composition`` (the exact best bound for
-    any eps-DP mechanisms, Kairouz, Oh & Viswanath) and ``group_privacy``.
+    any eps-DP mechanisms, Kairouz, Oh & Viswanath). ``group_privacy`` is re-exported from
+    ``dpviz.definition.group_privacy``, where it lives.
 ``loss_distribution.py``
     A discrete privacy-loss law and its privacy: ``LossDistribution``, ``loss_delta``
     (delta(eps) of the law), ``loss_epsilon`` (its exact inverse), ``loss_tail``.
@@ -86,9 +87,9 @@ from dpviz.composition.theorems import (
     advanced_crossover,
     advanced_epsilon_per_query,
     basic_composition,
-    group_privacy,
     optimal_composition,
 )
+from dpviz.definition.group_privacy import group_privacy
 
 __all__ = [
     "basic_composition",

@@ -40,7 +40,7 @@ from dpviz.composition.loss_distribution import LossDistribution, loss_epsilon
 from dpviz.validation import check_delta, check_elements, check_epsilon, check_int
 
 __all__ = ["basic_composition", "advanced_composition", "advanced_epsilon_per_query", "advanced_crossover",
-           "optimal_composition", "group_privacy"]
+           "optimal_composition"]
 
 
 #: Largest number of composed mechanisms the theorems accept (k is turned into a float; 10**15 is exact).
@@ -286,59 +286,3 @@ def optimal_composition(epsilon: float, k: int, delta_prime: float) -> float:
     probs = np.concatenate([[rest], probs])
     probs /= max(1.0, float(probs.sum()))
     return min(loss_epsilon(LossDistribution(losses, probs), dp), total)
-
-
-def group_privacy(epsilon: float, group_size: int, delta: float = 0.0) -> tuple[float, float]:
-    """What an (eps, delta)-DP mechanism guarantees to a group of g records: ``(g eps, delta sum_{i<g} e^(i eps))``.
-
-    Datasets that differ in g records are joined by a chain of g neighbours; applying the definition along the
-    chain gives ``P[M(D_0) in S] <= e^(g eps) P[M(D_g) in S] + delta (1 + e^eps + ... + e^((g-1) eps))``.
-
-    Parameters
-    ----------
-    epsilon : float
-        Epsilon of the mechanism, finite and > 0.
-    group_size : int
-        Number of records g that differ, >= 1.
-    delta : float, default 0
-        Delta of the mechanism, in [0, 1).
-
-    Returns
-    -------
-    tuple of float
-        ``(g eps, delta (e^(g eps) - 1) / (e^eps - 1))``.
-
-    Raises
-    ------
-    ValueError, TypeError
-        For an invalid parameter, a total epsilon that overflows, or a group delta that reaches 1 (the
-        guarantee would say nothing).
-
-    References
-    ----------
-    Dwork & Roth 2014, Theorem 2.2.
-
-    Examples
-    --------
-    >>> group_privacy(0.5, 3)
-    (1.5, 0.0)
-    >>> e, d = group_privacy(0.1, 2, delta=1e-6)
-    >>> round(e, 3), round(d / 1e-6, 4)
-    (0.2, 2.1052)
-    """
-    eps = check_epsilon(epsilon)
-    g = check_int("group_size", group_size, minimum=1, maximum=MAX_K)
-    dlt = check_delta(delta, allow_zero=True)
-    total = _finite_total(g * eps, epsilon, g)
-    if dlt == 0.0:
-        return total, 0.0
-    try:
-        # (e^(g eps) - 1) / (e^eps - 1) = 1 + e^eps + ... + e^((g-1) eps), as a difference of logs
-        factor = math.exp(math.log(math.expm1(g * eps)) - math.log(math.expm1(eps)))
-    except OverflowError:
-        factor = math.inf
-    grown = dlt * factor
-    if not grown < 1:
-        raise ValueError(f"group_size={g} x delta={delta!r} grows to {grown:g} >= 1 over the chain of neighbours: "
-                         "the group guarantee would be vacuous; lower delta, epsilon or group_size")
-    return total, grown

@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 from dpviz.accountant import charge_all
 from dpviz.data_aware.budget import _check_stages, _fraction
 from dpviz.data_aware.queries import _queries_or_raise
-from dpviz.mechanisms import laplace_scale
+from dpviz.mechanisms import laplace_scale, selection_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
     MAX_ELEMENTS,
@@ -236,9 +236,10 @@ def mwem(x: ArrayLike, workload: Any, epsilon: float, *, rounds: int = 10, selec
     meas = np.empty((k, T))
     rows: list[np.ndarray] = []
     es, em = float(eps_sel), float(eps_meas)
+    sel_scale = selection_scale(1.0, es)                          # 2 Delta / eps_s: the exponential mechanism's
     for t in range(T):
         score = np.abs(Q.answers(A) - truth)                      # sensitivity 1 after scaling
-        idx = np.argmax(es * score / 2.0 + gen.gumbel(size=score.shape), axis=1)  # Gumbel-max = exp. mechanism
+        idx = np.argmax(score / sel_scale + gen.gumbel(size=score.shape), axis=1)  # Gumbel-max = exp. mechanism
         sel[:, t] = idx
         meas[:, t] = truth[idx] + gen.laplace(0.0, laplace_scale(1.0, em), size=k)
         rows.append(Q.rows(idx))

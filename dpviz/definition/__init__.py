@@ -16,7 +16,8 @@ Files
     ``privacy_loss`` (the log-ratio per output), ``tight_epsilon`` (of two discrete output distributions),
     and the loss curves ``laplace_privacy_loss`` (bounded) and ``gaussian_privacy_loss`` (unbounded).
 ``group_privacy.py``
-    ``group_epsilon``: eps-DP for one person is k eps-DP for a group of k (and delta grows).
+    ``group_privacy``: eps-DP for one person is k eps-DP for a group of k (and delta grows); the one
+    implementation, also exported by ``dpviz.composition``.
 ``posterior_belief.py``
     The Bayesian reading: ``posterior`` (Bayes' rule for D against D') and ``posterior_bounds`` (how far
     an eps-DP output can move an informed adversary's belief).
@@ -44,7 +45,7 @@ from dpviz.definition.distinguishability import (
     power_bound,
     total_variation,
 )
-from dpviz.definition.group_privacy import group_epsilon
+from dpviz.definition.group_privacy import group_privacy
 from dpviz.definition.loss_ratio import gaussian_privacy_loss, laplace_privacy_loss, privacy_loss, tight_epsilon
 from dpviz.definition.neighbouring import RELATIONS, histogram_neighbours, l1_sensitivity
 from dpviz.definition.posterior_belief import posterior, posterior_bounds
@@ -57,7 +58,7 @@ __all__ = [
     "tight_epsilon",
     "laplace_privacy_loss",
     "gaussian_privacy_loss",
-    "group_epsilon",
+    "group_privacy",
     "posterior",
     "posterior_bounds",
     "power_bound",

@@ -148,7 +148,7 @@ def check_household(answer: Any) -> Feedback:
     True
     """
     return check_number(
-        "0.4 A household, rounded", answer, definition.group_epsilon(0.25, 4)[0],
+        "0.4 A household, rounded", answer, definition.group_privacy(0.25, 4)[0],
         explain="rounding is post-processing (free), and a group of 4 is 4 neighbour steps: 4 x 0.25 = 1.",
         hint="Two facts: what rounding costs (post-processing), and what an epsilon-DP mechanism promises a group "
              "of k people (group privacy).",
@@ -403,7 +403,7 @@ def group_goal(group: int = 5, target: float = 1.0, tolerance: float = 0.03) -> 
     def test(result: Any, values: dict[str, Any]) -> str | None:
         if result.mechanism != "Laplace" or result.group != group:
             return None
-        eps_group = definition.group_epsilon(result.epsilon, group)[0]
+        eps_group = definition.group_privacy(result.epsilon, group)[0]
         if abs(eps_group - target) <= tolerance * target:
             return f"epsilon = {result.epsilon:.3g} per person: the group of {group} has epsilon {eps_group:.3g}"
         return None

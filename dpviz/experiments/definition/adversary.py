@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz.audit import epsilon_lower_bound
-from dpviz.definition import group_epsilon, posterior, posterior_bounds
+from dpviz.definition import group_privacy, posterior, posterior_bounds
 from dpviz.mechanisms import laplace, randomized_response, randomized_response_pmf
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_array, check_elements, check_epsilon, check_int, check_open_unit
@@ -173,7 +173,7 @@ class GroupAudit:
     group_sizes : numpy.ndarray
         The group sizes k.
     exact : numpy.ndarray
-        ``k eps`` (:func:`dpviz.definition.group_epsilon`), the group's epsilon, attained by the Laplace count.
+        ``k eps`` (:func:`dpviz.definition.group_privacy`), the group's epsilon, attained by the Laplace count.
     lower : numpy.ndarray
         The auditor's lower bound on each group's epsilon (95 % confidence).
     samples : int
@@ -235,7 +235,7 @@ def group_audit(epsilon: float, group_sizes: ArrayLike, *, count: int = 5, sampl
         return laplace(np.full(size, float(x)), 1.0, epsilon, rng=rng)
 
     ks = sizes.astype(int)
-    exact = np.array([group_epsilon(epsilon, int(k))[0] for k in ks])
+    exact = np.array([group_privacy(epsilon, int(k))[0] for k in ks])
     lower = np.array([epsilon_lower_bound(mech, float(count), float(count + k), samples=samples, rng=gen).epsilon_lower
                       for k in ks])
     return GroupAudit(epsilon, ks, exact, lower, samples)

@@ -11,7 +11,7 @@ from scipy import stats
 from dpviz.definition import (
     gaussian_privacy_loss,
     gaussian_total_variation,
-    group_epsilon,
+    group_privacy,
     laplace_privacy_loss,
     laplace_total_variation,
     total_variation,
@@ -184,7 +184,7 @@ def privacy_loss_view(mechanism: str, epsilon: float, *, group: int = 1, delta: 
     bins = check_int("bins", bins, minimum=4, maximum=1000)
     check_elements(2.0 * samples * (k if mechanism == "randomized response" else 1), "simulated outputs",
                    samples=samples, group=k)
-    bound = group_epsilon(epsilon, k)[0]
+    bound = group_privacy(epsilon, k)[0]
     gen = as_generator(rng)
     if mechanism == "randomized response":
         p = truth_probability(epsilon)
