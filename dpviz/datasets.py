@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import io
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -211,14 +212,22 @@ def checksums() -> dict[str, str]:
     dict of str to str
         File path under ``dpviz/data`` -> hexadecimal sha256.
 
+    Raises
+    ------
+    DatasetIntegrityError
+        If PROVENANCE.md has no ``## sha256`` block.
+
     Examples
     --------
     >>> len(checksums()["cps/CPS.csv"])
     64
     """
-    text = provenance()
-    block = text.split("## sha256", 1)[1].split("```")[1]
-    return {m.group(2): m.group(1) for m in re.finditer(r"^([0-9a-f]{64})\s+(\S+)$", block, re.M)}
+    parts = provenance().split("## sha256", 1)
+    blocks = parts[1].split("```") if len(parts) == 2 else []
+    if len(blocks) < 3:
+        raise DatasetIntegrityError("PROVENANCE.md has no ## sha256 block of checksums; "
+                                    f"{_restore_hint('PROVENANCE.md')}")
+    return {m.group(2): m.group(1) for m in re.finditer(r"^([0-9a-f]{64})\s+(\S+)$", blocks[1], re.M)}
 
 
 def _restore_hint(filename: str) -> str:
@@ -240,11 +249,12 @@ def _read(filename: str, name: str) -> np.ndarray:
     if want is None or got != want:
         raise DatasetIntegrityError(f"dataset {name}: {path} is damaged (sha256 {got[:12]}..., PROVENANCE.md "
                                     f"lists {(want or 'nothing')[:12]}...); {_restore_hint(filename)}")
+    # parse the bytes that were verified, never the file a second time (it could change in between)
     if filename.endswith(".npy"):
-        arr = np.load(path, allow_pickle=False)
+        arr = np.load(io.BytesIO(raw), allow_pickle=False)
     else:
-        # CPS.csv has CR line endings; text mode with universal newlines reads it correctly
-        arr = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.int64)
+        # CPS.csv has CR line endings; universal newlines (newline=None) read it correctly
+        arr = np.loadtxt(io.StringIO(raw.decode("ascii"), newline=None), delimiter=",", skiprows=1, dtype=np.int64)
     arr.setflags(write=False)
     return arr
 

@@ -137,3 +137,42 @@ def test_a_damaged_data_file_is_refused_with_dpvizs_own_error(tmp_path, monkeypa
         monkeypatch.undo()
         ds._read.cache_clear()
     assert int(ds.load("ADULT").sum()) == 17665      # the shipped copy still loads
+
+
+@pytest.mark.parametrize("name", ["ADULT", "CPS"])
+def test_the_bytes_parsed_are_the_bytes_verified(tmp_path, monkeypatch, name):
+    """The file is read once: swapped on disk right after its verified read, the loader still returns the verified
+    data (it used to read the file a second time to parse it: ADULT came back as HEPTH's counts, sum 347,414)."""
+    import shutil
+    from pathlib import Path
+
+    import dpviz.datasets as ds
+
+    src = Path(ds.__file__).parent / "data"
+    shutil.copytree(src, tmp_path / "data")
+    target = tmp_path / "data" / ds.describe(name).filename
+    swap = (src / ("dpbench_1d/HEPTH.n4096.npy" if name == "ADULT" else "dpbench_1d/ADULTFRANK.n4096.npy"))
+    real_read = Path.read_bytes
+
+    def read_then_swap(self):
+        raw = real_read(self)
+        if self == target:
+            target.write_bytes(swap.read_bytes())     # the file changes between the check and any second read
+        return raw
+
+    want = ds.load(name)
+    monkeypatch.setattr(ds, "_DATA_ROOT", tmp_path / "data")
+    monkeypatch.setattr(Path, "read_bytes", read_then_swap)
+    ds._read.cache_clear()
+    try:
+        np.testing.assert_array_equal(ds.load(name), want)
+    finally:
+        monkeypatch.undo()
+        ds._read.cache_clear()
+
+
+def test_provenance_without_checksums_is_an_integrity_error(monkeypatch):
+    import dpviz.datasets as ds
+    monkeypatch.setattr(ds, "provenance", lambda: "# Provenance\nno checksums here\n")
+    with pytest.raises(ds.DatasetIntegrityError, match="sha256"):
+        ds.checksums()

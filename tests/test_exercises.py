@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 
 from dpviz.exercises import Feedback, all_exercises, check_number
@@ -91,3 +92,67 @@ def test_notebook_exercises_are_registered_checked_and_marked(path):
 def test_feedback_never_reveals_the_expected_value():
     fb = check_number("9.9 Secret", 3.0, 1234.5678, explain="", hint="think again")
     assert "1234" not in str(fb) and "1234" not in fb._repr_html_()
+
+
+# ----------------------------------------------------------------- answers that must never pass (review findings)
+def test_a_function_that_changes_its_inputs_cannot_change_the_answer_key():
+    from dpviz.exercises import lecture00, lecture04, lecture06
+
+    def flipped_estimate(r, e):            # estimates the share of "no" by flipping the reports in place: wrong
+        r[:] = 1 - r
+        return (np.mean(r) - 1 / (1 + np.exp(e))) / np.tanh(e / 2)
+
+    def rescaled_least_squares(A, y):      # normalises A's columns in place: a scaled x_hat, wrong
+        A /= np.linalg.norm(A, axis=0)
+        return np.linalg.solve(A.T @ A, A.T @ y)
+
+    def zeroing_partition(a):              # wipes the answer matrix, then answers "one group"
+        a[:] = 0
+        return np.zeros(a.shape[0], int)
+
+    assert not lecture00.check_debiased_estimate(flipped_estimate).passed
+    assert not lecture04.check_least_squares_function(rescaled_least_squares).passed
+    assert not lecture06.check_partition(zeroing_partition).passed
+    # and the cached test cases were not damaged: the same wrong answer without the mutation still fails
+    assert not lecture06.check_partition(lambda a: np.zeros(a.shape[0], int)).passed
+
+
+@pytest.mark.parametrize("sd", [2.5, 4.0, 5.0, 5.6])
+def test_gaussian_noise_is_not_a_pure_dp_count(sd):
+    from dpviz.exercises import lecture01
+    fb = lecture01.check_half_epsilon_mechanism(lambda x, rng, size: x + rng.normal(scale=sd, size=size))
+    assert not fb.passed
+
+
+def test_laplace_plus_uniform_noise_is_still_accepted():
+    """Post-processing keeps DP: a valid non-Laplace mechanism (excess kurtosis < 0) must not be taken for Gaussian."""
+    from dpviz.exercises import lecture01
+    fb = lecture01.check_half_epsilon_mechanism(
+        lambda x, rng, size: x + rng.laplace(scale=2.0, size=size) + rng.uniform(-8, 8, size=size))
+    assert fb.passed
+
+
+def test_a_mechanism_failing_in_the_usefulness_check_is_feedback():
+    from dpviz.exercises import lecture01
+
+    def clipped(x, rng, size):
+        if x > 20:
+            raise OverflowError("my clipping assumed counts <= 20")
+        return x + rng.laplace(scale=2.0, size=size)
+
+    fb = lecture01.check_half_epsilon_mechanism(clipped)
+    assert not fb.passed and "OverflowError" in fb.message
+
+
+@pytest.mark.parametrize("answer", [10**400, 1 + 0j, np.complex128(1.38), "1.38", True])
+def test_numbers_that_are_not_real_are_refused_as_feedback(answer):
+    from dpviz.exercises import lecture00
+    fb = lecture00.check_coin_epsilon(answer)
+    assert not fb.passed and "finite number" in fb.message
+
+
+@pytest.mark.parametrize("answer", [("1334", "6"), [1 + 2j, 3], [10**400, 1], [True, False]])
+def test_arrays_that_are_not_real_are_refused(answer):
+    from dpviz.exercises.checks import check_array
+    fb = check_array("x", answer, [1334.0, 6.0], explain="", hint="")
+    assert not fb.passed and "real numbers" in fb.message

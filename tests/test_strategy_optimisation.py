@@ -103,6 +103,16 @@ def test_p_identity_is_seeded_and_accepts_a_gram_matrix():
     np.testing.assert_allclose(_dense(M), _dense(B), rtol=1e-9, atol=1e-12)
 
 
+def test_p_identity_ignores_the_scale_of_w():
+    """Entries of 1e200 overflow W^T W; the optimum does not depend on the scale, so the answer must not either."""
+    base = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]])
+    ref = mm.expected_error(base, st.p_identity(base, rng=3, p=2), 1.0)
+    for scale in (1e-150, 1e150, 1e200):
+        A = st.p_identity(base * scale, rng=3, p=2)
+        assert mm.expected_error(base, A, 1.0) == pytest.approx(ref, rel=1e-6)
+        assert mm.expected_error(base, A, 1.0) <= mm.expected_error(base, np.eye(4), 1.0) * (1 + 1e-12)
+
+
 def test_p_identity_refuses_bad_arguments_by_name():
     W = wl.prefix(16)
     with pytest.raises(ValueError, match="norm"):
@@ -117,8 +127,19 @@ def test_p_identity_refuses_bad_arguments_by_name():
         st.p_identity(W, tol=-1.0)
     with pytest.raises(TypeError, match="gram"):
         st.p_identity(W, gram="yes")
-    with pytest.raises(ValueError, match="square and symmetric"):
+    with pytest.raises(ValueError, match="symmetric"):
         st.p_identity(np.triu(np.ones((4, 4))), gram=True)
+    with pytest.raises(ValueError, match="square"):
+        st.p_identity(np.ones((3, 4)), gram=True)
+    for indefinite in (-np.eye(2), np.array([[1.0, 2.0], [2.0, 1.0]])):   # no W has these as W^T W
+        with pytest.raises(ValueError, match="positive semi-definite"):
+            st.p_identity(indefinite, gram=True)
+    with pytest.raises(TypeError, match="not a Workload"):
+        st.p_identity(W, gram=True)
+    with pytest.raises(ValueError, match="elements"):
+        st.p_identity(wl.all_ranges(10**9))                   # refused before the n-length diagonal is built
+    with pytest.raises(ValueError, match="elements"):
+        wl.all_ranges(20_000).gram()
     with pytest.raises(ValueError, match="elements"):
         st.p_identity(wl.prefix(2**20), p=2**16)
     with pytest.raises(ValueError, match="norm"):
@@ -223,3 +244,12 @@ def test_projected_lbfgs_solves_a_bound_constrained_quadratic():
     free = _minimize(fg, np.zeros(500), lower=-np.inf, upper=np.inf, max_iter=500, tol=1e-15)
     assert free.value <= 1e-16 * float(np.sum(w * c * c))
     np.testing.assert_allclose(free.x, c, atol=1e-6)
+
+
+def test_marginals_error_ignores_the_scale_of_the_weights():
+    """The error of weighted marginals does not depend on the weights' scale: 1e-155 gave inf ("cannot answer W")
+    and 1e155 an OverflowError."""
+    W = wl.marginals((3, 3, 3), 2)
+    ref = st.marginals_error(W, np.ones(8))
+    for scale in (1e-155, 1e155):
+        assert st.marginals_error(W, np.full(8, scale)) == pytest.approx(ref, rel=1e-12)

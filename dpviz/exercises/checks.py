@@ -7,8 +7,10 @@ hint; any other wrong answer gets the exercise's general hint.  The expected ans
 
 from __future__ import annotations
 
+import copy
 import math
 import numbers
+import reprlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -17,7 +19,7 @@ import numpy as np
 from dpviz.audit import epsilon_lower_bound
 from dpviz.exercises.feedback import Feedback
 
-__all__ = ["NO_ANSWER", "unanswered", "check_number", "check_array", "check_function", "check_private"]
+__all__ = ["NO_ANSWER", "unanswered", "real_array", "check_number", "check_array", "check_function", "check_private"]
 
 #: The message an exercise left at ``...`` gets.
 NO_ANSWER = "no answer yet: replace the ... with your answer and run the cell again."
@@ -51,8 +53,63 @@ def _as_real(answer: Any) -> float | None:
             answer = answer.item()
         else:
             return None
-    value = float(answer)
+    try:
+        value = float(answer)
+    except OverflowError:                 # a Python int beyond the float range
+        return None
     return value if math.isfinite(value) else None
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxother = _SHORT.maxstring = 120
+
+
+def _short(obj: Any) -> str:
+    """``repr(obj)`` cut to about 120 characters (a feedback line, not a matrix dump)."""
+    if isinstance(obj, np.ndarray):
+        return np.array2string(obj, threshold=12, edgeitems=2, precision=4).replace("\n", " ")[:120]
+    if isinstance(obj, tuple):
+        return "(" + ", ".join(_short(v) for v in obj) + ")"
+    return _SHORT.repr(obj)
+
+
+def real_array(answer: Any) -> np.ndarray | None:
+    """``answer`` as a float array, or None if it holds anything but real numbers.
+
+    Strings, bytes, bools, complex numbers and ints beyond the float range are not read as numbers (numpy
+    would convert ``"6"`` to 6.0 and drop an imaginary part); NaN and infinities are kept for the caller to
+    judge.
+
+    Parameters
+    ----------
+    answer : object
+        What the student gave.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The float array, or None.
+
+    Examples
+    --------
+    >>> real_array([1, 2.5]), real_array(("1334", "6")), real_array([1 + 2j])
+    (array([1. , 2.5]), None, None)
+    """
+    try:
+        raw = np.asarray(answer)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if raw.dtype.kind == "O":
+        items = raw.ravel().tolist()
+        if not all(_as_real(v) is not None or (isinstance(v, float) and not math.isfinite(v)) for v in items):
+            return None
+        try:
+            return np.asarray(items, dtype=float).reshape(raw.shape)
+        except (TypeError, ValueError, OverflowError):
+            return None
+    if raw.dtype.kind not in "iuf":
+        return None
+    return raw.astype(float)
 
 
 def check_number(exercise: str, answer: Any, expected: float, *, explain: str, hint: str,
@@ -91,7 +148,7 @@ def check_number(exercise: str, answer: Any, expected: float, *, explain: str, h
         return Feedback(exercise, False, NO_ANSWER)
     value = _as_real(answer)
     if value is None:
-        return Feedback(exercise, False, f"expected a finite number, got {answer!r} ({type(answer).__name__}).",
+        return Feedback(exercise, False, f"expected a finite number, got {_short(answer)} ({type(answer).__name__}).",
                         hint)
     if math.isclose(value, expected, rel_tol=rtol, abs_tol=atol):
         return Feedback(exercise, True, f"{value:.6g} is right: {explain}")
@@ -134,10 +191,9 @@ def check_array(exercise: str, answer: Any, expected: Any, *, explain: str, hint
     if unanswered(answer):
         return Feedback(exercise, False, NO_ANSWER)
     want = np.asarray(expected, dtype=float)
-    try:
-        got = np.asarray(answer, dtype=float)
-    except (TypeError, ValueError):
-        return Feedback(exercise, False, f"expected numbers, got {answer!r}.", hint)
+    got = real_array(answer)
+    if got is None:
+        return Feedback(exercise, False, f"expected real numbers, got {_short(answer)}.", hint)
     if got.shape != want.shape:
         return Feedback(exercise, False, f"expected shape {want.shape}, got {got.shape}.", hint)
     if not np.all(np.isfinite(got)):
@@ -184,19 +240,24 @@ def check_function(exercise: str, fn: Any, reference: Callable[..., Any], cases:
     if unanswered(fn):
         return Feedback(exercise, False, NO_ANSWER)
     if not callable(fn):
-        return Feedback(exercise, False, f"expected a function, got {fn!r}.", hint)
+        return Feedback(exercise, False, f"expected a function, got {_short(fn)}.", hint)
     for args in cases:
+        # the reference first, on its own copy: a function that changes its inputs cannot change the answer key
+        want = np.asarray(reference(*copy.deepcopy(args)), dtype=float)
         try:
-            out = fn(*args)
+            out = fn(*copy.deepcopy(args))
             if unanswered(out):    # a body left at "..." (the student notebook) returns None
                 return Feedback(exercise, False, "no answer yet: your function returns nothing; write its body "
                                 "and run the cell again.")
-            got = np.asarray(out, dtype=float)
+            got = real_array(out)
         except Exception as exc:  # a student's bug is feedback, not a crash of the notebook
-            return Feedback(exercise, False, f"your function raised {type(exc).__name__}: {exc} on {args!r}.", hint)
-        want = np.asarray(reference(*args), dtype=float)
+            return Feedback(exercise, False, f"your function raised {type(exc).__name__}: {exc} on "
+                            f"{_short(args)}.", hint)
+        if got is None:
+            return Feedback(exercise, False, f"your function returned {_short(out)}, not real numbers, on "
+                            f"{_short(args)}.", hint)
         if got.shape != want.shape or not np.allclose(got, want, rtol=rtol, atol=atol):
-            return Feedback(exercise, False, f"wrong result on input {args!r}.", hint)
+            return Feedback(exercise, False, f"wrong result on input {_short(args)}.", hint)
     return Feedback(exercise, True, f"right on all {len(cases)} test inputs: {explain}")
 
 
@@ -246,7 +307,8 @@ def check_private(exercise: str, mechanism: Any, epsilon: float, pairs: Sequence
     if unanswered(mechanism):
         return Feedback(exercise, False, NO_ANSWER)
     if not callable(mechanism):
-        return Feedback(exercise, False, f"expected a function mechanism(data, rng, size), got {mechanism!r}.", hint)
+        return Feedback(exercise, False, f"expected a function mechanism(data, rng, size), got {_short(mechanism)}.",
+                        hint)
     try:
         probe = mechanism(pairs[0][0], rng=np.random.default_rng(0), size=2)
     except Exception as exc:  # the student's bug is feedback, not a crash of the notebook
@@ -265,7 +327,10 @@ def check_private(exercise: str, mechanism: Any, epsilon: float, pairs: Sequence
                             f"auditor found a privacy loss of at least {res.epsilon_lower:.3f} "
                             "(99.9 % confidence).", hint)
         worst = max(worst, res.epsilon_lower)
-    reason = useful(mechanism)
+    try:
+        reason = useful(mechanism)
+    except Exception as exc:  # the usefulness check calls the mechanism on inputs the audit did not use
+        return Feedback(exercise, False, f"calling your mechanism raised {type(exc).__name__}: {exc}.", hint)
     if reason is not None:
         return Feedback(exercise, False, f"private but not useful: {reason}", hint)
     return Feedback(exercise, True, f"the auditor found no loss above {epsilon:g} (largest lower bound "

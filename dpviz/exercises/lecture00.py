@@ -7,6 +7,7 @@ expected answer with dpviz and returns a :class:`~dpviz.exercises.Feedback`.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -31,8 +32,9 @@ def _function_with_mistakes(exercise: str, fn: Any, reference: Callable[..., Any
         return fb
     for wrong, why in mistakes:
         try:
-            same = all(np.allclose(np.asarray(fn(*args), dtype=float), np.asarray(wrong(*args), dtype=float),
-                                   rtol=1e-9, atol=1e-12) for args in cases)
+            same = all(np.allclose(np.asarray(fn(*copy.deepcopy(args)), dtype=float),
+                                   np.asarray(wrong(*copy.deepcopy(args)), dtype=float), rtol=1e-9, atol=1e-12)
+                       for args in cases)
         except Exception:  # noqa: BLE001 - a student's function that fails is reported by check_function already
             return fb
         if same:

@@ -193,12 +193,37 @@ def check_half_epsilon_mechanism(mechanism: Any) -> Feedback:
     >>> bool(check_half_epsilon_mechanism(lambda x, rng, size: x + rng.laplace(scale=2.0, size=size)))
     True
     """
-    return check_private(
+    fb = check_private(
         "1.6 A 0.5-DP count, audited", mechanism, 0.5, [(0.0, 1.0), (10.0, 9.0), (3.0, 4.0)],
         useful=_useful_count,
         explain="Laplace noise of scale sensitivity / epsilon = 1 / 0.5 = 2 gives exactly 0.5-DP.",
         hint="Add Laplace noise of scale sensitivity / epsilon (rng.laplace(scale=..., size=size)). A smaller scale "
              "leaks; a much larger one is private but useless.")
+    if fb.passed and _looks_gaussian(mechanism):
+        return Feedback(fb.exercise, False, "your noise looks Gaussian: the auditor's samples cannot see its "
+                        "failure, but no Gaussian noise is epsilon-DP for any epsilon.",
+                        "Gaussian noise gives (epsilon, delta)-DP with delta > 0 (its privacy loss is unbounded in "
+                        "the tails, lecture 02). For pure epsilon-DP add Laplace noise of scale sensitivity / "
+                        "epsilon.")
+    return fb
+
+
+#: Below this normality-test p-value the noise is not Gaussian.  Laplace noise (excess kurtosis 3) gives
+#: p < 1e-300 on 20,000 draws; so does any sum of Laplace noise with uniform or Laplace noise whose variance
+#: stays within the 4x the usefulness check allows (excess kurtosis below -0.45 or above 0.7, >= 12 standard
+#: errors of 0.035 from 0); Gaussian noise gives a p-value uniform on [0, 1], flagged with probability 1 - 1e-6.
+GAUSSIAN_P = 1e-6
+
+
+def _looks_gaussian(mechanism: Any) -> bool:
+    """Whether 20,000 answers to a count of 50 pass D'Agostino and Pearson's normality test at ``GAUSSIAN_P``."""
+    from scipy import stats
+
+    try:
+        out = np.asarray(mechanism(50.0, rng=np.random.default_rng(6), size=20_000), dtype=float)
+    except Exception:  # noqa: BLE001 - the same call passed the usefulness check; a flaky mechanism is not Gaussian
+        return False
+    return bool(stats.normaltest(out).pvalue > GAUSSIAN_P)
 
 
 def band_goal(halfwidth: float = 5.0, tolerance: float = 0.05) -> tuple[str, Any]:

@@ -16,7 +16,7 @@ import numpy as np
 from dpviz import composition, mechanisms
 from dpviz.accountant import PrivacyAccountant
 from dpviz.audit import check_neighbours, epsilon_lower_bound
-from dpviz.exercises.checks import NO_ANSWER, check_function, check_number, unanswered
+from dpviz.exercises.checks import NO_ANSWER, check_function, check_number, real_array, unanswered
 from dpviz.exercises.feedback import Feedback
 from dpviz.exercises.registry import Exercise
 
@@ -284,9 +284,11 @@ def _split_mechanism(values: Any, rng: np.random.Generator, size: int) -> np.nda
 def _neighbour_problem(answer: tuple[Any, Any] | list[Any]) -> str | None:
     """Why ``answer`` is not a pair of add/remove neighbours of flat, non-empty lists of numbers (None if it is)."""
     try:
-        d, d_prime = (np.asarray(x, dtype=float) for x in answer)
+        d, d_prime = (real_array(x) for x in answer)
     except (TypeError, ValueError) as exc:
         return str(exc)
+    if d is None or d_prime is None:
+        return "each dataset must be a list of real numbers"
     if d.ndim != 1 or d_prime.ndim != 1 or min(d.size, d_prime.size) == 0:
         return "each dataset must be a non-empty flat list of numbers, one value per record"
     try:

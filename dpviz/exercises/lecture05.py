@@ -159,7 +159,12 @@ def _as_incomes(x: Any) -> list[float] | None:
         return None
     out = []
     for v in np.asarray(x, dtype=object).ravel() if isinstance(x, np.ndarray) else x:
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(float(v)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            return None
+        try:
+            if not math.isfinite(float(v)):
+                return None
+        except OverflowError:           # an int beyond the float range
             return None
         out.append(float(v))
     return out

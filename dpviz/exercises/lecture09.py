@@ -19,7 +19,7 @@ from dpviz.audit import epsilon_lower_bound
 
 # check_array is aliased: the exercise checkers answer every input with feedback and never raise, unlike
 # dpviz.validation.check_array, whose name they would otherwise share
-from dpviz.exercises.checks import NO_ANSWER, check_number, check_private, unanswered
+from dpviz.exercises.checks import NO_ANSWER, check_number, check_private, real_array, unanswered
 from dpviz.exercises.checks import check_array as check_answer_array
 from dpviz.exercises.feedback import Feedback
 from dpviz.exercises.registry import Exercise
@@ -255,9 +255,11 @@ def half_noise_max(scores: Any, rng: np.random.Generator, size: int) -> np.ndarr
 def _pair(answer: Any) -> tuple[np.ndarray, np.ndarray] | str:
     """The two score vectors of an answer, or why they are not a valid pair of neighbours."""
     try:
-        d, d_prime = (np.asarray(v, dtype=float) for v in answer)
+        d, d_prime = (real_array(v) for v in answer)
     except (TypeError, ValueError):
         return "expected a pair (scores, scores_prime) of two score vectors."
+    if d is None or d_prime is None:
+        return "expected a pair (scores, scores_prime) of two vectors of real numbers."
     if d.ndim != 1 or d.shape != d_prime.shape or not 2 <= d.size <= 10:
         return "expected two score vectors of the same length, 2 to 10 candidates each."
     if not (np.all(np.isfinite(d)) and np.all(np.isfinite(d_prime))):

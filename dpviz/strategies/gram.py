@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from dpviz.validation import check_bool, check_matrix
+from dpviz.validation import check_bool, check_elements, check_matrix
 from dpviz.workloads import Workload
 
 __all__: list[str] = []
@@ -18,19 +18,33 @@ def _is_sparse(M: Any) -> bool:
     return bool(sp.issparse(M))
 
 
+def _checked_gram(M: Any) -> np.ndarray:
+    """A matrix given as ``W^T W``, dense: square, symmetric, positive semi-definite, within the allocation cap."""
+    check_elements(float(M.shape[0]) * M.shape[1], "dense Gram matrix (n x n)", shape=M.shape)
+    G = np.asarray(M.toarray() if _is_sparse(M) else M, dtype=float)
+    if G.shape[0] != G.shape[1]:
+        raise ValueError(f"a Gram matrix W^T W must be square, got shape {G.shape}")
+    scale = max(1.0, float(np.abs(G).max())) if G.size else 1.0
+    if not np.allclose(G, G.T, rtol=1e-10, atol=1e-12 * scale):
+        raise ValueError("a Gram matrix W^T W must be symmetric")
+    lowest = float(np.linalg.eigvalsh(G)[0]) if G.size else 0.0
+    if lowest < -1e-10 * scale:
+        raise ValueError(f"a Gram matrix W^T W must be positive semi-definite, got an eigenvalue {lowest:.3g} < 0")
+    return G
+
+
 def _gram(W: Any, gram: bool) -> np.ndarray:
-    """Dense ``W^T W`` of a workload or matrix, or ``W`` itself checked square and symmetric when ``gram``."""
+    """Dense ``W^T W`` of a workload or matrix, or ``W`` itself checked to be a Gram matrix when ``gram``."""
     gram = check_bool("gram", gram)
     if isinstance(W, Workload):
+        if gram:
+            raise TypeError("gram=True takes the matrix W^T W itself, not a Workload (pass the Workload with "
+                            "gram=False)")
         return W.gram()
     M: Any = check_matrix("W", W)
     if gram:
-        G: Any = M.toarray() if _is_sparse(M) else M
-        if G.shape[0] != G.shape[1]:
-            raise ValueError(f"a Gram matrix W^T W must be square, got shape {G.shape}")
-        if not np.allclose(G, G.T, rtol=1e-10, atol=1e-12 * max(1.0, float(np.abs(G).max()))):
-            raise ValueError("a Gram matrix W^T W must be symmetric")
-        return np.asarray(G, dtype=float)
+        return _checked_gram(M)
+    check_elements(float(M.shape[1]) ** 2, "dense Gram matrix W^T W (n x n)", n=M.shape[1])
     if _is_sparse(M):
         return np.asarray((M.T @ M).toarray())
     return M.T @ M

@@ -33,13 +33,14 @@ References
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from dpviz.rng import RngLike, as_generator
-from dpviz.strategies.gram import _is_sparse
+from dpviz.strategies.gram import _checked_gram, _is_sparse
 from dpviz.strategies.projected_lbfgs import _minimize
 from dpviz.validation import check_bool, check_choice, check_elements, check_int, check_matrix, check_positive
 from dpviz.workloads import Workload, from_matrix
@@ -96,18 +97,45 @@ def _column_sq_norms(M: Any) -> np.ndarray:
     return np.einsum("ij,ij->j", M, M)
 
 
+def _domain_size(W: Any, gram: bool) -> int:
+    """The domain size n of ``W`` (a Workload, a query matrix, or a Gram matrix when ``gram``), read before any work."""
+    if isinstance(W, Workload):
+        return W.n
+    shape = getattr(W, "shape", None)
+    if not (isinstance(shape, tuple) and len(shape) == 2):
+        checked: Any = check_matrix("W", W)     # lists and the like are small; the check also names bad input
+        shape = checked.shape
+    return int(shape[1])
+
+
 def _gram_operator(W: Any, gram: bool) -> tuple[int, Any, np.ndarray]:
     """``(n, apply, diag)``: the domain size, ``V -> W^T W V`` for (n, k) blocks and the diagonal of ``W^T W``."""
-    if isinstance(W, Workload) and not gram:
+    if isinstance(W, Workload):
+        if gram:
+            raise TypeError("gram=True takes the matrix W^T W itself, not a Workload (pass the Workload with "
+                            "gram=False)")
         return W.n, W.gram_matmul, W.coverage() if W.kind != "matrix" else _column_sq_norms(W.explicit)
     M: Any = check_matrix("W", W)
     if not gram:
+        top = float(abs(M).max()) if M.shape[0] * M.shape[1] else 0.0
+        if math.isfinite(top) and top > 0.0:
+            M = M / top                      # W^T W of 1e200-sized entries overflows; the optimum ignores the scale
         Wk = from_matrix(M, name="W")
         return Wk.n, Wk.gram_matmul, _column_sq_norms(M)
-    G = np.asarray(M.toarray() if _is_sparse(M) else M).astype(float)
-    if G.shape[0] != G.shape[1] or not np.allclose(G, G.T, rtol=1e-10, atol=1e-12 * max(1.0, float(np.abs(G).max()))):
-        raise ValueError(f"a Gram matrix W^T W must be square and symmetric, got shape {G.shape}")
+    G = _checked_gram(M)
     return G.shape[0], lambda V: G @ V, np.diag(G).copy()
+
+
+def _unit_scaled(apply: Any, diag: np.ndarray) -> tuple[Any, np.ndarray]:
+    """``W^T W`` divided by its largest diagonal entry: the optimum ignores W's scale, the floats do not."""
+    top = float(diag.max()) if diag.size else 0.0
+    if not (math.isfinite(top) and top > 0.0):
+        return apply, diag
+
+    def scaled(V: np.ndarray) -> np.ndarray:
+        return np.asarray(apply(V)) / top
+
+    return scaled, diag / top
 
 
 def _objective(apply: Any, diag: np.ndarray, n: int, p: int, norm: str) -> Any:
@@ -199,9 +227,11 @@ def p_identity(W: Any, *, norm: str = "l1", p: int | None = None, max_iter: int 
     max_iter = check_int("max_iter", max_iter, minimum=1, maximum=MAX_ITER)
     tol = check_positive("tol", tol)
     gen = as_generator(rng)
+    n_req = _domain_size(W, gram)
+    p = default_p(n_req, norm) if p is None else check_int("p", p, minimum=1, maximum=n_req)
+    check_elements(float(n_req) * p * 12, "p-Identity optimiser arrays", n=n_req, p=p)
     n, apply, diag = _gram_operator(W, gram)
-    p = default_p(n, norm) if p is None else check_int("p", p, minimum=1, maximum=n)
-    check_elements(float(n) * p * 12, "p-Identity optimiser arrays", n=n, p=p)
+    apply, diag = _unit_scaled(apply, diag)
     x0 = gen.random(n * p) * (6.0 / p)
     if norm == "l2":
         x0 *= gen.choice([-1.0, 1.0], size=n * p)
@@ -209,7 +239,7 @@ def p_identity(W: Any, *, norm: str = "l1", p: int | None = None, max_iter: int 
     best = _minimize(fg, x0, lower=0.0 if norm == "l1" else -THETA_MAX, upper=THETA_MAX, max_iter=max_iter,
                      tol=tol)
     X = best.x.reshape(p, n).T
-    if best.value >= float(diag.sum()) * (1.0 - 1e-8):     # not better than the identity (Theta = 0)
+    if not best.value < float(diag.sum()) * (1.0 - 1e-8):  # not better than the identity (Theta = 0), or NaN
         X = np.zeros((n, 0))
     X = X[:, np.any(X != 0.0, axis=0)]
     s = 1.0 + X.sum(axis=1) if norm == "l1" else np.sqrt(1.0 + (X * X).sum(axis=1))

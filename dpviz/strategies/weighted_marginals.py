@@ -140,6 +140,9 @@ def marginals_error(W: Workload, theta: Any, *, norm: str = "l1") -> float:
     t = check_array("theta", theta, ndim=1)
     if t.shape != (1 << len(dims),) or np.any(t < 0):
         raise ValueError(f"theta must hold 2^d = {1 << len(dims)} finite weights >= 0, got shape {t.shape}")
+    top = float(t.max())
+    if top > 0.0:
+        t = t / top          # the error ignores the weights' scale; squaring 1e-155 or 1e155 does not
     return _error_and_gradient(t, len(dims), c, needed, mu_r, norm)[0]
 
 

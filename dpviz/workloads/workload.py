@@ -30,7 +30,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from dpviz.mechanisms import sensitivity as _sens
-from dpviz.validation import check_array
+from dpviz.validation import check_array, check_elements
 from dpviz.workloads.closed_forms import (
     _all_range_intervals,
     _all_ranges_singular_values,
@@ -239,7 +239,13 @@ class Workload:
         -------
         numpy.ndarray
             Float array of shape (n, n).
+
+        Raises
+        ------
+        ValueError
+            If the n x n matrix is above the allocation cap (:data:`dpviz.validation.MAX_ELEMENTS`).
         """
+        check_elements(float(self.n) ** 2, "dense Gram matrix W^T W (n x n)", n=self.n)
         if self.kind != "matrix":
             return _range_gram(self.kind, self.n, *self._stored())
         W = self.explicit
@@ -409,7 +415,13 @@ class Workload:
             The n eigenvalues, ascending.
         Q : numpy.ndarray
             (n, n) matrix whose columns are the matching eigenvectors.
+
+        Raises
+        ------
+        ValueError
+            If the n x n eigenvectors are above the allocation cap (:data:`dpviz.validation.MAX_ELEMENTS`).
         """
+        check_elements(float(self.n) ** 2, "eigenvectors of W^T W (n x n)", n=self.n)
         closed = _closed_form_eigh(self.kind, self.n)
         if closed is not None:
             return closed
