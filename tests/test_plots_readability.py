@@ -36,6 +36,12 @@ def _figure(name: str):
     return _FIGURES[name]
 
 
+def _value(text: str) -> float:
+    """The number a tick label or short number states ("20,000" -> 20000, "3M" -> 3e6)."""
+    scale = {"k": 1e3, "M": 1e6, "G": 1e9}.get(text[-1], 1.0)
+    return float(text.rstrip("kMG").replace(",", "")) * scale
+
+
 def _axes(fig) -> dict[str, object]:
     return {k: fig.layout[k] for k in fig.layout if re.fullmatch(r"[xy]axis\d*", k)}
 
@@ -54,7 +60,7 @@ def test_tick_labels_are_whole_numbers_not_mantissas():
         ticks = log_ticks([lo, hi])
         assert len(ticks) >= 2, (lo, hi, ticks)
         for t in ticks:
-            assert float(tick_text(t).replace(",", "")) == pytest.approx(t, rel=1e-12), (t, tick_text(t))
+            assert _value(tick_text(t)) == pytest.approx(t, rel=1e-12), (t, tick_text(t))
         # the ticks cover the data with no gap wider than two decades (decades are thinned only past ~9)
         assert ticks[0] <= lo * 1.5 and ticks[-1] >= hi / 1.5, (lo, hi, ticks)
         assert all(b / a <= 100.0 * (1 + 1e-9) for a, b in zip(ticks, ticks[1:], strict=False)), ticks
@@ -67,8 +73,7 @@ def test_log_axis_without_positive_data_falls_back_to_decades():
 def test_short_keeps_three_significant_digits():
     for v in [2.052317, 0.0123456, 12.02, 1.169, 25714.0, 20755668.0, -19.123]:
         text = short(v)
-        number = float(text.rstrip("kMG")) * {"k": 1e3, "M": 1e6, "G": 1e9}.get(text[-1], 1.0)
-        assert number == pytest.approx(v, rel=5e-3), (v, text)
+        assert _value(text) == pytest.approx(v, rel=5e-3), (v, text)
         digits = re.sub(r"[^0-9]", "", text.split("e")[0]).lstrip("0")
         assert len(digits) <= 3, (v, text)
 
@@ -90,7 +95,7 @@ def test_log_axes_label_their_ticks_in_full(name):
         if axis.tickvals is not None:
             assert len(axis.ticktext) == len(axis.tickvals), f"{name}.{key}"
             for value, text in zip(axis.tickvals, axis.ticktext, strict=True):
-                assert float(text.replace(",", "")) == pytest.approx(value, rel=1e-9), (name, key, value, text)
+                assert _value(text) == pytest.approx(value, rel=1e-9), (name, key, value, text)
 
 
 @pytest.mark.parametrize("name", EXPLORERS)

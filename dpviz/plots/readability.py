@@ -33,7 +33,7 @@ MARKERS = ("circle", "square", "diamond", "triangle-up", "x", "cross", "star", "
 
 
 def tick_text(value: float) -> str:
-    """A tick label in full: ``0.002``, ``50``, ``20,000``; ``1e-05``/``2e+07`` only far from 1.
+    """A tick label in full: ``0.002``, ``50``, ``20,000``, ``3M``; ``1e-05`` only below 0.0001.
 
     Parameters
     ----------
@@ -48,11 +48,15 @@ def tick_text(value: float) -> str:
     Examples
     --------
     >>> [tick_text(v) for v in (0.002, 0.05, 1.0, 20000.0, 1e-6, 3e7)]
-    ['0.002', '0.05', '1', '20,000', '1e-06', '3e+07']
+    ['0.002', '0.05', '1', '20,000', '1e-06', '30M']
     """
     v = float(f"{float(value):.3g}")
-    if v != 0 and (abs(v) < 1e-4 or abs(v) >= 1e6):
+    if v != 0 and abs(v) < 1e-4:
         return f"{v:.3g}"
+    if abs(v) >= 1e9:
+        return f"{v / 1e9:.3g}G"
+    if abs(v) >= 1e6:
+        return f"{v / 1e6:.3g}M"
     if abs(v) >= 1000:
         return f"{v:,.0f}"
     return f"{v:.3g}"
