@@ -80,7 +80,7 @@ def log_ticks(*values: ArrayLike, max_ticks: int = 9) -> list[float]:
     Examples
     --------
     >>> log_ticks([0.012, 0.3])
-    [0.01, 0.02, 0.05, 0.1, 0.2]
+    [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
     >>> log_ticks([1.0, 1e6])
     [1.0, 10.0, 100.0, 1000.0, 10000.0, 100000.0, 1000000.0]
     """
@@ -93,9 +93,9 @@ def log_ticks(*values: ArrayLike, max_ticks: int = 9) -> list[float]:
     hi = max(hi, lo + 1)
     decades = hi - lo
     if decades <= 3:
+        # all of them: plotly draws only those inside the axis range, whatever padding autorange adds
         ticks = [float(f"{m * 10.0 ** e:.3g}") for e in range(lo, hi + 1) for m in (1, 2, 5)]
-        near = [t for t in ticks if data.min() / 1.5 <= t <= data.max() * 1.5]
-        return near if len(near) >= 2 else ticks
+        return [t for t in ticks if t <= 10.0 ** hi * (1 + 1e-9)]
     step = max(1, math.ceil((decades + 1) / max_ticks))
     exps = list(range(lo, hi + 1, step))
     if exps[-1] < hi:   # thinned: one more tick so the top of the data is covered
@@ -121,7 +121,7 @@ def log_axis(*values: ArrayLike, **axis: Any) -> dict[str, Any]:
     Examples
     --------
     >>> log_axis([0.03, 0.4], title="error")["ticktext"]
-    ['0.02', '0.05', '0.1', '0.2', '0.5']
+    ['0.01', '0.02', '0.05', '0.1', '0.2', '0.5', '1']
     """
     ticks = log_ticks(*values)
     spec: dict[str, Any] = dict(type="log", **axis)
