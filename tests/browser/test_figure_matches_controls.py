@@ -21,7 +21,7 @@ BURSTS = [
 ]
 
 
-def test_fast_keyboard_moves_end_with_figure_equal_to_control(explorer_page):
+def test_fast_keyboard_moves_end_with_figure_equal_to_control(explorer_page, screenshot_dir):
     name, page = explorer_page
     wait_until_idle(page)
     readout, stated, title = shown_pair(page, name)
@@ -45,3 +45,11 @@ def test_fast_keyboard_moves_end_with_figure_equal_to_control(explorer_page):
         assert same_shown_value(readout, stated), (
             f"{name}: after burst {k} ({burst}) the slider shows {readout} but the figure says {stated} ({title!r})")
     assert len(set(seen)) > 1, f"{name}: the keyboard moves did not move the slider ({seen})"
+    # the readability review's screenshots, at both sizes the course is checked at (the page scrolls: full height)
+    for width, height in ((1400, 1000), (1024, 768)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.evaluate("() => { window.dispatchEvent(new Event('resize')); const p = document.querySelector("
+                      "'.js-plotly-plot'); return window.Plotly && p ? window.Plotly.Plots.resize(p) : null; }")
+        wait_until_idle(page)
+        page.locator(".dpviz-explorer").screenshot(path=str(screenshot_dir / f"{name}-{width}x{height}.png"))
+    page.set_viewport_size({"width": 1400, "height": 1000})
