@@ -34,6 +34,9 @@ app: $(STAMP_LAB)
 	$(BIN)/voila app --port=$(PORT) --Voila.ip=127.0.0.1 --no-browser
 
 # Debian's chromium for the real-browser tests (tests/browser); Playwright drives it, it never downloads a browser.
+# axe-core (npm registry) is the accessibility checker tests/browser/test_accessibility.py injects into the pages.
+AXE_VERSION := 4.14.1
+AXE := build/browser-deps/node_modules/axe-core/axe.min.js
 browser-deps:
 	@if [ ! -x /usr/bin/chromium ]; then \
 	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
@@ -41,6 +44,11 @@ browser-deps:
 	  else \
 	    echo "chromium is not installed and apt-get is not usable here: the browser tests will be skipped"; \
 	  fi; \
+	fi
+	@if [ ! -f $(AXE) ]; then \
+	  if command -v npm >/dev/null 2>&1; then \
+	    npm install --silent --no-audit --no-fund --prefix build/browser-deps axe-core@$(AXE_VERSION); \
+	  else echo "npm not found: the accessibility check (tests/browser/test_accessibility.py) will be skipped"; fi; \
 	fi
 
 NBVAL := --nbval notebooks -p no:cacheprovider --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env

@@ -14,6 +14,7 @@ from dpviz.audit import AuditResult
 from dpviz.experiments.audit import AuditView, SamplerFit
 from dpviz.plots.bands import new_axes, plotly_band, plotly_line
 from dpviz.plots.palette import ALT, PALETTE, SIMULATED, TEMPLATE, THEORY, TRUTH
+from dpviz.plots.readability import log_axis
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -97,8 +98,8 @@ def audit_figure(view: AuditView) -> go.Figure:
     # the layout goes to the constructor (validated once; update_layout would cost more than a redraw budget)
     layout = dict(
         title=dict(text=audit_title(view), font=dict(size=13)),
-        xaxis=dict(title=dict(text="samples per dataset (log scale)"), type="log",
-                   range=[math.log10(max(1.0, float(n[0]))), math.log10(view.max_samples)]),
+        xaxis=log_axis([max(1.0, float(n[0])), view.max_samples], title=dict(text="samples per dataset (log scale)"),
+                       range=[math.log10(max(1.0, float(n[0]))), math.log10(view.max_samples)]),
         yaxis=dict(title=dict(text="privacy loss of the event, ln((p - delta)/p')"), range=[0.0, max(top) + 0.2]),
         height=430, margin=dict(l=60, r=20, t=60, b=40), legend=dict(orientation="h", y=-0.2),
         template=TEMPLATE,

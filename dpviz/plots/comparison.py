@@ -16,6 +16,7 @@ from dpviz.data_aware import Partition
 from dpviz.experiments.comparison import ComparisonTable, ExplorerResult
 from dpviz.plots.bands import mpl_band, new_axes
 from dpviz.plots.palette import PALETTE, TEMPLATE, TRUTH, band_fill
+from dpviz.plots.readability import DASHES, MPL_LINESTYLES, direct_labels, log_axis
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -145,15 +146,21 @@ def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict[str, Any]], dict[
         hovertemplate=("<b>%{x}</b><br>scaled error %{y:.7~g}<br>" f"{lo:g}-{hi:g} % of trials: "
                        "[%{customdata[0]:.7~g}, %{customdata[1]:.7~g}]<br>RMSE per query %{customdata[2]:.7~g}"
                        "<br>%{customdata[3]:.1f} ms per release<extra></extra>")))
-    for a in names:
+    for k, a in enumerate(names):
         c = algorithm_color(a)
         traces.append(_band_polygon(r.query_rank, r.profile_lower[a], r.profile_upper[a], name=f"{a} band",
                                     color=c, group=a, xaxis="x2", yaxis="y2"))
+        # named at the line's end (direct labels below), not in the legend; a dash per algorithm beside its colour
         traces.append(dict(type="scatter", x=r.query_rank, y=r.profile_mean[a], mode="lines", name=a, legendgroup=a,
-                           showlegend=True, line=dict(color=c, width=1.5), xaxis="x2", yaxis="y2",
+                           showlegend=False, line=dict(color=c, width=1.5, dash=DASHES[k % len(DASHES)]),
+                           xaxis="x2", yaxis="y2",
                            customdata=r.query_width,
                            hovertemplate=f"{a}: mean |error| %{{y:.7~g}}<br>width %{{customdata:.0f}}<extra></extra>"))
     cells = np.arange(r.n)
+    # the data panel goes on a log axis when the counts span more than two decades (NETTRACE: one 18k spike)
+    positive = np.asarray(r.x, dtype=float)[np.asarray(r.x) > 0]
+    log3 = bool(positive.size and positive.max() > 100 * np.median(positive))
+    floor3 = float(positive.min()) / 2 if log3 else 0.0
     traces.append(dict(type="scatter", x=cells, y=r.x, mode="lines", name="true histogram", line=dict(color=TRUTH,
                        width=1, shape="hvh"), xaxis="x3", yaxis="y3",
                        hovertemplate="cell %{x}: %{y:.0f}<extra>truth</extra>"))
@@ -168,38 +175,50 @@ def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict[str, Any]], dict[
                            hovertemplate="cell %{x}: bucket mean %{y:.7~g}<extra></extra>"))
         top = float(max(r.x.max(), 1.0))
         bx = np.repeat(part.boundaries - 0.5, 3).astype(float)
-        by = np.tile([0.0, top, np.nan], part.boundaries.size)
+        by = np.tile([floor3, top, np.nan], part.boundaries.size)
         bx[2::3] = np.nan
         traces.append(dict(type="scatter", x=bx, y=by, mode="lines", line=dict(color=c, width=0.6),
                            name=f"{r.partition_algorithm} bucket boundaries", legendgroup="partition",
                            showlegend=False, hoverinfo="skip", xaxis="x3", yaxis="y3"))
         traces.append(dict(type="scatter", x=cells, y=r.estimates[r.partition_algorithm], mode="lines",
-                           line=dict(color=c, width=1), opacity=0.7, name=f"{r.partition_algorithm} release",
+                           line=dict(color=c, width=1, dash="dash"), opacity=0.7,
+                           name=f"{r.partition_algorithm} release",
                            legendgroup="partition", xaxis="x3", yaxis="y3",
                            hovertemplate="cell %{x}: %{y:.7~g}<extra>release</extra>"))
         title3 = f"the data and {r.partition_algorithm}'s learned partition ({part.n_buckets} buckets, first trial)"
     if "MWEM" in r.estimates:
         traces.append(dict(type="scatter", x=cells, y=r.estimates["MWEM"], mode="lines",
-                           line=dict(color=algorithm_color("MWEM"), width=1), opacity=0.7, name="MWEM release",
+                           line=dict(color=algorithm_color("MWEM"), width=1, dash="dashdot"), opacity=0.7,
+                           name="MWEM release",
                            xaxis="x3", yaxis="y3", hovertemplate="cell %{x}: %{y:.7~g}<extra>MWEM</extra>"))
 
     def head(text: str, y: float) -> dict[str, Any]:
         return dict(text=text, x=0.5, y=y, xref="paper", yref="paper", showarrow=False, font=dict(size=12),
                     xanchor="center", yanchor="bottom")
 
+    profile = [np.asarray(r.profile_mean[a], dtype=float) for a in names]
+    ends = [float(p[-1]) if p.size else float("nan") for p in profile]
+    shown2 = [r.profile_lower[a] for a in names] + [r.profile_upper[a] for a in names] + profile
+    finite2 = np.concatenate([np.ravel(v) for v in shown2]) if shown2 else np.zeros(0)
+    finite2 = finite2[np.isfinite(finite2) & (finite2 > 0)]
+    decades = float(np.log10(finite2.max() / finite2.min())) if finite2.size else 1.0
+    labels = direct_labels(names, float(np.max(r.query_rank)) if len(r.query_rank) else 0.0, ends,
+                           [algorithm_color(a) for a in names], xref="x2", yref="y2", log=True,
+                           min_gap=max(decades, 0.5) / 11)
     layout = dict(
         title=dict(text=explorer_title(r), font=dict(size=13)), template=TEMPLATE, height=960,
-        margin=dict(l=70, r=20, t=80, b=100), legend=dict(orientation="h", yanchor="top", y=-0.07, font=dict(size=10)),
+        margin=dict(l=70, r=90, t=80, b=100), legend=dict(orientation="h", yanchor="top", y=-0.07, font=dict(size=10)),
         xaxis=dict(type="category", domain=[0, 1], anchor="y"),
-        yaxis=dict(title="scaled error per query", type="log", domain=[0.72, 1.0], anchor="x"),
+        yaxis=log_axis(l, u, m, title="scaled error per query", domain=[0.72, 1.0], anchor="x"),
         xaxis2=dict(title="query (sorted by width)", domain=[0, 1], anchor="y2"),
-        yaxis2=dict(title="mean |error| (counts)", type="log", domain=[0.41, 0.63], anchor="x2"),
+        yaxis2=log_axis(*shown2, title="mean |error| (counts)", domain=[0.41, 0.63], anchor="x2"),
         xaxis3=dict(title="cell", domain=[0, 1], anchor="y3"),
-        yaxis3=dict(title="count", domain=[0.0, 0.27], anchor="x3"),
+        yaxis3=(log_axis(positive, title="count (log scale)", domain=[0.0, 0.27], anchor="x3") if log3 else
+                dict(title="count", type="linear", domain=[0.0, 0.27], anchor="x3")),
         annotations=[head(f"DPBench scaled error ||W x_hat - W x||_2 / (m * scale): mean and {lo:g}-{hi:g} % of "
                           "trials (lower is better)", 1.0),
                      head(f"error per query: mean over trials and {lo:g}-{hi:g} % band", 0.63),
-                     head(title3, 0.27)],
+                     head(title3, 0.27), *labels],
     )
     return traces, layout
 
@@ -365,12 +384,13 @@ def explorer_axes(r: ExplorerResult, axes: Sequence[Axes] | None = None) -> list
     ax1.set_yscale("log")
     ax1.set_ylabel("scaled error", fontsize=8)
     ax1.set_title(f"scaled error per algorithm: mean and {lo:g}-{hi:g} % of trials", fontsize=8)
-    for a in r.algorithms:
+    for k, a in enumerate(r.algorithms):
         c = algorithm_color(a)
         # no legend entry for the band: mpl_band is annotated label: str, but None is what matplotlib needs here
         mpl_band(ax2, r.query_rank, r.profile_lower[a], r.profile_upper[a], color=c,
                  label=None, alpha=0.15)  # type: ignore[arg-type]
-        ax2.plot(r.query_rank, r.profile_mean[a], "-", color=c, lw=1, label=a)
+        ax2.plot(r.query_rank, r.profile_mean[a], color=c, lw=1, label=a,
+                 linestyle=MPL_LINESTYLES[k % len(MPL_LINESTYLES)])   # a dash beside the colour, as in the explorer
     ax2.set_yscale("log")
     ax2.set_xlabel("query (sorted by width)", fontsize=8)
     ax2.set_ylabel("mean |error|", fontsize=8)

@@ -11,6 +11,7 @@ from dpviz.composition import BMI_QUERY_NAMES
 from dpviz.experiments.composition import CompositionExperiment
 from dpviz.plots.bands import new_axes
 from dpviz.plots.palette import PALETTE, TEMPLATE
+from dpviz.plots.readability import log_axis
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -35,11 +36,11 @@ def composition_title(exp: CompositionExperiment, *, sep: str = " ") -> str:
     str
         The budget, the share, the number of trials and both algorithms' total errors.
     """
-    par = f"Alg 2 total {exp.parallel.total_mse:.4g} (theory {exp.theory_parallel.sum():.4g})"
+    par = f"Alg 2 total {exp.parallel.total_mse:.3g} (theory {exp.theory_parallel.sum():.3g})"
     if exp.sequential is None:
         seq = "Alg 1 refused by the accountant"
     else:
-        seq = f"Alg 1 total {exp.sequential.total_mse:.4g} (theory {exp.theory_sequential.sum():.4g})"
+        seq = f"Alg 1 total {exp.sequential.total_mse:.3g} (theory {exp.theory_sequential.sum():.3g})"
     return (f"BMI queries, budget epsilon = {exp.epsilon:.3g}, Alg 1 share {exp.share:.3g} per query, "
             f"{exp.parallel.trials} trials:{sep}{seq}; {par}")
 
@@ -63,7 +64,8 @@ def composition_figure(exp: CompositionExperiment) -> go.Figure:
         go.Bar(x=names, y=seq_mse, name="Alg 1 (sequential), simulated", marker_color=_SEQ, offsetgroup="seq",
                hovertemplate="%{x}: %{y:.7~g}<extra>Alg 1 simulated</extra>"),
         go.Bar(x=names, y=exp.parallel.mse, name="Alg 2 (parallel + post-processing), simulated",
-               marker_color=_PAR, offsetgroup="par", hovertemplate="%{x}: %{y:.7~g}<extra>Alg 2 simulated</extra>"),
+               marker_color=_PAR, marker_pattern_shape="/", offsetgroup="par",
+               hovertemplate="%{x}: %{y:.7~g}<extra>Alg 2 simulated</extra>"),
         go.Scatter(x=names, y=exp.theory_sequential, mode="markers", name="Alg 1 theory 2/(share eps)^2",
                    marker=dict(symbol="line-ew", size=30, line=dict(width=3, color=PALETTE["black"])),
                    hovertemplate="%{x}: %{y:.7~g}<extra>Alg 1 theory</extra>", xaxis="x", offsetgroup="seq"),
@@ -73,7 +75,9 @@ def composition_figure(exp: CompositionExperiment) -> go.Figure:
     ]
     # the legend sits to the right of the plot area, never over a bar (issue 19: it covered the fourth bar)
     layout = dict(title=dict(text=composition_title(exp, sep="<br>"), font=dict(size=13)), barmode="group",
-                  scattermode="group", yaxis_title="mean squared error (log scale)", yaxis_type="log", height=440,
+                  scattermode="group", height=440,
+                  yaxis=log_axis(seq_mse, exp.parallel.mse, exp.theory_sequential, exp.theory_parallel,
+                                 title="mean squared error (log scale)"),
                   margin=dict(l=60, r=20, t=70, b=40),
                   legend=dict(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top", font=dict(size=11)),
                   template=TEMPLATE)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -11,6 +11,7 @@ from dpviz.experiments.composition_bounds import METHODS, CompositionBounds
 from dpviz.experiments.privacy_loss import PrivacyLossView
 from dpviz.plots.bands import new_axes
 from dpviz.plots.palette import PALETTE, TEMPLATE
+from dpviz.plots.readability import log_axis
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -20,12 +21,12 @@ __all__ = ["composition_bounds_title", "composition_bounds_figure", "composition
 
 #: One colour and dash per accounting method, by its position in METHODS (same for both mechanisms).
 _STYLE = [(PALETTE["vermillion"], "dash"), (PALETTE["orange"], "solid"), (PALETTE["purple"], "dot"),
-          (PALETTE["green"], "dashdot"), (PALETTE["blue"], "solid")]
+          (PALETTE["green"], "dashdot"), (PALETTE["blue"], "longdash")]
 #: Short names for the title, by method.
 _SHORT = {"basic": "basic", "advanced": "advanced", "zCDP (Bun & Steinke)": "zCDP",
           "Rényi, Laplace's own curve": "Rényi", "optimal for any eps0-DP (Kairouz et al.)": "optimal",
           "zCDP, tight conversion (Canonne et al.)": "zCDP tight", "exact (Gaussian with sigma / sqrt(k))": "exact"}
-_MPL_DASH = {"dash": "--", "solid": "-", "dot": ":", "dashdot": "-."}
+_MPL_DASH: dict[str, Any] = {"dash": "--", "solid": "-", "dot": ":", "dashdot": "-.", "longdash": (0, (9, 3))}
 
 
 def composition_bounds_title(r: CompositionBounds) -> str:
@@ -66,10 +67,10 @@ def composition_bounds_figure(r: CompositionBounds) -> go.Figure:
         traces.append(go.Scatter(x=r.ks, y=r.curves[name], mode="lines", name=name,
                                  line=dict(color=colour, dash=dash, width=5 if i == 4 else 2),
                                  opacity=0.55 if i == 4 else 1.0,
-                                 hovertemplate="k = %{x}: epsilon %{y:.4g}<extra>" + name + "</extra>"))
+                                 hovertemplate="k = %{x}: epsilon %{y:.7~g}<extra>" + name + "</extra>"))
     traces.append(go.Scatter(x=[r.k] * len(r.at_k), y=list(r.at_k.values()), mode="markers", name=f"at k = {r.k}",
                              marker=dict(color=PALETTE["black"], size=8, symbol="circle-open"),
-                             hovertemplate="%{y:.4g}<extra>at k</extra>"))
+                             hovertemplate="%{y:.7~g}<extra>at k</extra>"))
     top = float(np.max(r.curves["basic"])) * 3
     # a curve may reach 0 (a tiny total epsilon underflows at large noise): the log axis starts at the positive ones
     positive = np.concatenate([np.asarray(c, dtype=float).ravel() for c in r.curves.values()])
@@ -77,9 +78,9 @@ def composition_bounds_figure(r: CompositionBounds) -> go.Figure:
     bottom = float(positive.min()) / 2 if positive.size else top / 1e6
     # the layout goes to the constructor: a later update_layout costs plotly bookkeeping on every redraw
     layout = dict(template=TEMPLATE, title=dict(text=composition_bounds_title(r), font=dict(size=12)),
-                  xaxis=dict(title=dict(text="number of releases k"), type="log"),
-                  yaxis=dict(title=dict(text=f"total epsilon at delta' = {r.delta_prime:.2g}"), type="log",
-                             range=[float(np.log10(bottom)), float(np.log10(top))]),
+                  xaxis=log_axis(r.ks, title=dict(text="number of releases k")),
+                  yaxis=log_axis(positive, [top], title=dict(text=f"total epsilon at delta' = {r.delta_prime:.2g}"),
+                                 range=[float(np.log10(bottom)), float(np.log10(top))]),
                   height=460, margin=dict(l=60, r=20, t=70, b=50),
                   legend=dict(x=1.02, xanchor="left", y=1.0, yanchor="top", font=dict(size=11)),
                   shapes=[dict(type="line", x0=r.k, x1=r.k, xref="x", y0=0, y1=1, yref="paper",

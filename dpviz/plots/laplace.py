@@ -82,7 +82,7 @@ def laplace_figure(exp: LaplaceExperiment, labels: Sequence[str] | None = None) 
                                           arrayminus=s.truth - exp.theory_lower, color=THEORY, thickness=2, width=6),
                              customdata=np.stack([exp.theory_lower - s.truth, exp.theory_upper - s.truth], axis=-1),
                              hovertemplate="band [%{customdata[0]:.7~g}, %{customdata[1]:.7~g}]"
-                                           f"<br>variance {exp.theory_variance:.4g}<extra>theory</extra>"))
+                                           f"<br>variance {exp.theory_variance:.7g}<extra>theory</extra>"))
     traces.append(go.Scatter(x=x, y=exp.release - s.truth, mode="markers", name="error of the one release",
                              marker=dict(color=ALT, symbol="circle-open", size=9, line=dict(width=2)),
                              hovertemplate="error %{y:.7~g}<extra></extra>", showlegend=False))

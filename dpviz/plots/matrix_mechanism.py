@@ -19,6 +19,7 @@ from dpviz.experiments.matrix_mechanism import (
 )
 from dpviz.plots.bands import new_axes, plotly_line
 from dpviz.plots.palette import SIMULATED, TEMPLATE, THEORY, TRUTH, band_fill, color
+from dpviz.plots.readability import log_axis
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -94,7 +95,7 @@ def matrix_mechanism_figure(run: MatrixMechanismRun) -> go.Figure:
                          hovertemplate="%{x}: %{y:.7~g} (%{customdata:.7~g} x bound)<extra></extra>"))
     traces.append(go.Scatter(x=list(c.labels), y=np.full(len(c.names), c.lower_bound), mode="lines",
                              line=dict(color=TRUTH, dash="dash"), name="SVD lower bound", xaxis="x2", yaxis="y2",
-                             hovertemplate=f"lower bound {c.lower_bound:.4g}<extra></extra>"))
+                             hovertemplate=f"lower bound {c.lower_bound:.7g}<extra></extra>"))
     A = run.matrix
     lim = float(np.abs(A).max()) or 1.0
     traces.append(go.Heatmap(z=A, zmin=-lim, zmax=lim, colorscale="RdBu", reversescale=True, xaxis="x3",
@@ -107,7 +108,7 @@ def matrix_mechanism_figure(run: MatrixMechanismRun) -> go.Figure:
         xaxis=dict(domain=[0.0, 1.0], anchor="y", title="workload query (workload order)"),
         yaxis=dict(domain=[0.6, 0.97], title="squared error", rangemode="tozero"),
         xaxis2=dict(domain=[0.0, 0.55], anchor="y2", tickangle=-35),
-        yaxis2=dict(domain=[0.0, 0.42], anchor="x2", type="log", title="total expected error"),
+        yaxis2=log_axis(c.total_error, [c.lower_bound], domain=[0.0, 0.42], anchor="x2", title="total expected error"),
         xaxis3=dict(domain=[0.64, 1.0], anchor="y3", title="cell"),
         yaxis3=dict(domain=[0.0, 0.42], anchor="x3", autorange="reversed", title=f"strategy row ({A.shape[0]})"),
     )

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 
 from dpviz.experiments.selection import CURVE_MECHANISMS, SelectionRun
 from dpviz.plots.palette import PALETTE, TEMPLATE, TRUTH
+from dpviz.plots.readability import log_axis
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -40,7 +41,7 @@ def selection_title(run: SelectionRun) -> str:
     calib = "Δ/ε (monotone)" if run.monotone else "2Δ/ε"
     return (f"{_NAMES[run.mechanism]}, ε = {run.epsilon:.3g}, scale {calib} = {run.scale:.3g}: "
             f"P(best) = {run.best_probability[run.mechanism]:.3f}, "
-            f"E[score] = {run.expected[run.mechanism]:.4g} of {run.best:g}")
+            f"E[score] = {run.expected[run.mechanism]:.3g} of {run.best:g}")
 
 
 def _y_range(run: SelectionRun) -> list[float]:
@@ -73,36 +74,40 @@ def selection_figure(run: SelectionRun) -> go.Figure:
     c = run.curves
     traces = [
         dict(type="bar", x=x, y=run.probabilities, name="exact probability", marker=dict(color=_EXACT),
-             customdata=run.scores, hovertemplate="score %{customdata:.6~g}<br>P = %{y:.4f}<extra>exact</extra>"),
+             customdata=run.scores, hovertemplate="score %{customdata:.6~g}<br>P = %{y:.7~g}<extra>exact</extra>"),
         dict(type="scatter", x=x, y=run.frequencies, mode="markers",
              name=f"simulated frequency ±2 s.e. ({run.trials:,} runs)",
              marker=dict(color=_SIM, size=8, symbol="diamond"),
              error_y=dict(type="data", array=2 * run.stderr, color=_SIM, thickness=2, width=5),
-             hovertemplate="frequency %{y:.4f}<extra>simulated</extra>"),
+             hovertemplate="frequency %{y:.7~g}<extra>simulated</extra>"),
     ]
     for mech in CURVE_MECHANISMS:
         colour, dash, label = _CURVE[mech]
         traces.append(dict(type="scatter", x=c["epsilon"], y=c[mech], mode="lines", name=f"E[score]: {label}",
-                           line=dict(color=colour, dash=dash, width=2), xaxis="x2", yaxis="y2",
-                           hovertemplate="ε %{x:.3g}: %{y:.5~g}<extra></extra>"))
+                           line=dict(color=colour, dash=dash, width=2), xaxis="x2", yaxis="y2", legend="legend2",
+                           hovertemplate="ε %{x:.7~g}: %{y:.7~g}<extra></extra>"))
     eps = c["epsilon"]
     traces += [
         dict(type="scatter", x=eps, y=c["guarantee"], mode="lines",
              name="exponential mechanism's guarantee best − s(ln m + 1)",
-             line=dict(color=PALETTE["purple"], dash="dashdot", width=1.5), xaxis="x2", yaxis="y2"),
+             line=dict(color=PALETTE["purple"], dash="dashdot", width=1.5), xaxis="x2", yaxis="y2", legend="legend2"),
         dict(type="scatter", x=[eps[0], eps[-1]], y=[run.best, run.best], mode="lines", name="best score",
-             line=dict(color=TRUTH, width=1), xaxis="x2", yaxis="y2"),
+             line=dict(color=TRUTH, width=1, dash="longdash"), xaxis="x2", yaxis="y2", legend="legend2"),
         dict(type="scatter", x=[run.epsilon], y=[run.mean_score], mode="markers", name="simulated mean score ±2 s.e.",
              marker=dict(color=_SIM, size=9, symbol="diamond"),
              error_y=dict(type="data", array=[2 * run.mean_score_stderr], color=_SIM, thickness=2, width=5),
-             xaxis="x2", yaxis="y2", hovertemplate="mean score %{y:.5~g}<extra>simulated</extra>"),
+             xaxis="x2", yaxis="y2", legend="legend2",
+             hovertemplate="mean score %{y:.7~g}<extra>simulated</extra>"),
     ]
     layout = dict(
-        title=dict(text=selection_title(run), font=dict(size=13)), height=460, template=TEMPLATE,
-        margin=dict(l=60, r=20, t=60, b=40), legend=dict(orientation="h", y=-0.22), bargap=0.25,
+        title=dict(text=selection_title(run), font=dict(size=13)), height=560, template=TEMPLATE,
+        margin=dict(l=60, r=20, t=60, b=40), bargap=0.25,
+        # one legend under each panel (grouped by panel, never 8 entries in one)
+        legend=dict(orientation="v", x=0.0, y=-0.3, xanchor="left", yanchor="top", font=dict(size=11)),
+        legend2=dict(orientation="v", x=0.56, y=-0.22, xanchor="left", yanchor="top", font=dict(size=11)),
         xaxis=dict(domain=[0.0, 0.44], tickmode="array", tickvals=x, ticktext=run.labels, tickangle=-45),
         yaxis=dict(title="P(candidate chosen)", range=[0.0, 1.0]),
-        xaxis2=dict(domain=[0.56, 1.0], type="log", title="ε", anchor="y2"),
+        xaxis2=log_axis(eps, domain=[0.56, 1.0], title="ε", anchor="y2"),
         yaxis2=dict(anchor="x2", title="expected score of the chosen candidate", range=_y_range(run)),
         shapes=[dict(type="line", xref="x2", yref="paper", x0=run.epsilon, x1=run.epsilon, y0=0, y1=1,
                      line=dict(color="#888", dash="dot", width=1))],

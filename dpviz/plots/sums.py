@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 from dpviz.experiments.sums import RatioSweep, SumComparison, SumExploration
 from dpviz.plots.bands import mpl_band, new_axes
 from dpviz.plots.palette import ALT, SIMULATED, TEMPLATE, THEORY, TRUTH, band_fill, color
+from dpviz.plots.readability import direct_labels
 from dpviz.validation import check_bool, check_choice
 
 if TYPE_CHECKING:
@@ -131,8 +132,16 @@ def explorer_figure(exp: SumExploration) -> go.Figure:
         line(s.mean / M, "mean noisy answer", SIMULATED, "dash"),
         line(s.bias / M, "bias (simulated: mean - truth)", THEORY, None, "2", "%{y:.7~g} M"),
         line(exp.bias_closed_form / M, "truncation bias (exact, no isotonic)", THEORY, "dot", "2", "%{y:.7~g} M"),
-        line(np.sqrt(s.variance) / M, "standard deviation (simulated)", SIMULATED, None, "2", "%{y:.7~g} M"),
+        line(np.sqrt(s.variance) / M, "standard deviation (simulated)", SIMULATED, "dash", "2", "%{y:.7~g} M"),
     ]
+    # the middle panel's three lines are named at their right ends (direct labels), not in the legend
+    middle = [s.bias / M, exp.bias_closed_form / M, np.sqrt(s.variance) / M]
+    for t in traces[4:]:
+        t["showlegend"] = False
+    ends = [float(np.asarray(v)[-1]) for v in middle]
+    spread = float(np.nanmax([np.nanmax(v) for v in middle]) - np.nanmin([np.nanmin(v) for v in middle])) or 1.0
+    labels = direct_labels(["bias (simulated)", "bias (exact)", "std (simulated)"], float(x[-1]), ends,
+                           [THEORY, THEORY, SIMULATED], xref="x2", yref="y2", min_gap=spread / 9)
     taus = np.asarray(exp.taus, dtype=float)
     finite = taus[np.isfinite(taus)]
     if finite.size:
@@ -140,13 +149,14 @@ def explorer_figure(exp: SumExploration) -> go.Figure:
     else:
         vals, counts = np.array([x[-1]]), np.array([0])
     traces.append(dict(type="bar", x=vals, y=counts, name="thresholds tau drawn (count of trials)",
-                       marker=dict(color=color(3)), xaxis="x3", yaxis="y3",
+                       marker=dict(color=color(3)), xaxis="x3", yaxis="y3", showlegend=False,
                        hovertemplate="tau = %{x:.7~g} k$: %{y} trials<extra></extra>"))
     no_trunc = "" if finite.size else " (no truncation: tau = inf)"
     xr = [0, float(x[-1]) * 1.02]
     layout = dict(
         title=dict(text=explorer_title(exp), font=dict(size=13)), height=800,
-        margin=dict(l=70, r=20, t=60, b=110), template=TEMPLATE, legend=dict(orientation="h", yanchor="top", y=-0.09),
+        margin=dict(l=70, r=110, t=60, b=110), template=TEMPLATE,
+        legend=dict(orientation="h", yanchor="top", y=-0.09), annotations=labels,
         xaxis=dict(range=xr, anchor="y", matches="x2", showticklabels=False),
         yaxis=dict(domain=[0.56, 1.0], title=dict(text="prefix sum (M$)")),
         xaxis2=dict(range=xr, anchor="y2", title=dict(text="query threshold t (k$)")),

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 
 from dpviz.experiments.audit import TARGETS, AuditView, audit_explorer_run, audit_target, prefetch_audit_curves
 from dpviz.plots.audit import audit_figure, audit_verdict
+from dpviz.widgets.accessibility import TEXT_COLOURS
 from dpviz.widgets.base import Explorer, seed_box
 
 __all__ = ["AuditExplorer"]
@@ -123,9 +124,9 @@ class AuditExplorer(Explorer):
         self._prepare_next_moves()
         r = result.result
         lo, hi = r.loss_interval
-        colour = "#D55E00" if r.violation else "#0072B2"
+        colour = TEXT_COLOURS["error"] if r.violation else TEXT_COLOURS["info"]
         truth = ("unknown" if result.true_epsilon is None else
-                 "infinite (not DP)" if result.true_epsilon == float("inf") else f"{result.true_epsilon:.4g}")
+                 "infinite (not DP)" if result.true_epsilon == float("inf") else f"{result.true_epsilon:.3g}")
         self.verdict.value = (
             f"<div>event: <code>{html.escape(r.event.description)}</code> "
             f"(chosen on {r.search_samples:,} search samples per dataset)<br>"

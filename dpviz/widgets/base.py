@@ -42,6 +42,7 @@ import plotly.graph_objects as go
 import traitlets
 
 from dpviz.plots.bands import patch_figure, sync_figure
+from dpviz.widgets.accessibility import TEXT_COLOURS, make_accessible
 
 __all__ = ["Explorer", "log_slider", "int_slider", "seed_box", "control_range"]
 
@@ -297,7 +298,7 @@ class Explorer:
             raise ValueError(f"cannot start {type(self).__name__}: {self.message_text}")
         for w in self.controls.values():
             w.observe(self._on_change, names="value")
-        self.widget = self._layout()
+        self.widget = make_accessible(self._layout())
 
     # ---------------------------------------------------------------- to override
     def _build_controls(self) -> dict[str, widgets.Widget]:  # pragma: no cover - abstract
@@ -354,7 +355,7 @@ class Explorer:
 
     def _show(self, text: str, kind: str = "error") -> None:
         """Show ``text`` in ``message`` as an error or an info note."""
-        colour = {"error": "#D55E00", "info": "#0072B2"}[kind]
+        colour = TEXT_COLOURS[kind]
         self.message.value = (f'<span class="dpviz-{kind}" style="color:{colour}" role="status">'
                               f'{html.escape(text)}</span>')
 
@@ -474,7 +475,9 @@ class Explorer:
     def _layout(self) -> widgets.Widget:
         """The explorer's box: title, controls three per row, message, figure, side panels."""
         ctrl = list(self.controls.values()) + list(self.buttons.values())
-        rows = [widgets.HBox(ctrl[i:i + 3]) for i in range(0, len(ctrl), 3)]
+        # rows wrap on a narrow screen instead of squeezing a slider's track to nothing (seen at 1024 px)
+        rows = [widgets.HBox(ctrl[i:i + 3], layout=widgets.Layout(flex_flow="row wrap"))
+                for i in range(0, len(ctrl), 3)]
         header = widgets.HTML(f"<b>{html.escape(self.title)}</b>")
         return widgets.VBox([header, *rows, self.message, self.goals, self.figure, *self._side_panels()])
 

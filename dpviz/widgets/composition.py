@@ -60,11 +60,11 @@ class CompositionExplorer(Explorer):
     def _after_draw(self, result: CompositionExperiment) -> None:
         if result.refusal:
             self._show(f"Accountant refused Algorithm 1: {result.refusal}")
-        seq_total = "refused" if result.sequential is None else f"{result.sequential.total_mse:.4g}"
+        seq_total = "refused" if result.sequential is None else f"{result.sequential.total_mse:.3g}"
         self.ledgers.value = (
             "<div style='display:flex;gap:2em'>"
             f"<div><b>Algorithm 1 ledger</b> (simulated total error {seq_total}, "
-            f"theory {result.theory_sequential.sum():.4g}){result.sequential_ledger.to_html()}</div>"
-            f"<div><b>Algorithm 2 ledger</b> (simulated total error {result.parallel.total_mse:.4g}, "
-            f"theory {result.theory_parallel.sum():.4g}){result.parallel_ledger.to_html()}</div></div>"
+            f"theory {result.theory_sequential.sum():.3g}){result.sequential_ledger.to_html()}</div>"
+            f"<div><b>Algorithm 2 ledger</b> (simulated total error {result.parallel.total_mse:.3g}, "
+            f"theory {result.theory_parallel.sum():.3g}){result.parallel_ledger.to_html()}</div></div>"
         )

@@ -62,7 +62,7 @@ class CompositionBoundsExplorer(Explorer):
         return [self.totals]
 
     def _after_draw(self, result: CompositionBounds) -> None:
-        rows = "".join(f"<tr><td>{html.escape(name)}</td><td style='text-align:right'>{result.at_k[name]:.4g}</td></tr>"
+        rows = "".join(f"<tr><td>{html.escape(name)}</td><td style='text-align:right'>{result.at_k[name]:.3g}</td></tr>"
                        for name in METHODS[result.mechanism])
         if result.mechanism == "laplace":
             note = (f"advanced composition charges less than basic from k = {result.crossover}"

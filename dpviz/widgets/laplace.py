@@ -84,9 +84,9 @@ class LaplaceExplorer(Explorer):
 
     def _after_draw(self, result: LaplaceExperiment) -> None:
         self.solved.value = (
-            f"ε = {result.epsilon:.4g}; noise variance: simulated {result.simulated_variance:.4g} "
-            f"(mean over queries) vs theory 2(Δ₁/ε)² = {result.theory_variance:.4g}; "
-            f"simulated 90 % half-width {result.simulated_upper_halfwidth:.4g}"
+            f"ε = {result.epsilon:.3g}; noise variance: simulated {result.simulated_variance:.3g} "
+            f"(mean over queries) vs theory 2(Δ₁/ε)² = {result.theory_variance:.3g}; "
+            f"simulated 90 % half-width {result.simulated_upper_halfwidth:.3g}"
         )
         if self.controls["mode"].value == "accuracy":
             bounds = control_range(self.controls["epsilon"])

@@ -77,7 +77,7 @@ class MatrixMechanismExplorer(Explorer):
         e, c = result.experiment, result.comparison
         i = c.names.index(result.strategy)
         self.summary.value = (
-            f"total squared error: simulated {e.total_simulated:.4g}, exact {e.total_predicted:.4g}; "
-            f"lower bound {c.lower_bound:.4g} (ratio {c.ratio[i]:.3g}); best strategy here: "
-            f"{st.LABELS[c.best()]} (ratio {c.ratio.min():.3g}); Laplace on W directly: {c.direct_laplace:.4g}"
+            f"total squared error: simulated {e.total_simulated:.3g}, exact {e.total_predicted:.3g}; "
+            f"lower bound {c.lower_bound:.3g} (ratio {c.ratio[i]:.3g}); best strategy here: "
+            f"{st.LABELS[c.best()]} (ratio {c.ratio.min():.3g}); Laplace on W directly: {c.direct_laplace:.3g}"
         )

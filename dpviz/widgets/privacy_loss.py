@@ -59,8 +59,8 @@ class PrivacyLossExplorer(Explorer):
         if result.mechanism == "randomized response":
             what = f"each person reports the truth with probability p = e^ε / (1 + e^ε) = {result.scale:.4f}"
         elif result.mechanism == "Laplace":
-            what = f"Laplace noise of scale b = 1/ε = {result.scale:.4g}"
+            what = f"Laplace noise of scale b = 1/ε = {result.scale:.3g}"
         else:
-            what = f"Gaussian noise of standard deviation σ = {result.scale:.4g} (analytic calibration)"
-        self.scale_note.value = (f"ε = {result.epsilon:.4g}: {what}; the largest |loss| drawn is "
-                                 f"{result.max_abs_loss:.4g}, the bound {result.bound:.4g}.")
+            what = f"Gaussian noise of standard deviation σ = {result.scale:.3g} (analytic calibration)"
+        self.scale_note.value = (f"ε = {result.epsilon:.3g}: {what}; the largest |loss| drawn is "
+                                 f"{result.max_abs_loss:.3g}, the bound {result.bound:.3g}.")

@@ -106,6 +106,6 @@ class SumQueryExplorer(Explorer):
         tau = f"median τ = ${np.median(taus):,.0f}" if taus.size else "no truncation"
         warn = f" <b>{NOT_DP}</b>." if not result.release.private else ""
         self.summary.value = (
-            f"{tau}; mean relative error {result.errors.overall:.3e}; averaged over queries: "
-            f"bias² {bias2:.3e}, variance {var:.3e} (dollars²).{warn}"
+            f"{tau}; mean relative error {result.errors.overall:.2e}; averaged over queries: "
+            f"bias² {bias2:.2e}, variance {var:.2e} (dollars²).{warn}"
         )

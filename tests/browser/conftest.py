@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from .explorer_state import TITLE_PARAMETER, wait_until_idle
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = ROOT / "tests" / "browser" / "screenshots"
@@ -101,3 +103,16 @@ def pytest_terminal_summary(terminalreporter):
     if SCREENSHOTS.exists() and any(SCREENSHOTS.glob("*.png")):
         shots = sorted(p.name for p in SCREENSHOTS.glob("*.png"))
         terminalreporter.write_line(f"browser screenshots ({len(shots)}) are in {SCREENSHOTS}: {', '.join(shots)}")
+
+
+@pytest.fixture(scope="session", params=list(TITLE_PARAMETER))
+def explorer_page(request, browser, voila_app):
+    """``(name, page)``: one explorer page of the app, loaded and idle, shared by every test that takes it
+    (pytest runs the tests of one page together, so each page loads once for all of them)."""
+    base, token = voila_app
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{base}/voila/render/{request.param}.ipynb?token={token}", timeout=180_000)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=180_000)
+    wait_until_idle(page)
+    yield request.param, page
+    page.close()

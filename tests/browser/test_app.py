@@ -9,10 +9,11 @@ screenshot of each explorer after the move is saved for people to look at.
 from __future__ import annotations
 
 import json
-import time
 from urllib.parse import urlparse
 
 import pytest
+
+from .explorer_state import wait_until_idle
 
 PAGES = {
     # page: what the main slider is
@@ -79,6 +80,7 @@ def test_explorer_redraws_when_main_slider_moves(browser, voila_app, screenshot_
     page.goto(f"{base}/voila/render/{name}.ipynb?token={token}", timeout=180_000)
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=180_000)
     page.wait_for_function("() => document.querySelector('.js-plotly-plot').data.length > 0", timeout=60_000)
+    wait_until_idle(page)
     before = page.evaluate(PLOT_DATA_JS)
     assert json.loads(before)[0], "the plot rendered without data"
 
@@ -86,11 +88,8 @@ def test_explorer_redraws_when_main_slider_moves(browser, voila_app, screenshot_
     handle.focus()
     for _ in range(3):
         page.keyboard.press("ArrowLeft")
-    deadline = time.monotonic() + 60
-    while page.evaluate(PLOT_DATA_JS) == before:
-        assert time.monotonic() < deadline, f"{name}: moving the {PAGES[name]} slider did not change the plot"
-        time.sleep(0.25)
-    time.sleep(0.5)  # let plotly finish the redraw before the screenshot
+    wait_until_idle(page)   # every move computed and redrawn: a state, not a time
+    assert page.evaluate(PLOT_DATA_JS) != before, f"{name}: moving the {PAGES[name]} slider did not change the plot"
     page.screenshot(path=str(screenshot_dir / f"{name}.png"), full_page=True)
 
     stderr = page.locator("[data-mime-type='application/vnd.jupyter.stderr'], .jp-OutputArea-output.jp-mod-error")

@@ -9,8 +9,9 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
 from dpviz.experiments.hierarchy import HierarchyRun, WidthCurves
-from dpviz.plots.hierarchy.style import METHOD_COLORS, curves_title, method_label
+from dpviz.plots.hierarchy.style import METHOD_COLORS, METHOD_DASHES, METHOD_MARKERS, curves_title, method_label
 from dpviz.plots.palette import TEMPLATE, TRUTH, band_fill
+from dpviz.plots.readability import direct_labels, log_axis, short
 
 __all__ = ["add_width_traces", "width_curves_figure", "explorer_figure"]
 
@@ -55,9 +56,12 @@ def _width_traces(c: WidthCurves, xaxis: str = "x", yaxis: str = "y", *,
         else:
             out.append(_band_polygon(c.widths, c.lower[m], c.upper[m], name=f"{name}: {lo:g}-{hi:g} % of trials",
                                      color=col_m, legendgroup=m, xaxis=xaxis, yaxis=yaxis))
+        mean["marker"]["symbol"] = METHOD_MARKERS.get(m, "circle")
         out.append(mean)
-        out.append(_line(c.widths, c.analytic[m], name=f"{name}: exact", color=col_m, legendgroup=m, xaxis=xaxis,
-                         yaxis=yaxis))
+        exact = _line(c.widths, c.analytic[m], name=f"{name}: exact", color=col_m, legendgroup=m, xaxis=xaxis,
+                      yaxis=yaxis)
+        exact["line"]["dash"] = METHOD_DASHES.get(m, "solid")
+        out.append(exact)
     return out
 
 
@@ -94,9 +98,25 @@ def width_curves_figure(c: WidthCurves) -> go.Figure:
         The figure, titled with every parameter (:func:`curves_title`).
     """
     fig = go.Figure(_width_traces(c))
-    fig.update_layout(title=curves_title(c), xaxis=dict(title="range width (bins)", type="log"),
-                      yaxis=dict(title="mean squared error", type="log"), template=TEMPLATE, height=450)
+    shown = [c.lower[m] for m in c.methods] + [c.upper[m] for m in c.methods] + [c.analytic[m] for m in c.methods]
+    fig.update_layout(title=curves_title(c), xaxis=log_axis(c.widths, title="range width (bins)"),
+                      yaxis=log_axis(*shown, title="mean squared error"), template=TEMPLATE, height=450)
     return fig
+
+
+def _counts_axis(truth: np.ndarray) -> dict[str, Any]:
+    """The histogram panel's y axis: linear, or log when the positive counts span more than two decades
+    (INCOME's 3M next to counts of a few hundred put every bin but a handful on the zero line)."""
+    positive = np.asarray(truth, dtype=float)
+    positive = positive[positive > 0]
+    if positive.size and positive.max() > 100 * np.median(positive):
+        return log_axis(positive, title="count (log scale; counts <= 0 not drawn)", domain=[0.76, 1.0], anchor="x")
+    return dict(title="count", type="linear", domain=[0.76, 1.0], anchor="x")
+
+
+def _signed(value: float) -> str:
+    """An error to 3 significant digits with its sign (``+19.1``, ``-0.5``)."""
+    return ("+" if value >= 0 else "") + short(value)
 
 
 def explorer_figure(run: HierarchyRun) -> go.Figure:
@@ -127,9 +147,9 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
     which = f"H_{b} leaves after constrained inference" if run.constrained else f"H_{b} noisy leaves"
     labels = [f"L{lv} [{s}, {e})" for lv, s, e in zip(cov.level, cov.node_start, cov.node_stop, strict=True)]
     k = np.arange(len(labels))
-    traces = [
+    traces: list[dict[str, Any]] = [
         dict(type="scatter", x=x, y=shown, mode="lines", name=which, legendgroup=key,
-                   line=dict(color=METHOD_COLORS[key], width=1),
+                   line=dict(color=METHOD_COLORS[key], width=1, dash="dot"),
                    hovertemplate="bin %{x}: %{y:.7~g}<extra>" + which + "</extra>"),
         dict(type="scatter", x=x, y=run.truth, mode="lines", name="true histogram", line=dict(color=TRUTH, width=1.5),
                    hovertemplate="bin %{x}: %{y:.7~g}<extra>truth</extra>"),
@@ -138,7 +158,7 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
              yaxis="y2"),
         dict(type="scatter", x=k - 0.15, y=cov.noisy_error, mode="markers", name="cover node: noisy count - true",
              marker=dict(color=METHOD_COLORS["tree"], size=8), text=labels, customdata=np.c_[cov.truth, cov.noisy],
-             hovertemplate="%{text}: noisy %{customdata[1]:.7~g} - true %{customdata[0]:.7~g} = %{y:+.4~g}"
+             hovertemplate="%{text}: noisy %{customdata[1]:.7~g} - true %{customdata[0]:.7~g} = %{y:+.7~g}"
                            "<extra></extra>", xaxis="x2", yaxis="y2"),
         dict(type="scatter", x=k + 0.15, y=cov.consistent_error, mode="markers",
              name="after constrained inference - true (bar: the noise inference removed)",
@@ -147,10 +167,20 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
              error_y=dict(type="data", symmetric=False, array=np.maximum(-cov.correction, 0.0),
                           arrayminus=np.maximum(cov.correction, 0.0), color=METHOD_COLORS["tree_ci"], thickness=1,
                           width=0),
-             hovertemplate="%{text}: after inference %{customdata[0]:.7~g}, error %{y:+.4~g} "
-                           "(inference moved it by %{customdata[1]:+.4~g})<extra></extra>", xaxis="x2", yaxis="y2"),
+             hovertemplate="%{text}: after inference %{customdata[0]:.7~g}, error %{y:+.7~g} "
+                           "(inference moved it by %{customdata[1]:+.7~g})<extra></extra>", xaxis="x2", yaxis="y2"),
         *_width_traces(c, "x3", "y3", band_style="bars"),
     ]
+    for t in traces[5:]:   # the MSE panel's methods are named at their curves' right ends, not in the legend
+        t["showlegend"] = False
+    widths = np.asarray(c.widths, dtype=float)
+    mse_shown = [c.lower[m] for m in c.methods] + [c.upper[m] for m in c.methods] + [c.analytic[m] for m in c.methods]
+    mse_decades = float(np.log10(max(np.nanmax(np.concatenate([np.ravel(v) for v in mse_shown])), 1e-300)
+                                 / max(np.nanmin(np.concatenate([np.ravel(v) for v in mse_shown])), 1e-300)))
+    mse_labels = direct_labels([method_label(m, b) for m in c.methods], float(np.log10(widths.max())),
+                               [float(np.asarray(c.analytic[m])[-1]) for m in c.methods],
+                               [METHOD_COLORS[m] for m in c.methods], xref="x3", yref="y3", log=True,
+                               min_gap=max(mse_decades, 0.5) / 10)
     a = run.answers
     root = "measured" if c.measure_root else "not measured"
 
@@ -160,23 +190,24 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
 
     layout = dict(
         title=dict(text=(f"Hierarchical histogram, n = {n}, b = {b}, epsilon = {c.epsilon:.3g}, {c.allocation} "
-                         f"budget, root {root} | range [{cov.start}, {cov.stop}): true {a['truth']:.0f}, "
-                         f"Flat {a['flat']:.0f}, H_{b} {a['tree']:.0f}, H_{b}+CI {a['tree_ci']:.0f}"),
+                         f"budget, root {root} | range [{cov.start}, {cov.stop}): true {short(a['truth'])}; "
+                         f"error Flat {_signed(a['flat'] - a['truth'])}, H_{b} {_signed(a['tree'] - a['truth'])}, "
+                         f"H_{b}+CI {_signed(a['tree_ci'] - a['truth'])}"),
                    font=dict(size=13)),
-        template=TEMPLATE, height=980, margin=dict(l=60, r=20, t=90, b=100),
+        template=TEMPLATE, height=980, margin=dict(l=60, r=80, t=90, b=100),
         legend=dict(orientation="h", yanchor="top", y=-0.07, font=dict(size=10)),
-        xaxis=dict(title="bin", domain=[0, 1], anchor="y"), yaxis=dict(title="count", domain=[0.76, 1.0], anchor="x"),
+        xaxis=dict(title="bin", domain=[0, 1], anchor="y"), yaxis=_counts_axis(run.truth),
         xaxis2=dict(title="cover node (level, leaf range)", tickmode="array", tickvals=k, ticktext=labels,
                     domain=[0, 1], anchor="y2"),
         yaxis2=dict(title="count - true count", domain=[0.46, 0.64], anchor="x2", zeroline=False),
-        xaxis3=dict(title="range width (bins)", type="log", domain=[0, 1], anchor="y3"),
-        yaxis3=dict(title="mean squared error", type="log", domain=[0.0, 0.34], anchor="x3"),
+        xaxis3=log_axis(widths, title="range width (bins)", domain=[0, 1], anchor="y3"),
+        yaxis3=log_axis(*mse_shown, title="mean squared error", domain=[0.0, 0.34], anchor="x3"),
         annotations=[head("true histogram and one release (leaves)", 1.0),
                      head(f"minimal cover of [{cov.start}, {cov.stop}): error of each node's count, noisy and after "
-                          f"inference | range error: H_{b} {a['tree'] - a['truth']:+.1f}, H_{b}+CI "
-                          f"{a['tree_ci'] - a['truth']:+.1f}", 0.64),
+                          f"inference | range error: H_{b} {_signed(a['tree'] - a['truth'])}, H_{b}+CI "
+                          f"{_signed(a['tree_ci'] - a['truth'])}", 0.64),
                      head(f"MSE vs range width ({c.trials} trials): mean of the simulations with their "
-                          f"{c.band[0]:g}-{c.band[1]:g} % range (bars), exact curve (line)", 0.34)],
+                          f"{c.band[0]:g}-{c.band[1]:g} % range (bars), exact curve (line)", 0.34), *mse_labels],
         shapes=[dict(type="rect", xref="x", yref="paper", x0=cov.start - 0.5, x1=cov.stop - 0.5, y0=0.76, y1=1.0,
                      fillcolor="rgba(0,0,0,0.07)", line=dict(width=0), layer="below")],
     )

@@ -5,11 +5,14 @@ from __future__ import annotations
 from dpviz.experiments.hierarchy import METHOD_LABELS, WidthCurves
 from dpviz.plots.palette import PALETTE
 
-__all__ = ["METHOD_COLORS", "curves_title", "method_label"]
+__all__ = ["METHOD_COLORS", "METHOD_MARKERS", "METHOD_DASHES", "curves_title", "method_label"]
 
 #: Colour of each method key of :data:`dpviz.experiments.hierarchy.METHODS`.
 METHOD_COLORS = {"flat": PALETTE["orange"], "tree": PALETTE["blue"], "tree_ci": PALETTE["green"],
                  "wavelet": PALETTE["purple"]}
+#: A marker and a dash per method too, so no method is told apart by colour alone.
+METHOD_MARKERS = {"flat": "circle", "tree": "square", "tree_ci": "diamond", "wavelet": "triangle-up"}
+METHOD_DASHES = {"flat": "dot", "tree": "solid", "tree_ci": "dash", "wavelet": "dashdot"}
 
 
 def method_label(method: str, b: int) -> str:
