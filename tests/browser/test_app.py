@@ -81,6 +81,10 @@ def test_explorer_redraws_when_main_slider_moves(browser, voila_app, screenshot_
         assert time.monotonic() < deadline, f"{name}: moving the {PAGES[name]} slider did not change the plot"
         time.sleep(0.25)
     time.sleep(0.5)  # let plotly finish the redraw before the screenshot
+    # the handle announces the value the readout shows (a log slider's handle would announce its exponent)
+    readout = page.locator(".dpviz-main-control .widget-readout").first.inner_text().strip()
+    assert readout and handle.get_attribute("aria-valuetext") == readout, (
+        f"{name}: aria-valuetext {handle.get_attribute('aria-valuetext')!r}, readout {readout!r}")
     page.screenshot(path=str(screenshot_dir / f"{name}.png"), full_page=True)
 
     stderr = page.locator("[data-mime-type='application/vnd.jupyter.stderr'], .jp-OutputArea-output.jp-mod-error")
