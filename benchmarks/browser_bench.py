@@ -3,9 +3,10 @@
 Serves the course app with Voila (and the lectures with JupyterLab) on localhost, drives Debian's chromium
 headless with Playwright, and prints rows against budgets like ``make bench``:
 
-* ``first figure, cold``: the server just started (every kernel it preheats still starting), navigation to the
-  first plotly figure drawn with data; budget < 10 s.
-* ``first figure, warm``: the same page opened again once the server is up; budget < 5 s.
+* ``first figure, cold``: the server just started, navigation to the first plotly figure drawn with data;
+  budget < 10 s.
+* ``first figure, warm``: the same page opened again once the server is idle (with kernel preheating on in
+  app/voila.json, once its pool has refilled); budget < 5 s.
 * ``input -> figure``: from the input event (a ``keydown`` on the main control's slider handle, seen by a
   capture listener in the page) to the plot's DOM done changing (a ``MutationObserver`` on the plot: the last
   mutation of the burst the move caused), over >= 30 moves of the control with the CSS class
@@ -280,7 +281,9 @@ def run(names: list[str] | None = None) -> list[dict]:
                             rows += _bench_page(browser, url.format(page=name), pid, name, None)
                 except Exception as exc:  # noqa: BLE001 - one page's failure is a failed row, the others still run
                     print(f"{name}: FAILED: {type(exc).__name__}: {str(exc)[:300]}", flush=True)
-                    rows.append(row(f"{name}: FAILED ({type(exc).__name__})", [float("inf")], 0.0))
+                    rows.append({"name": f"{name}: FAILED ({type(exc).__name__})", "median_ms": float("inf"),
+                                 "p95_ms": float("inf"), "budget_ms": 0.0, "p95_budget_ms": None, "n": 0,
+                                 "unit": "ms"})
                 _print(rows[before:])
         finally:
             browser.close()
