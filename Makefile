@@ -7,7 +7,8 @@ PORT ?= 8888
 STAMP_LAB := $(VENV)/.installed-lab
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: lab app test lint typecheck doctest fuzz mutation unit notebooks browser browser-deps bench docs clean \
+.PHONY: lab app test lint typecheck doctest fuzz mutation unit notebooks browser browser-deps bench bench-browser docs \
+	clean \
 	student instructor slides course
 
 $(BIN)/python:
@@ -29,9 +30,11 @@ lab: $(STAMP_LAB)
 	@echo "Opening JupyterLab on notebooks/ at http://localhost:$(PORT)/lab (the URL with its token follows)"
 	$(BIN)/jupyter lab --notebook-dir=notebooks --port=$(PORT) --ip=127.0.0.1 --no-browser $(ALLOW_ROOT)
 
+# From app/: voila reads app/voila.json (preheated kernels, the page template) there; the template is in app/share.
 app: $(STAMP_LAB)
 	@echo "Serving the dpviz course app (all explorers) at http://localhost:$(PORT)/voila/render/index.ipynb"
-	$(BIN)/voila app --port=$(PORT) --Voila.ip=127.0.0.1 --no-browser
+	cd app && JUPYTER_PATH=$$PWD/share$${JUPYTER_PATH:+:$$JUPYTER_PATH} ../$(BIN)/voila . --port=$(PORT) --Voila.ip=127.0.0.1 \
+	  --no-browser
 
 # Debian's chromium for the real-browser tests (tests/browser); Playwright drives it, it never downloads a browser.
 # axe-core (npm registry) is the accessibility checker tests/browser/test_accessibility.py injects into the pages.
@@ -89,6 +92,11 @@ browser: $(STAMP_TEST) browser-deps
 
 bench: $(STAMP_TEST)
 	$(BIN)/python -m benchmarks
+
+# Where the student is (not part of make test): the app in Voila and lectures 01, 03 in JupyterLab, driven in
+# headless chromium; first figure (cold, warm) and input -> figure latency against budgets.
+bench-browser: $(STAMP_TEST) browser-deps
+	$(BIN)/python -m benchmarks.browser_bench
 
 # The course hand-outs (tools/course.py): student notebooks (solutions stripped, outputs cleared), instructor
 # notebooks (as committed), and one reveal.js slide deck per lecture. reveal.js comes from the npm registry into

@@ -66,3 +66,25 @@ def test_slide_decks_build(tmp_path: Path):
         nb = course.with_slide_types(nbformat.read(lecture, as_version=4))
         slides = sum(c.metadata["slideshow"]["slide_type"] == "slide" for c in nb.cells)
         assert html.count("<section") >= slides, path.name
+
+
+@pytest.mark.parametrize("lecture", course.lectures(), ids=lambda p: p.stem)
+def test_committed_lectures_carry_what_jupyterlab_writes_on_save(lecture: Path):
+    """Opening and saving a lecture in JupyterLab must not rewrite it (checked in a browser by
+    benchmarks/browser_bench's Lab rows): normalised metadata, the kernel's Python version kept."""
+    nb = nbformat.read(lecture, as_version=4)
+    assert nb.metadata.kernelspec == {"display_name": "Python 3 (ipykernel)", "language": "python",
+                                      "name": "python3"}
+    runtime = (course.ROOT / "binder" / "runtime.txt").read_text().strip().removeprefix("python-")
+    assert nb.metadata.language_info.get("version", "").startswith(runtime + ".")   # the course's Python
+    assert "widgets" not in nb.metadata
+    for cell in nb.cells:
+        assert "execution" not in cell.metadata and "trusted" not in cell.metadata
+
+
+def test_normalise_files_leaves_a_normalised_lecture_unchanged(tmp_path: Path):
+    lecture = course.lectures()[1]
+    copy = tmp_path / lecture.name
+    copy.write_bytes(lecture.read_bytes())
+    course.normalise_files([copy])
+    assert copy.read_bytes() == lecture.read_bytes()

@@ -17,6 +17,7 @@ from dpviz.experiments.svt import (  # noqa: E402
     gptt_attack_run,
     threshold_answers_experiment,
 )
+from dpviz.plots.decimate import PLOT_COLUMNS  # noqa: E402
 from dpviz.plots.svt import (  # noqa: E402
     attack_figure,
     plot_attack,
@@ -42,9 +43,14 @@ def test_defaults_show_the_attack_beside_honest_mechanisms(explorer):
     # the figure shows exactly the result: truth and the three guesses
     ys = [np.asarray(t.y, dtype=float) for t in explorer.figure.data]
     np.testing.assert_array_equal(ys[0], datasets.load("ADULT"))
-    np.testing.assert_array_equal(ys[1], r.gptt_guess)
-    np.testing.assert_array_equal(ys[3], r.svt_guess)
-    np.testing.assert_array_equal(ys[5], r.laplace_guess)
+    per = -(-r.truth.size // PLOT_COLUMNS)   # cells per pixel column: the dots are thinned to one per column,
+    for k, guess in ((1, r.gptt_guess), (3, r.svt_guess), (5, r.laplace_guess)):   # guess and colour
+        dots = explorer.figure.data[k]
+        x = np.asarray(dots.x, dtype=int)
+        np.testing.assert_array_equal(ys[k], guess[x])
+        np.testing.assert_array_equal(np.asarray(dots.marker.color) == 1, guess[x] != r.truth[x])
+        assert {(i // per, guess[i], guess[i] == r.truth[i]) for i in x} == {
+            (i // per, guess[i], guess[i] == r.truth[i]) for i in range(r.truth.size)}
     assert r.gptt_accuracy == svt.fraction_exact(r.truth, r.gptt_guess, 15)
     assert "GPTT attack" in explorer.summary.value and NOT_DP in explorer.summary.value
 

@@ -13,6 +13,9 @@
     them back with normalised metadata: no per-cell execution timestamps, the ``python3`` kernel, so that
     opening and saving a committed notebook does not mark it modified, and no stored widget state (5 MB of
     figure data per explorer that no static viewer can use).  Prints each one's run time.
+``python -m tools.course normalise NOTEBOOK...``
+    Normalise the metadata of committed notebooks without running them (``language_info.version`` set to this
+    Python's, as JupyterLab writes it on save).
 ``python -m tools.course slides [OUT]``
     One reveal.js deck per lecture (default ``build/slides``), by nbconvert's slides exporter.  Cells carry
     their slide type in ``metadata.slideshow`` (``##`` sections start a slide, asserting cells are skipped);
@@ -98,8 +101,20 @@ def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         if not cell.metadata.get("tags"):
             cell.metadata.pop("tags", None)
     nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
-    nb.metadata.get("language_info", {}).pop("version", None)
+    # JupyterLab writes the kernel's Python version on every save: keep it, or saving an unchanged lecture
+    # rewrites the file (language_info comes from the kernel that ran the notebook; see normalise_files)
     return nb
+
+
+def normalise_files(paths: list[Path]) -> None:
+    """Normalise committed notebooks in place without running them; ``language_info.version`` becomes this
+    Python's (the lectures' kernel, which JupyterLab asks on opening and writes back on saving)."""
+    import platform
+
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        normalise(nb).metadata.setdefault("language_info", {})["version"] = platform.python_version()
+        nbformat.write(nb, path)
 
 
 def execute(paths: list[Path], timeout: int = 600) -> None:
@@ -150,6 +165,9 @@ def build(kind: str, out_dir: Path) -> list[Path]:
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "execute":
         execute([Path(p).resolve() for p in argv[1:]])
+        return 0
+    if argv and argv[0] == "normalise":
+        normalise_files([Path(p).resolve() for p in argv[1:]])
         return 0
     if not argv or argv[0] not in ("student", "instructor", "slides"):
         print(__doc__)

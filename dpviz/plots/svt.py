@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 
 from dpviz.experiments.svt import AttackTable, CounterexampleExperiment, GPTTAttackRun, ThresholdAnswers
 from dpviz.plots.bands import new_axes
+from dpviz.plots.decimate import distinct_per_column
 from dpviz.plots.palette import ALT, PALETTE, SIMULATED, TEMPLATE, THEORY, TRUTH, color
 from dpviz.svt import NOT_DP
 
@@ -116,10 +117,12 @@ def attack_figure_spec(run: GPTTAttackRun) -> tuple[list[dict[str, Any]], dict[s
         # two traces per panel, as few properties as possible: every property costs time on an in-place redraw
         traces.append(dict(type="scatter", x0=0, dx=1, y=truth, mode="lines", line=dict(_TRUTH_LINE),
                            name="true count", legendgroup="truth", showlegend=first, xaxis=f"x{ax}", yaxis=f"y{ax}"))
-        traces.append(dict(type="scatter", x0=0, dx=1, y=guess, mode="markers",
+        # one dot per pixel column and distinct (guess, exact): the same picture, a third of the dots to lay out
+        shown = distinct_per_column(guess, hit)
+        traces.append(dict(type="scatter", x=shown, y=guess[shown], mode="markers",
                            name="guess: blue = exact, vermillion = wrong", legendgroup="guess", showlegend=first,
                            xaxis=f"x{ax}", yaxis=f"y{ax}",
-                           marker=dict(color=(~hit).astype(np.int8), coloraxis="coloraxis", size=5)))
+                           marker=dict(color=(~hit[shown]).astype(np.int8), coloraxis="coloraxis", size=5)))
         annotations.append(dict(text=_panel_text(run, method), x=0.0, xref="paper", y=domains[i][1], yref="paper",
                                 yanchor="bottom", xanchor="left", showarrow=False, font=dict(size=11)))
     zoom = _zoom(run)

@@ -44,9 +44,15 @@ import traitlets
 from dpviz.plots.bands import patch_figure, sync_figure
 from dpviz.widgets.accessibility import TEXT_COLOURS, make_accessible
 
-__all__ = ["Explorer", "log_slider", "int_slider", "seed_box", "control_range"]
+__all__ = ["Explorer", "BUSY_CLASS", "log_slider", "int_slider", "seed_box", "control_range"]
 
 _USER_ERRORS = (ValueError, TypeError, ArithmeticError)
+#: CSS class of an explorer's box while an update runs.
+BUSY_CLASS = "dpviz-busy"
+# The header's "updating..." note: hidden, shown 200 ms into an update (a CSS delay: quick moves never flash it).
+_BUSY_STYLE = ("<style>.dpviz-busy-note{visibility:hidden;color:#0072B2;font-size:90%}"
+               f".{BUSY_CLASS} .dpviz-busy-note{{animation:dpviz-busy 0s linear 0.2s both}}"
+               "@keyframes dpviz-busy{from{visibility:hidden}to{visibility:visible}}</style>")
 
 
 def log_slider(value: float, lo_exp: float, hi_exp: float, label: str, step: float = 0.01) -> widgets.FloatLogSlider:
@@ -374,13 +380,26 @@ class Explorer:
         """Recompute from the current control values and redraw.
 
         On failure the message shows the error, ``result``/``figure`` keep their last good state and the
-        controls go back to the values that produced it, so the figure always matches the controls.
+        controls go back to the values that produced it, so the figure always matches the controls.  While
+        it runs the explorer's box carries the CSS class ``dpviz-busy`` (its header then says "updating..."
+        if the update takes longer than 200 ms).
 
         Returns
         -------
         bool
             Whether the update succeeded.
         """
+        box = getattr(self, "widget", None)
+        if box is None:   # the first update, before the box exists
+            return self._update()
+        box.add_class(BUSY_CLASS)
+        try:
+            return self._update()
+        finally:
+            box.remove_class(BUSY_CLASS)
+
+    def _update(self) -> bool:
+        """:meth:`update` without the busy state."""
         start = time.perf_counter()
         spec = self._has_spec()
         computed = self._attempt(self._figure_spec if spec else self._figure)
@@ -478,7 +497,9 @@ class Explorer:
         # rows wrap on a narrow screen instead of squeezing a slider's track to nothing (seen at 1024 px)
         rows = [widgets.HBox(ctrl[i:i + 3], layout=widgets.Layout(flex_flow="row wrap"))
                 for i in range(0, len(ctrl), 3)]
-        header = widgets.HTML(f"<b>{html.escape(self.title)}</b>")
+        header = widgets.HTML(f"{_BUSY_STYLE}<b>{html.escape(self.title)}</b> "
+                              '<span class="dpviz-busy-note" role="status">&#8987; updating&hellip;</span>')
+        header.add_class("dpviz-header")
         return widgets.VBox([header, *rows, self.message, self.goals, self.figure, *self._side_panels()])
 
     # ---------------------------------------------------------------- display

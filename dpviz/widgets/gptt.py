@@ -48,20 +48,34 @@ class GPTTAttackExplorer(Explorer):
     def __init__(self, **values: Any) -> None:
         self.summary = widgets.HTML()
         super().__init__(**values)
+        self._copies_state()
+        self.controls["query_share"].observe(lambda _: self._copies_state(), names="value")
+
+    def _copies_state(self) -> None:
+        """Copies only matter with query noise: without it every copy answers alike, so the control is disabled."""
+        copies = self.controls["copies"]
+        noiseless = self.controls["query_share"].value == 0
+        copies.disabled = noiseless
+        copies.description = "copies per query (only with query noise)" if noiseless else "copies per query"
+        copies.tooltip = ("no query noise: every copy of a query gives the same answer, so copies change nothing "
+                          "(choose some query noise to use them)" if noiseless else
+                          "repeat every difference query this many times and take the majority answer")
 
     def _build_controls(self) -> dict[str, widgets.Widget]:
         return {
             "dataset": widgets.Dropdown(options=list(PAPER_DATASETS), value="ADULT", description="dataset"),
             "epsilon": log_slider(1.0, -2, 1, "ε claimed (← more privacy)"),
+            # an explicit width: with a long description and no width the track shrinks to 0 px
             "split": widgets.FloatSlider(value=0.5, min=0.05, max=0.95, step=0.05,
                                          description="share s of ε for GPTT/SVT (fraction)",
-                                         continuous_update=False, style=_WIDE, readout_format=".2f"),
+                                         continuous_update=False, style=_WIDE, readout_format=".2f",
+                                         layout=widgets.Layout(width="420px")),
             "query_share": widgets.Dropdown(options=[("none (Stoddard et al.)", 0.0),
                                                      ("½ of GPTT's share (Chen et al.)", 0.5),
                                                      ("¾ of GPTT's share (Lee & Clifton)", 0.75)],
                                             value=0.0, description="query noise", style=_WIDE),
             "copies": widgets.Dropdown(options=[1, 101, 10_001, 1_000_001], value=1, description="copies per query",
-                                       style=_WIDE),
+                                       style=_WIDE, layout=widgets.Layout(width="380px")),
             "calibrate": widgets.Checkbox(value=False, description="locate the noisy threshold first (ours)",
                                           style=_WIDE),
             "estimator": widgets.Dropdown(options=[("rounded averages (paper)", "average"),

@@ -3,6 +3,10 @@
 The server is started on a free port with a random token and torn down even
 when a test fails.  Without /usr/bin/chromium the tests are skipped with a
 message, except under CI (CI=true), where a missing browser is a failure.
+
+Every page a test opens through the ``browser`` fixture (``new_page`` or ``new_context().new_page``) is watched:
+a console error or warning, an uncaught page error, or a request to an address that is not this machine fails
+the test (:class:`PageRules`), whatever the test itself checks.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 
@@ -27,6 +32,81 @@ SCREENSHOTS = ROOT / "tests" / "browser" / "screenshots"
 #: Flags for headless chromium on a machine without network access or GPU (as root).
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+#: What counts as this machine: a request anywhere else fails the test.
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
+LOCAL_SCHEMES = {"data", "blob", "about", "chrome-extension"}
+
+
+def is_local(url: str) -> bool:
+    """Whether ``url`` stays on this machine (localhost, or an in-page data:/blob:/about: URL)."""
+    parts = urlparse(url)
+    return parts.scheme in LOCAL_SCHEMES or parts.hostname in LOCAL_HOSTS
+
+
+class PageRules:
+    """Collect what no page may do: log a console error or warning, throw, or request a non-local address."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def watch(self, page) -> None:
+        def on_console(msg) -> None:
+            if msg.type in ("error", "warning"):
+                self.problems.append(f"console {msg.type} on {page.url}: {msg.text[:300]}")
+
+        def on_request(req) -> None:
+            if not is_local(req.url):
+                self.problems.append(f"request to a non-local address from {page.url}: {req.url}")
+
+        page.on("console", on_console)
+        page.on("pageerror", lambda exc: self.problems.append(f"page error on {page.url}: {exc}"))
+        page.on("request", on_request)
+
+    def take(self) -> list[str]:
+        """The problems seen so far, forgetting them."""
+        out, self.problems = self.problems, []
+        return out
+
+
+RULES = PageRules()
+
+
+class WatchedBrowser:
+    """A Playwright browser whose every new page is watched by :data:`RULES`."""
+
+    def __init__(self, browser) -> None:
+        self._browser = browser
+
+    def new_page(self, **kwargs):
+        page = self._browser.new_page(**kwargs)
+        RULES.watch(page)
+        return page
+
+    def new_context(self, **kwargs):
+        context = self._browser.new_context(**kwargs)
+        context.on("page", RULES.watch)
+        return context
+
+    def __getattr__(self, name: str):
+        return getattr(self._browser, name)
+
+
+@pytest.fixture
+def page_rules() -> PageRules:
+    """The rules' collector (this module may be imported under two names; the fixture gives the live one)."""
+    return RULES
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """Fail a test whose pages broke a rule of :class:`PageRules` (also when the test's own checks passed)."""
+    result = yield
+    problems = RULES.take()
+    if problems:
+        raise AssertionError(f"{len(problems)} browser rule violation(s):\n  " + "\n  ".join(problems))
+    return result
 
 
 def _free_port() -> int:
@@ -59,10 +139,13 @@ def voila_app(tmp_path_factory):
     shutil.copytree(ROOT / "app", work / "app")
     port, token = _free_port(), secrets.token_hex(16)
     log = open(work / "voila.log", "w")
+    # as `make app` serves it: app/voila.json from the working directory, the page template from app/share
     proc = subprocess.Popen(
         [sys.executable, "-m", "voila", str(work / "app"), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
          f"--Voila.token={token}"],
-        stdout=log, stderr=subprocess.STDOUT, cwd=work,
+        stdout=log, stderr=subprocess.STDOUT, cwd=work / "app",
+        env={**os.environ, "JUPYTER_PATH": os.pathsep.join(filter(None, [str(work / "app" / "share"),
+                                                                          os.environ.get("JUPYTER_PATH")]))},
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -93,7 +176,7 @@ def browser(chromium_path):
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
         try:
-            yield b
+            yield WatchedBrowser(b)
         finally:
             b.close()
 
