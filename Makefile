@@ -119,7 +119,7 @@ docs: $(STAMP_DOCS)
 
 # Kernel-free explorers (dpviz.export): one self-contained HTML page per explorer in build/exports/.
 exports: $(STAMP_LAB)
-	PYTHONPATH=$(CURDIR) $(BIN)/python -m dpviz.export build/exports
+	PYTHONPATH=$(CURDIR) $(BIN)/python -m dpviz.export.command build/exports
 
 # A class on one server (benchmarks/classroom.py): a real JupyterHub on localhost (jupyterhub from PyPI,
 # configurable-http-proxy from npm into build/classroom) and 5, 10, 20, 30 simulated students in headless chromium.

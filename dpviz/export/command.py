@@ -1,4 +1,4 @@
-"""``python -m dpviz.export DIRECTORY [NAME ...]``: write the explorers' pages (all of them by default)."""
+"""``python -m dpviz.export.command DIRECTORY [NAME ...]``: write the explorers' pages (default: all)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from dpviz.export import explorer_names, export
 def main(argv: list[str]) -> int:
     """Export the named explorers (default: all) into the folder ``argv[0]``; print each page's size."""
     if not argv:
-        print("usage: python -m dpviz.export DIRECTORY [ExplorerName ...]", file=sys.stderr)
+        print("usage: python -m dpviz.export.command DIRECTORY [ExplorerName ...]", file=sys.stderr)
         return 2
     directory = Path(argv[0])
     for name in argv[1:] or explorer_names():
