@@ -8,8 +8,7 @@ STAMP_LAB := $(VENV)/.installed-lab
 STAMP_TEST := $(VENV)/.installed-test
 
 .PHONY: lab app test lint typecheck doctest fuzz mutation unit notebooks browser browser-deps bench bench-browser docs \
-	clean \
-	student instructor slides course
+	clean student instructor slides course exports classroom
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -132,6 +131,18 @@ $(STAMP_DOCS): pyproject.toml | $(BIN)/python
 docs: $(STAMP_DOCS)
 	$(BIN)/python -m sphinx -E -W --keep-going -b html docs docs/_build/html
 	@echo "The site is in docs/_build/html/index.html"
+
+# Kernel-free explorers (dpviz.export): one self-contained HTML page per explorer in build/exports/.
+exports: $(STAMP_LAB)
+	PYTHONPATH=$(CURDIR) $(BIN)/python -m dpviz.export.command build/exports
+
+# A class on one server (benchmarks/classroom.py): a real JupyterHub on localhost (jupyterhub from PyPI,
+# configurable-http-proxy from npm into build/classroom) and 5, 10, 20, 30 simulated students in headless chromium.
+classroom: $(STAMP_TEST) browser-deps
+	$(BIN)/python -m pip install --quiet -e '.[classroom]'
+	@if [ ! -x build/classroom/node_modules/.bin/configurable-http-proxy ]; then \
+	  npm install --silent --no-audit --no-fund --prefix build/classroom configurable-http-proxy; fi
+	PYTHONPATH=$(CURDIR) $(BIN)/python -m benchmarks.classroom
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache docs/_build docs/api docs/lectures docs/_generated

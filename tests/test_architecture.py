@@ -1,6 +1,7 @@
 """The layering and the seams between layers, checked on every module of every subpackage.
 
-* core (everything but experiments/, exercises/, plots/, widgets/) imports no plotting or widget library;
+* core (everything but experiments/, exercises/, plots/, widgets/, export/) imports no plotting or widget library;
+* export (kernel-free pages of the explorers) sits above widgets: nothing below it imports it;
 * experiments draw nothing; exercises (checkers of students' answers) draw nothing either; plots import no widgets;
 * a private name (``_x``) is imported, or read as ``module._x``, only inside its own package;
 * no core module is over ~400 lines (420 allowed); the walk covers subpackages (a test proves it);
@@ -27,7 +28,7 @@ import dpviz
 PKG = Path(dpviz.__file__).parent
 ROOT = PKG.parent
 PRESENTATION = ("plotly", "matplotlib", "ipywidgets", "anywidget")
-UPPER = ("experiments", "exercises", "plots", "widgets")
+UPPER = ("experiments", "exercises", "plots", "widgets", "export")
 MAX_CORE_LINES = 420  # "~400": a file may run a little over while it holds one concept
 
 
@@ -105,6 +106,11 @@ def test_exercises_draw_nothing(path: Path) -> None:
 def test_plots_import_no_widgets(path: Path) -> None:
     imported = _imports(path)
     assert not _uses(imported, "ipywidgets", "anywidget", "dpviz.widgets")
+
+
+@pytest.mark.parametrize("path", [p for p in ALL_FILES if LAYER[p] != "export"], ids=_ids)
+def test_nothing_below_export_imports_it(path: Path) -> None:
+    assert not _uses(_imports(path), "dpviz.export"), f"{_ids(path)} imports dpviz.export, the layer above widgets"
 
 
 @pytest.mark.parametrize("path", CORE_FILES, ids=_ids)

@@ -14,6 +14,9 @@
   reference, but does not report, on the generated API pages only, references to other projects (numpy, scipy,
   plotly, ...): they cannot resolve without intersphinx, and the build has no network to fetch inventories; nor
   private bases shown by ``:show-inheritance:``, undocumented by design.
+* :func:`build_exports` writes every explorer's kernel-free page (:mod:`dpviz.export`) to
+  ``docs/_generated/exports/`` when dpviz's sources changed since the last build, and :func:`copy_exports` copies
+  them into the built site's ``_static/exports/``, where each explorer's page embeds its own.
 * :func:`prune_api_stubs` deletes the API stubs of modules that no longer exist (autosummary never does).
 * :func:`_prefer_submodules` keeps a submodule's API page when its package re-exports a function of the same name.
 """
@@ -109,6 +112,46 @@ def extract_figures(app: Sphinx) -> None:
     for path in out.glob("*.png"):
         if path.stem not in figures:
             path.unlink()
+
+
+def _source_stamp(root: Path) -> str:
+    """A hash of dpviz's Python sources and data files and of the plotly version: the exports' inputs."""
+    import hashlib
+
+    import plotly
+
+    digest = hashlib.sha256(plotly.__version__.encode())
+    for path in sorted((root / "dpviz").rglob("*")):
+        if path.is_file() and path.suffix in (".py", ".npy", ".csv"):
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def build_exports(app: Sphinx) -> None:
+    """Write docs/_generated/exports/<Explorer>.html unless they were written from the same sources."""
+    from dpviz.export import export_all
+
+    docs = Path(app.srcdir)
+    out = docs / "_generated" / "exports"
+    stamp = _source_stamp(docs.parent)
+    stamp_file = out / "SOURCES.sha256"
+    if stamp_file.exists() and stamp_file.read_text() == stamp:
+        return
+    logger.info("dpviz: exporting the explorers' kernel-free pages (about a minute)")
+    export_all(out)
+    stamp_file.write_text(stamp)
+
+
+def copy_exports(app: Sphinx, exception: Exception | None) -> None:
+    """Copy the exported pages into the built site's _static/exports/."""
+    if exception is not None or app.builder.format != "html":
+        return
+    source = Path(app.srcdir) / "_generated" / "exports"
+    target = Path(app.outdir) / "_static" / "exports"
+    target.mkdir(parents=True, exist_ok=True)
+    for page in source.glob("*.html"):
+        shutil.copy2(page, target / page.name)
 
 
 def prune_api_stubs(app: Sphinx) -> None:
@@ -256,6 +299,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
         autosummary._import_by_name = patched  # type: ignore[assignment]
     app.connect("config-inited", copy_lectures)
     app.connect("builder-inited", extract_figures)
+    app.connect("builder-inited", build_exports)
+    app.connect("build-finished", copy_exports)
     app.connect("builder-inited", prune_api_stubs, priority=400)  # before autosummary (500) generates the stubs
     app.connect("doctree-read", note_widget_outputs)
     app.connect("missing-reference", resolve_reexports)

@@ -24,7 +24,6 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import optimize
 
 from dpviz.accountant import exact
 from dpviz.mechanisms.exact_coins import _Coins, _exact_dgauss_one
@@ -236,6 +235,8 @@ def discrete_gaussian_delta(sigma: float, sensitivity: float, epsilon: float) ->
 def _zcdp_delta(rho: float, eps: float) -> float:
     """delta of rho-zCDP at epsilon: ``inf_{a>1} e^{(a-1)(a rho - eps)} / (a-1) * (1 - 1/a)^a`` ([CKS20], Cor. 13)."""
 
+    from scipy import optimize  # lazily: scipy.stats/optimize cost a kernel ~1 s
+
     def log_delta(a: float) -> float:
         return (a - 1) * (a * rho - eps) - math.log(a - 1) + a * math.log1p(-1.0 / a)
 
@@ -292,6 +293,8 @@ def discrete_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
         raise ValueError(f"l2_sensitivity must be in [1e-100, {_MAX_SIGMA:g}] grid units, got {l2_sensitivity!r} "
                          "(sigma scales with it and must stay within the discrete Gaussian sums' range); "
                          "rescale the answers to a coarser or finer grid")
+
+    from scipy import optimize  # lazily: scipy.stats/optimize cost a kernel ~1 s
 
     def excess(log_s: float) -> float:  # delta(sigma) - delta, decreasing in sigma
         if scalar:

@@ -24,7 +24,6 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import optimize, special, stats
 
 from dpviz.mechanisms.discrete_gaussian_noise import discrete_gaussian_mechanism
 from dpviz.mechanisms.release import SAMPLERS, Sampler, _answers_and_shape, _discrete_method
@@ -86,6 +85,7 @@ def gaussian_delta(sigma: float, l2_sensitivity: float, epsilon: float) -> float
 
 def _delta(s: float, d: float, eps: float) -> float:
     """:func:`gaussian_delta` on checked arguments (root finders call it many times)."""
+    from scipy import special  # lazily: scipy.stats/optimize cost a kernel ~1 s
     a = d / (2.0 * s)
     c = eps * s / d
     # e^eps * Phi(-a - c), computed in log space so large epsilon does not overflow
@@ -124,6 +124,7 @@ def gaussian_epsilon(sigma: float, l2_sensitivity: float, delta: float) -> float
     >>> round(gaussian_epsilon(2.0, 1.0, gaussian_delta(2.0, 1.0, 1.0)), 6)
     1.0
     """
+    from scipy import optimize  # lazily: scipy.stats/optimize cost a kernel ~1 s
     s = check_positive("sigma", sigma)
     d = check_positive("l2_sensitivity", l2_sensitivity)
     dlt = check_delta(delta)
@@ -207,6 +208,7 @@ def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
         return gaussian_delta(math.exp(log_s), d, eps) - delta
 
     try:
+        from scipy import optimize  # lazily: scipy.stats/optimize cost a kernel ~1 s
         lo, hi = math.log(d) - 10.0, math.log(d) + 10.0
         while excess(lo) < 0:
             lo -= 10.0
@@ -357,5 +359,6 @@ def gaussian_halfwidth(l2_sensitivity: float, epsilon: float, delta: float, alph
     >>> round(gaussian_halfwidth(1.0, 0.5, 1e-5), 2)
     13.78
     """
+    from scipy import stats  # lazily: scipy.stats/optimize cost a kernel ~1 s
     alpha = check_open_unit("alpha", alpha)
     return gaussian_sigma(l2_sensitivity, epsilon, delta, calibration) * float(stats.norm.ppf(1 - alpha / 2))

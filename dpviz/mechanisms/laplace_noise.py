@@ -18,7 +18,6 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
 
 from dpviz.mechanisms.release import SAMPLERS, Sampler, _answers_and_shape, _discrete_method
 from dpviz.rng import RngLike, as_generator
@@ -260,7 +259,9 @@ def laplace_quantile(q: ArrayLike, sensitivity: float, epsilon: float) -> np.nda
     probs = check_array("q", q)
     if np.any((probs <= 0) | (probs >= 1)):
         raise ValueError("q must lie in (0, 1)")
-    return stats.laplace.ppf(probs, scale=b)
+    # scipy.stats.laplace.ppf's own expression, bit for bit (a test checks it), without importing scipy.stats:
+    # that import costs every kernel that shows a Laplace band about 1 s and 30 MB
+    return np.where(probs > 0.5, -np.log(2 * (1 - probs)), np.log(2 * probs)) * b
 
 
 def laplace_halfwidth(sensitivity: float, epsilon: float, alpha: float = 0.05) -> float:

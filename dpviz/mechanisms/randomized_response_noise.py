@@ -26,7 +26,6 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special
 
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
@@ -77,6 +76,7 @@ def randomized_response_probability(epsilon: float) -> float:
     >>> round(randomized_response_probability(math.log(3)), 6)     # Warner's coin design
     0.75
     """
+    from scipy import special  # lazily: scipy.special costs a kernel ~0.2 s
     return float(special.expit(check_epsilon(epsilon)))
 
 
@@ -111,6 +111,7 @@ def randomized_response_epsilon(probability: float) -> float:
     1.0986
     """
     p = check_open_unit("probability", probability)
+    from scipy import special  # lazily: scipy.special costs a kernel ~0.2 s
     return abs(float(special.logit(p)))
 
 
@@ -143,6 +144,7 @@ def randomized_response_pmf(answer: int, epsilon: float) -> np.ndarray:
     """
     a = check_int("answer", answer, minimum=0, maximum=1)
     epsilon = check_epsilon(epsilon)
+    from scipy import special  # lazily: scipy.special costs a kernel ~0.2 s
     truth, lie = float(special.expit(epsilon)), float(special.expit(-epsilon))
     return np.array([lie, truth]) if a == 1 else np.array([truth, lie])
 
@@ -202,6 +204,7 @@ def randomized_response(answers: ArrayLike, epsilon: float, *, rng: RngLike = No
     trials = check_trials(size)
     check_elements(float(trials or 1) * a.size, "reports", size=size, answers_size=a.size)
     shape = a.shape if trials is None else (trials, *a.shape)
+    from scipy import special  # lazily: scipy.special costs a kernel ~0.2 s
     flip = as_generator(rng).random(shape) < special.expit(-epsilon)
     return np.where(flip, 1 - a, a)
 
@@ -245,6 +248,7 @@ def randomized_response_estimate(reports: ArrayLike, epsilon: float) -> float | 
     if not np.all((r == 0) | (r == 1)):
         raise ValueError("reports must hold only 0 and 1")
     epsilon = check_epsilon(epsilon)
+    from scipy import special  # lazily: scipy.special costs a kernel ~0.2 s
     lie = special.expit(-epsilon)
     est = (r.mean(axis=-1) - lie) / np.tanh(epsilon / 2.0)        # 2p - 1 = tanh(eps / 2)
     if not np.all(np.isfinite(est)):
@@ -289,6 +293,7 @@ def randomized_response_variance(n: int, epsilon: float) -> float:
     """
     n = check_int("n", n, minimum=1)
     epsilon = check_epsilon(epsilon)
+    from scipy import special  # lazily: scipy.special costs a kernel ~0.2 s
     truth, lie = float(special.expit(epsilon)), float(special.expit(-epsilon))
     squared_gap = n * math.tanh(epsilon / 2.0) ** 2            # n (2p - 1)^2
     v = truth * lie / squared_gap if squared_gap > 0 else math.inf

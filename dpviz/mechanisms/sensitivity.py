@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from dpviz.validation import check_matrix
+from dpviz.validation.arrays import is_sparse
 
 __all__ = ["l1", "l2"]
 
@@ -26,8 +26,7 @@ __all__ = ["l1", "l2"]
 def _column_norms(W: Any, order: int) -> np.ndarray:
     """The L1 (``order=1``) or L2 (``order=2``) norm of every column of the checked matrix ``W``."""
     mat: Any = check_matrix("W", W)
-    sparse = sp.issparse(mat)  # a plain bool: the scipy stubs' narrowing would hide csc_array's methods
-    if sparse:
+    if is_sparse(mat):
         if order == 1:
             return np.asarray(abs(mat).sum(axis=0)).ravel()
         return np.sqrt(np.asarray(mat.multiply(mat).sum(axis=0)).ravel())
