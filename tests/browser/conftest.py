@@ -40,8 +40,10 @@ LOCAL_SCHEMES = {"data", "blob", "about", "chrome-extension"}
 
 
 def is_local(url: str) -> bool:
-    """Whether ``url`` stays on this machine (localhost, or an in-page data:/blob:/about: URL)."""
+    """Whether ``url`` stays on this machine (localhost, a file on this disk, or an in-page data:/blob:/about: URL)."""
     parts = urlparse(url)
+    if parts.scheme == "file":                   # file:///path is this disk; file://host/path is a network share
+        return not parts.hostname or parts.hostname in LOCAL_HOSTS
     return parts.scheme in LOCAL_SCHEMES or parts.hostname in LOCAL_HOSTS
 
 

@@ -17,6 +17,8 @@ from tests.browser.conftest import is_local
     ("https://cdn.jsdelivr.net/npm/@fortawesome/fontawesome-free@%5E5/css/all.min.css", False),
     ("http://192.0.2.1/font.woff2", False),
     ("http://localhost.example.com/", False),
+    ("file:///tmp/exports/LaplaceExplorer.html", True),     # an exported page opened from this disk
+    ("file://fileserver.example.com/share/page.html", False),
 ])
 def test_local_addresses(url, local):
     assert is_local(url) is local
