@@ -30,7 +30,7 @@ from numpydoc.validate import validate
 
 import dpviz
 
-PRESENTATION = ("dpviz.experiments", "dpviz.plots", "dpviz.widgets")
+PRESENTATION = ("dpviz.experiments", "dpviz.plots", "dpviz.widgets", "dpviz.export")
 FUNCTION_CHECKS = {"GL08", "PR01", "PR02", "PR07", "RT01", "RT03"}
 
 

@@ -8,7 +8,7 @@ Files
     composition allows within a total), ``advanced_crossover`` (the k from which
     it beats basic composition), ``optimal_composition`` (the exact best bound for
     any eps-DP mechanisms, Kairouz, Oh & Viswanath). ``group_privacy`` is re-exported from
-    ``dpviz.definition.group_privacy``, where it lives.
+    ``dpviz.definition.groups``, where it lives.
 ``loss_distribution.py``
     A discrete privacy-loss law and its privacy: ``LossDistribution``, ``loss_delta``
     (delta(eps) of the law), ``loss_epsilon`` (its exact inverse), ``loss_tail``.
@@ -89,7 +89,7 @@ from dpviz.composition.theorems import (
     basic_composition,
     optimal_composition,
 )
-from dpviz.definition.group_privacy import group_privacy
+from dpviz.definition.groups import group_privacy
 
 __all__ = [
     "basic_composition",

@@ -15,7 +15,7 @@ Files
 ``loss_ratio.py``
     ``privacy_loss`` (the log-ratio per output), ``tight_epsilon`` (of two discrete output distributions),
     and the loss curves ``laplace_privacy_loss`` (bounded) and ``gaussian_privacy_loss`` (unbounded).
-``group_privacy.py``
+``groups.py``
     ``group_privacy``: eps-DP for one person is k eps-DP for a group of k (and delta grows); the one
     implementation, also exported by ``dpviz.composition``.
 ``posterior_belief.py``
@@ -45,7 +45,7 @@ from dpviz.definition.distinguishability import (
     power_bound,
     total_variation,
 )
-from dpviz.definition.group_privacy import group_privacy
+from dpviz.definition.groups import group_privacy
 from dpviz.definition.loss_ratio import gaussian_privacy_loss, laplace_privacy_loss, privacy_loss, tight_epsilon
 from dpviz.definition.neighbouring import RELATIONS, histogram_neighbours, l1_sensitivity
 from dpviz.definition.posterior_belief import posterior, posterior_bounds

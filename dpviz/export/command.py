@@ -10,7 +10,18 @@ from dpviz.export import explorer_names, export
 
 
 def main(argv: list[str]) -> int:
-    """Export the named explorers (default: all) into the folder ``argv[0]``; print each page's size."""
+    """Export the named explorers (default: all) into the folder ``argv[0]``; print each page's size.
+
+    Parameters
+    ----------
+    argv : list of str
+        The folder, then optionally explorer names (as in ``dpviz.widgets.__all__``).
+
+    Returns
+    -------
+    int
+        The exit status: 0, or 2 without a folder.
+    """
     if not argv:
         print("usage: python -m dpviz.export.command DIRECTORY [ExplorerName ...]", file=sys.stderr)
         return 2

@@ -14,7 +14,13 @@ __all__ = ["Snapshot", "explorer_names", "make_explorer", "snapshot", "control_l
 
 
 def explorer_names() -> list[str]:
-    """The explorers that can be exported: every name of ``dpviz.widgets.__all__`` but the base class."""
+    """The explorers that can be exported: every name of ``dpviz.widgets.__all__`` but the base class.
+
+    Returns
+    -------
+    list of str
+        The explorers' class names.
+    """
     import dpviz.widgets
 
     return [n for n in dpviz.widgets.__all__ if n != "Explorer"]
@@ -49,7 +55,20 @@ def make_explorer(name: str, **values: Any) -> Any:
 
 
 def control_label(widget: widgets.Widget, name: str) -> str:
-    """The label a control shows (its description), else its name."""
+    """The label a control shows (its description), else its name.
+
+    Parameters
+    ----------
+    widget : ipywidgets.Widget
+        The control.
+    name : str
+        Its name among the explorer's controls.
+
+    Returns
+    -------
+    str
+        The label.
+    """
     return str(getattr(widget, "description", "") or name)
 
 
@@ -69,7 +88,9 @@ class Snapshot:
     control, label : str
         The main control's name and its label.
     values : list
-        The grid values; ``labels`` the same as the page shows them.
+        The grid values.
+    labels : list of str
+        The grid values as the page shows them.
     start : int
         The frame shown first (the grid value nearest the control's default).
     fixed : dict
@@ -93,7 +114,18 @@ class Snapshot:
     frames: list[dict[str, Any]] = field(default_factory=list)
 
     def figure(self, k: int) -> dict[str, Any]:
-        """Frame ``k``'s figure as plotly JSON (``{"data": [...], "layout": {...}}``; arrays base64-encoded)."""
+        """Frame ``k``'s figure as plotly JSON (``{"data": [...], "layout": {...}}``; arrays base64-encoded).
+
+        Parameters
+        ----------
+        k : int
+            Index of the grid value.
+
+        Returns
+        -------
+        dict
+            The figure.
+        """
         frame = self.frames[k]
         return {"data": [json.loads(self.pieces[i]) for i in frame["data"]],
                 "layout": {key: json.loads(self.pieces[i]) for key, i in frame["layout"].items()}}

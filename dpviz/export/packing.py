@@ -21,12 +21,34 @@ __all__ = ["pack", "unpack", "gzip_base64", "gunzip_base64"]
 
 
 def gzip_base64(data: bytes) -> str:
-    """``data`` gzipped (level 9, no timestamp: the same input gives the same text) and base64-encoded."""
+    """``data`` gzipped (level 9, no timestamp: the same input gives the same text) and base64-encoded.
+
+    Parameters
+    ----------
+    data : bytes
+        What to encode.
+
+    Returns
+    -------
+    str
+        ASCII text.
+    """
     return base64.b64encode(gzip.compress(data, compresslevel=9, mtime=0)).decode("ascii")
 
 
 def gunzip_base64(text: str) -> bytes:
-    """The inverse of :func:`gzip_base64`."""
+    """The inverse of :func:`gzip_base64`.
+
+    Parameters
+    ----------
+    text : str
+        Text written by :func:`gzip_base64`.
+
+    Returns
+    -------
+    bytes
+        The original bytes.
+    """
     return gzip.decompress(base64.b64decode(text))
 
 
@@ -88,7 +110,22 @@ def pack(pieces: list[str]) -> tuple[list[str], list[list[Any]], bytes]:
 
 
 def unpack(pieces: list[str], arrays: list[list[Any]], blob: bytes) -> list[Any]:
-    """The inverse of :func:`pack`: the pieces as objects, with their typed arrays back as plotly writes them."""
+    """The inverse of :func:`pack`: the pieces as objects, with their typed arrays back as plotly writes them.
+
+    Parameters
+    ----------
+    pieces : list of str
+        The JSON pieces :func:`pack` returned, arrays replaced by references.
+    arrays : list of list
+        The arrays' descriptions :func:`pack` returned.
+    blob : bytes
+        The arrays' bytes :func:`pack` returned.
+
+    Returns
+    -------
+    list
+        The pieces as Python objects.
+    """
     def walk(obj: Any) -> Any:
         if isinstance(obj, dict):
             if "$a" in obj:

@@ -24,7 +24,13 @@ __all__ = ["page_html", "plotly_bundle"]
 
 
 def plotly_bundle() -> bytes:
-    """The full plotly.js bundle shipped with the installed plotly package (``plotly/package_data``)."""
+    """The full plotly.js bundle shipped with the installed plotly package (``plotly/package_data``).
+
+    Returns
+    -------
+    bytes
+        The minified bundle.
+    """
     import plotly
 
     return (Path(plotly.__file__).parent / "package_data" / "plotly.min.js").read_bytes()

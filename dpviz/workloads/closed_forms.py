@@ -29,6 +29,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from dpviz.validation import check_elements
+
 __all__: list[str] = []
 
 
@@ -122,6 +124,7 @@ def _closed_form_eigh(kind: str, n: int) -> tuple[np.ndarray, np.ndarray] | None
 
     Returns None for the other kinds (and for n = 1 prefixes or ranges).
     """
+    check_elements(float(n) ** 2, "eigenvectors of W^T W (n x n)", n=n)
     if kind == "identity":
         return np.ones(n), np.eye(n)
     if kind in ("prefix", "all_ranges") and n >= 2:

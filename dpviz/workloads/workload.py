@@ -105,8 +105,7 @@ class Workload:
     def key(self) -> tuple:
         """A cache key that identifies the queries themselves (two workloads with one name may differ).
 
-        ``(kind, n, digest)``: the digest is empty for the implicit kinds (fixed by ``n``), and a
-        SHA-1 of the intervals or of the matrix otherwise (computed once, cached on the object).
+        ``(kind, n, digest)``: the digest is empty for implicit kinds, else a SHA-1 of the intervals or matrix.
         """
         h = hashlib.sha1()
         parts: tuple = ()
@@ -232,8 +231,7 @@ class Workload:
     def gram(self) -> np.ndarray:
         """Dense Gram matrix ``W^T W``, in closed form for the range kinds.
 
-        Entry ``(a, b)`` is the sum over queries of ``w_a w_b`` (for 0/1 range
-        queries: the number of queries containing both bins).
+        Entry ``(a, b)`` is the sum over queries of ``w_a w_b`` (for 0/1 ranges: the queries holding both bins).
 
         Returns
         -------
@@ -249,9 +247,7 @@ class Workload:
         if self.kind != "matrix":
             return _range_gram(self.kind, self.n, *self._stored())
         W = self.explicit
-        if _is_sparse(W):
-            return np.asarray((W.T @ W).toarray())
-        return W.T @ W
+        return np.asarray((W.T @ W).toarray()) if _is_sparse(W) else W.T @ W
 
     def gram_matmul(self, V: npt.ArrayLike) -> np.ndarray:
         """``W^T W V`` without forming ``W^T W`` for range workloads: O(n) per column (all ranges, prefixes).
@@ -414,14 +410,8 @@ class Workload:
         sigma : numpy.ndarray
             The n eigenvalues, ascending.
         Q : numpy.ndarray
-            (n, n) matrix whose columns are the matching eigenvectors.
-
-        Raises
-        ------
-        ValueError
-            If the n x n eigenvectors are above the allocation cap (:data:`dpviz.validation.MAX_ELEMENTS`).
+            (n, n) matrix whose columns are the matching eigenvectors (both paths refuse n x n above the cap).
         """
-        check_elements(float(self.n) ** 2, "eigenvectors of W^T W (n x n)", n=self.n)
         closed = _closed_form_eigh(self.kind, self.n)
         if closed is not None:
             return closed
