@@ -24,16 +24,14 @@ import contextlib
 import os
 import secrets
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 from benchmarks.harness import row
+from tools.local_server import free_port, running
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -85,24 +83,6 @@ FIGURE_JS = """(root) => { const scope = root ? document.querySelector(root) : d
   return !!(p && p.data && p.data.length > 0 && p.querySelector('.main-svg')); }"""
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_http(url: str, proc: subprocess.Popen, log: Path, timeout_s: float = 120) -> None:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            urllib.request.urlopen(url, timeout=2)
-            return
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"server did not start; log:\n{log.read_text()[-4000:]}") from None
-            time.sleep(0.1)
-
-
 def wait_idle(pid: int, timeout_s: float = 240, cpu_percent: float = 10.0) -> float:
     """Wait until the server ``pid`` and its kernels use under ``cpu_percent`` % of a core together for two
     seconds running (every preheated kernel started and done rendering); return the seconds waited."""
@@ -130,22 +110,11 @@ def wait_idle(pid: int, timeout_s: float = 240, cpu_percent: float = 10.0) -> fl
 @contextlib.contextmanager
 def _server(argv: list[str], cwd: Path, probe: str, port: int, env: dict[str, str] | None = None) -> Iterator[int]:
     """Run a server (stdout/stderr to a log beside cwd) until the block ends; stop it and its kernels."""
-    log_path = cwd.parent / "server.log"
     env = dict(os.environ, **(env or {}),
                PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=cwd, env=env,
-                                start_new_session=True)
-        try:
-            _wait_http(f"http://127.0.0.1:{port}{probe}", proc, log_path)
-            yield proc.pid
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    with running(argv, f"http://127.0.0.1:{port}{probe}", cwd.parent / "server.log", cwd=cwd, env=env,
+                 start_new_session=True) as proc:
+        yield proc.pid
 
 
 @contextlib.contextmanager
@@ -154,7 +123,7 @@ def voila_server() -> Iterator[tuple[str, int]]:
     with tempfile.TemporaryDirectory(prefix="dpviz-bench-voila-") as tmp:
         app = Path(tmp) / "app"
         shutil.copytree(ROOT / "app", app)
-        port, token = _free_port(), secrets.token_hex(16)
+        port, token = free_port(), secrets.token_hex(16)
         argv = [sys.executable, "-m", "voila", str(app), "--no-browser", f"--port={port}",
                 "--Voila.ip=127.0.0.1", f"--Voila.token={token}"]
         # app/voila.json (read from the working directory) and app/share (the page template) configure it
@@ -169,7 +138,7 @@ def lab_server() -> Iterator[tuple[str, int]]:
     with tempfile.TemporaryDirectory(prefix="dpviz-bench-lab-") as tmp:
         nbs = Path(tmp) / "notebooks"
         shutil.copytree(ROOT / "notebooks", nbs, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-        port, token = _free_port(), secrets.token_hex(16)
+        port, token = free_port(), secrets.token_hex(16)
         argv = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
                 f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={nbs}",
                 "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=None", "--LabApp.check_for_updates_class="

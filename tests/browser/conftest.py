@@ -14,15 +14,13 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+
+from tools.local_server import free_port, running
 
 from .explorer_state import TITLE_PARAMETER, wait_until_idle
 
@@ -111,12 +109,6 @@ def pytest_runtest_call(item):
     return result
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
     if not os.path.exists(CHROMIUM):
@@ -139,36 +131,16 @@ def voila_app(tmp_path_factory):
     """Serve app/ with Voila on a free localhost port and a temporary token; yield (base_url, token)."""
     work = tmp_path_factory.mktemp("voila-app")
     shutil.copytree(ROOT / "app", work / "app")
-    port, token = _free_port(), secrets.token_hex(16)
-    log = open(work / "voila.log", "w")
+    port, token = free_port(), secrets.token_hex(16)
     # as `make app` serves it: app/voila.json from the working directory, the page template from app/share
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "voila", str(work / "app"), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
-         f"--Voila.token={token}"],
-        stdout=log, stderr=subprocess.STDOUT, cwd=work / "app",
-        env={**os.environ, "JUPYTER_PATH": os.pathsep.join(filter(None, [str(work / "app" / "share"),
-                                                                          os.environ.get("JUPYTER_PATH")]))},
-    )
+    argv = [sys.executable, "-m", "voila", str(work / "app"), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
+            f"--Voila.token={token}"]
+    env = {**os.environ, "JUPYTER_PATH": os.pathsep.join(filter(None, [str(work / "app" / "share"),
+                                                                      os.environ.get("JUPYTER_PATH")]))}
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/?token={token}", timeout=2)
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"voila did not start; log:\n{(work / 'voila.log').read_text()}") from None
-                time.sleep(0.5)
+    with running(argv, f"{base}/?token={token}", work / "voila.log", start_timeout=90, stop_timeout=15,
+                 cwd=work / "app", env=env):
         yield base, token
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 @pytest.fixture(scope="session")

@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import socket
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tools.local_server import free_port, running
 
 ROOT = Path(__file__).resolve().parents[2]
 LECTURES = ["01_laplace_mechanism.ipynb", "03_hierarchies.ipynb"]
@@ -24,36 +23,14 @@ def lab(tmp_path_factory):
     work = tmp_path_factory.mktemp("lab")
     for name in LECTURES:
         shutil.copy(ROOT / "notebooks" / name, work / name)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    token = secrets.token_hex(16)
-    log = open(work.parent / "lab.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
-         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}", "--LabApp.expose_app_in_browser=True",
-         "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-         "--ServerApp.allow_root=True"],
-        stdout=log, stderr=subprocess.STDOUT, cwd=work, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=2)
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"jupyterlab did not start:\n{(work.parent / 'lab.log').read_text()}") from None
-                time.sleep(0.5)
+    port, token = free_port(), secrets.token_hex(16)
+    argv = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
+            f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}", "--LabApp.expose_app_in_browser=True",
+            "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            "--ServerApp.allow_root=True"]
+    with running(argv, f"http://127.0.0.1:{port}/api/status?token={token}", work.parent / "lab.log",
+                 cwd=work, env={**os.environ, "PYTHONPATH": str(ROOT)}):
         yield f"http://127.0.0.1:{port}/lab/tree/{{name}}?token={token}&reset", work
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 @pytest.mark.parametrize("name", LECTURES)

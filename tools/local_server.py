@@ -1,0 +1,53 @@
+"""A server on localhost for the length of a ``with`` block: the browser tests' and benchmarks' Voila and Lab.
+
+``free_port()`` picks a free port on 127.0.0.1; ``running(argv, probe_url, log_path)`` starts the command
+(output to ``log_path``), waits until ``probe_url`` answers, yields the process and stops it (terminate, then
+kill) when the block ends, also when the block raises.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+__all__ = ["free_port", "running"]
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def running(argv: list[str], probe_url: str, log_path: Path, *, start_timeout: float = 120,
+            stop_timeout: float = 20, **popen: Any) -> Iterator[subprocess.Popen]:
+    """Run ``argv`` until the block ends, once ``probe_url`` answers; RuntimeError with the log if it never does."""
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, **popen)
+        try:
+            deadline = time.monotonic() + start_timeout
+            while True:
+                try:
+                    urllib.request.urlopen(probe_url, timeout=2)
+                    break
+                except OSError:
+                    if proc.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError(f"{argv[2] if len(argv) > 2 else argv[0]} did not start; log:\n"
+                                           f"{Path(log_path).read_text()[-4000:]}") from None
+                    time.sleep(0.2)
+            yield proc
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=stop_timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
