@@ -132,3 +132,25 @@ def test_the_bar_chart_legend_covers_no_bar():
     assert not _overlaps(legend, frame)       # outside the plotting area altogether
     fig = composition_figure(exp)
     assert fig.layout.legend.x >= 1 and fig.layout.legend.xanchor == "left"   # plotly: right of the plot area
+
+
+
+def test_static_figure_draws_every_method_with_its_own_line_style():
+    """The lecture's static figure: one line per method with its data, each with its own dash pattern (the long
+    dash of the optimal bound once reached matplotlib as a format string and failed)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpviz.experiments.composition_bounds import composition_bounds
+    from dpviz.plots.composition_bounds import composition_bounds_axes
+
+    r = composition_bounds("laplace", 10.0, 100, 1e-6)
+    ax = composition_bounds_axes(r)
+    lines = {ln.get_label(): ln for ln in ax.get_lines() if ln.get_label() in r.curves}
+    assert set(lines) == set(r.curves)
+    for name, ln in lines.items():
+        np.testing.assert_array_equal(ln.get_ydata(), r.curves[name])
+    patterns = {(ln.get_linestyle(), repr(ln._unscaled_dash_pattern)) for ln in lines.values()}
+    assert len(patterns) == len(lines)
+    plt.close(ax.figure)

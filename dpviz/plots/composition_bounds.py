@@ -107,7 +107,7 @@ def composition_bounds_axes(r: CompositionBounds, ax: Axes | None = None) -> Axe
     for i, name in enumerate(METHODS[r.mechanism]):
         colour, dash = _STYLE[i]
         # the last method (the tightest shown) is a broad light band underneath, so the others stay visible on it
-        ax.plot(r.ks, r.curves[name], _MPL_DASH[dash], color=colour, lw=5 if i == 4 else 1.8,
+        ax.plot(r.ks, r.curves[name], ls=_MPL_DASH[dash], color=colour, lw=5 if i == 4 else 1.8,
                 alpha=0.5 if i == 4 else 1.0, zorder=1 if i == 4 else 2, label=name)
     ax.plot([r.k] * len(r.at_k), list(r.at_k.values()), "o", mfc="none", color=PALETTE["black"],
             label=f"at k = {r.k}")
