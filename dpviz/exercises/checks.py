@@ -208,7 +208,8 @@ def check_array(exercise: str, answer: Any, expected: Any, *, explain: str, hint
 
 
 def check_function(exercise: str, fn: Any, reference: Callable[..., Any], cases: Sequence[tuple], *, explain: str,
-                   hint: str, rtol: float = 1e-9, atol: float = 1e-9) -> Feedback:
+                   hint: str, rtol: float = 1e-9, atol: float = 1e-9,
+                   mistakes: Sequence[tuple[Callable[..., Any], str]] = ()) -> Feedback:
     """Check a student's function against ``reference`` on every argument tuple of ``cases``.
 
     Parameters
@@ -225,6 +226,9 @@ def check_function(exercise: str, fn: Any, reference: Callable[..., Any], cases:
         As for :func:`check_number`.
     rtol, atol : float
         Tolerances for comparing the outputs.
+    mistakes : sequence of (callable, str)
+        Typical wrong functions and their hints: a wrong answer that agrees with one of them on every case
+        gets that hint instead of the generic one.
 
     Returns
     -------
@@ -236,7 +240,28 @@ def check_function(exercise: str, fn: Any, reference: Callable[..., Any], cases:
     >>> bool(check_function("1.3 Scale", lambda d, e: d / e, lambda d, e: d / e, [(1, 2), (3, 0.5)],
     ...                     explain="b = Delta / epsilon", hint=""))
     True
+    >>> check_function("1.3 Scale", lambda d, e: d * e, lambda d, e: d / e, [(1, 2), (3, 0.5)], explain="",
+    ...                hint="", mistakes=[(lambda d, e: d * e, "divide by epsilon")]).hint
+    'divide by epsilon'
     """
+    fb = _check_function(exercise, fn, reference, cases, explain=explain, hint=hint, rtol=rtol, atol=atol)
+    if fb.passed or unanswered(fn) or not callable(fn):
+        return fb
+    for wrong, why in mistakes:
+        try:
+            same = all(np.allclose(np.asarray(fn(*copy.deepcopy(args)), dtype=float),
+                                   np.asarray(wrong(*copy.deepcopy(args)), dtype=float), rtol=rtol, atol=atol)
+                       for args in cases)
+        except Exception:  # noqa: BLE001 - the student's function failed: the generic verdict stands
+            return fb
+        if same:
+            return Feedback(exercise, False, "your function computes a common mistake.", why)
+    return fb
+
+
+def _check_function(exercise: str, fn: Any, reference: Callable[..., Any], cases: Sequence[tuple], *, explain: str,
+                    hint: str, rtol: float, atol: float) -> Feedback:
+    """:func:`check_function` without the typical mistakes."""
     if unanswered(fn):
         return Feedback(exercise, False, NO_ANSWER)
     if not callable(fn):

@@ -7,39 +7,19 @@ expected answer with dpviz and returns a :class:`~dpviz.exercises.Feedback`.
 
 from __future__ import annotations
 
-import copy
 import math
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from dpviz import definition, mechanisms
-from dpviz.exercises.checks import check_function, check_number, check_private, unanswered
+from dpviz.exercises.checks import check_function, check_number, check_private
 from dpviz.exercises.feedback import Feedback
 from dpviz.exercises.registry import Exercise
 
 __all__ = ["check_coin_epsilon", "check_replace_one_sensitivity", "check_posterior", "check_household",
            "check_debiased_estimate", "check_survey_variance", "check_randomized_response", "warner_goal",
            "indistinguishable_goal", "group_goal", "EXERCISES"]
-
-
-def _function_with_mistakes(exercise: str, fn: Any, reference: Callable[..., Any], cases: Sequence[tuple], *,
-                            explain: str, hint: str, mistakes: Sequence[tuple[Callable[..., Any], str]]) -> Feedback:
-    """:func:`check_function`, and when the answer is wrong, the hint of the typical mistake it agrees with."""
-    fb = check_function(exercise, fn, reference, cases, explain=explain, hint=hint)
-    if fb.passed or unanswered(fn) or not callable(fn):
-        return fb
-    for wrong, why in mistakes:
-        try:
-            same = all(np.allclose(np.asarray(fn(*copy.deepcopy(args)), dtype=float),
-                                   np.asarray(wrong(*copy.deepcopy(args)), dtype=float), rtol=1e-9, atol=1e-12)
-                       for args in cases)
-        except Exception:  # noqa: BLE001 - a student's function that fails is reported by check_function already
-            return fb
-        if same:
-            return Feedback(exercise, False, "your function computes a common mistake.", why)
-    return fb
 
 
 def check_coin_epsilon(answer: Any) -> Feedback:
@@ -200,7 +180,7 @@ def check_debiased_estimate(fn: Any) -> Feedback:
     >>> bool(check_debiased_estimate(lambda r, e: (np.mean(r) - expit(-e)) / (2 * expit(e) - 1)))
     True
     """
-    return _function_with_mistakes(
+    return check_function(
         "0.5 Debias the survey", fn, _estimate_reference, _estimate_cases(),
         explain="a report is 1 with probability f p + (1 - f)(1 - p), so (mean - (1 - p)) / (2p - 1) is unbiased.",
         hint="Write the probability r that one report is 1 in terms of the true fraction f and p = e^eps / (1 + "
@@ -248,7 +228,7 @@ def check_survey_variance(fn: Any) -> Feedback:
     >>> bool(check_survey_variance(lambda n, e: np.exp(e) / (n * np.expm1(e) ** 2)))
     True
     """
-    return _function_with_mistakes(
+    return check_function(
         "0.6 The price of deniability", fn, _variance_reference, _variance_cases(),
         explain="each report has variance p(1 - p) whatever the answer, the mean divides it by n and the "
                 "debiasing by (2p - 1)^2: p(1 - p) / (n (2p - 1)^2) = e^eps / (n (e^eps - 1)^2).",

@@ -1,4 +1,5 @@
-"""Exercises of lecture 02 (composition), and the goals its three explorers check.
+"""Exercises of lecture 02 (composition); the goals its three explorers check are re-exported from
+:mod:`dpviz.exercises.lecture02_goals`.
 
 Neighbours are add/remove-one-record unless an exercise says otherwise.  Each ``check_*`` computes its expected
 answer with dpviz (the accountant, the composition theorems, the zCDP conversion, the auditor) and returns a
@@ -8,7 +9,6 @@ answer with dpviz (the accountant, the composition theorems, the zCDP conversion
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -18,6 +18,7 @@ from dpviz.accountant import PrivacyAccountant
 from dpviz.audit import check_neighbours, epsilon_lower_bound
 from dpviz.exercises.checks import NO_ANSWER, check_function, check_number, real_array, unanswered
 from dpviz.exercises.feedback import Feedback
+from dpviz.exercises.lecture02_goals import amplification_goal, crossover_goal, gaussian_budget_goal, refusal_goal
 from dpviz.exercises.registry import Exercise
 
 __all__ = ["check_plan_total", "check_histogram_parallel", "check_advanced_k100", "check_gaussian_zcdp",
@@ -218,24 +219,6 @@ def _loss_variance(epsilon: float, k: float) -> float:
     return float(k) * composition.laplace_loss_moments(epsilon)[1]
 
 
-def _check_function_or_mistake(exercise: str, fn: Any, reference: Callable[..., Any], cases: list[tuple],
-                               mistakes: list[tuple[Callable[..., Any], str]], *, explain: str,
-                               hint: str) -> Feedback:
-    """:func:`check_function`, and when the function is wrong, the hint of the typical mistake it computes."""
-    fb = check_function(exercise, fn, reference, cases, explain=explain, hint=hint, rtol=1e-6)
-    if fb.passed or unanswered(fn) or not callable(fn):
-        return fb
-    for wrong, why in mistakes:
-        try:
-            same = all(np.allclose(np.asarray(fn(*a), dtype=float), np.asarray(wrong(*a), dtype=float),
-                                   rtol=1e-6, atol=1e-12) for a in cases)
-        except Exception:  # noqa: BLE001 - the student's function failed: the generic verdict stands
-            same = False
-        if same:
-            return Feedback(exercise, False, "that is a common mistake.", why)
-    return fb
-
-
 def check_total_loss_variance(fn: Any) -> Feedback:
     """Exercise 2.6: write ``total_loss_variance(epsilon, k)``, the variance of the total loss of k Laplace counts.
 
@@ -258,13 +241,14 @@ def check_total_loss_variance(fn: Any) -> Feedback:
     gen = np.random.default_rng(202)
     cases = [(float(e), int(k)) for e, k in zip(gen.uniform(0.05, 3.0, 20), gen.integers(1, 500, 20), strict=True)]
     second = lambda e: e**2 - 2 * e + 4 - 2 * math.exp(-e) * (e + 2)   # noqa: E731 - E[L^2], for the mistakes
-    return _check_function_or_mistake(
-        "2.6 The variance of the privacy loss", fn, _loss_variance, cases,
-        [(lambda e, k: k * e**2, "eps^2 is the small-eps limit of the variance; integrate the loss law exactly."),
-         (lambda e, k: k * second(e), "That is k E[L^2]: subtract the squared mean, E[L]^2 = (eps + e^-eps - 1)^2."),
-         (lambda e, k: k**2 * (second(e) - (e + math.expm1(-e)) ** 2), "The k losses are independent: their "
-                                                                         "variances add (k times), not k^2."),
-         (lambda e, k: k * 2 / e**2, "2 / eps^2 is the variance of the Laplace noise, not of the privacy loss.")],
+    return check_function(
+        "2.6 The variance of the privacy loss", fn, _loss_variance, cases, rtol=1e-6,
+        mistakes=[
+            (lambda e, k: k * e**2, "eps^2 is the small-eps limit of the variance; integrate the loss law exactly."),
+            (lambda e, k: k * second(e), "That is k E[L^2]: subtract the squared mean, E[L]^2 = (eps + e^-eps - 1)^2."),
+            (lambda e, k: k**2 * (second(e) - (e + math.expm1(-e)) ** 2), "The k losses are independent: their "
+                                                                            "variances add (k times), not k^2."),
+            (lambda e, k: k * 2 / e**2, "2 / eps^2 is the variance of the Laplace noise, not of the privacy loss.")],
         explain="E[L] = eps + e^-eps - 1 and E[L^2] = eps^2 - 2 eps + 4 - 2 e^-eps (eps + 2) (two atoms plus the "
                 "integral of l^2 e^((l - eps)/2) / 4); the variance of one loss is their difference, and the k "
                 "independent losses add their variances.",
@@ -345,147 +329,6 @@ def check_break_data_split(answer: Any) -> Feedback:
     return Feedback(exercise, False, f"the counts changed by {moved[0]:g} and {moved[1]:g} and the auditor proves "
                     f"epsilon >= {res.epsilon_lower:.3f}, more than the claim but not {BREAK_TARGET}: one count must "
                     "move by more than 3, so make more records cross the mean.", hint)
-
-
-def refusal_goal() -> tuple[str, Any]:
-    """A goal for the CompositionExplorer: raise Algorithm 1's share until the accountant refuses the plan.
-
-    Returns
-    -------
-    tuple of (str, callable)
-        The goal's text and its test ``test(result, values)`` for :meth:`dpviz.widgets.Explorer.add_goal`.
-
-    Examples
-    --------
-    >>> text, test = refusal_goal()
-    >>> class R:
-    ...     refusal, share, epsilon = "needs 1.2", 0.3, 1.0
-    >>> test(R(), {})
-    'share 0.3: 4 queries x 0.3 = 1.2 times the budget > 1, so the whole plan is refused'
-    """
-    def test(result: Any, values: dict[str, Any]) -> str | None:
-        if result.refusal is None:
-            return None
-        return (f"share {result.share:.3g}: 4 queries x {result.share:.3g} = {4 * result.share:.3g} times the "
-                "budget > 1, so the whole plan is refused")
-
-    return "raise Algorithm 1's share of the budget per query until the accountant refuses the plan", test
-
-
-def amplification_goal(target: float = 0.05, epsilon: float = 1.0) -> tuple[str, Any]:
-    """A goal for the SubsamplingExplorer: a sampling rate at which an eps-DP count costs at most ``target``.
-
-    Parameters
-    ----------
-    target : float, default 0.05
-        The largest epsilon on the data the student must reach.
-    epsilon : float, default 1.0
-        The count's epsilon on the sample the goal is set for.
-
-    Returns
-    -------
-    tuple of (str, callable)
-        The goal's text and its test.
-
-    Examples
-    --------
-    >>> text, test = amplification_goal()
-    >>> class R:
-    ...     epsilon, rate = 1.0, 0.02
-    ...     bound = composition.amplified_epsilon(1.0, 0.02)
-    >>> test(R(), {})
-    'p = 0.02: eps on the data 0.0338 <= 0.05'
-    """
-    def test(result: Any, values: dict[str, Any]) -> str | None:
-        if abs(result.epsilon - epsilon) > 1e-6 * epsilon or result.bound > target:
-            return None
-        return f"p = {result.rate:.3g}: eps on the data {result.bound:.3g} <= {target:g}"
-
-    return (f"keep epsilon = {epsilon:g} on the sample and find a sampling rate p at which the count costs at most "
-            f"{target:g} on the data", test)
-
-
-def crossover_goal(scale: float = 10.0, delta_prime: float = 1e-6) -> tuple[str, Any]:
-    """A goal for the CompositionBoundsExplorer: the smallest k at which advanced composition beats basic.
-
-    Parameters
-    ----------
-    scale : float, default 10
-        The Laplace scale b of each release (each is ``1/b``-DP).
-    delta_prime : float, default 1e-6
-        The delta' of advanced composition.
-
-    Returns
-    -------
-    tuple of (str, callable)
-        The goal's text and its test (the k must be exactly the smallest one, at these settings).
-
-    Examples
-    --------
-    >>> text, test = crossover_goal()
-    >>> class R:
-    ...     mechanism, scale, delta_prime, k = "laplace", 10.0, 1e-6, 35
-    ...     at_k = {"basic": 3.5, "advanced": 3.49}
-    >>> test(R(), {})
-    'k = 35: advanced 3.49 < basic 3.5, and not at k = 34'
-    """
-    want = composition.advanced_crossover(1.0 / scale, delta_prime)
-
-    def test(result: Any, values: dict[str, Any]) -> str | None:
-        if (result.mechanism != "laplace" or abs(result.scale / scale - 1) > 1e-3
-                or abs(math.log10(result.delta_prime / delta_prime)) > 0.01 or result.k != want):
-            return None
-        return (f"k = {result.k}: advanced {result.at_k['advanced']:.3g} < basic {result.at_k['basic']:.3g}, "
-                f"and not at k = {result.k - 1}")
-
-    return (f"with Laplace noise b = {scale:g} and delta' = {delta_prime:g}, find the smallest k at which advanced "
-            "composition charges less than basic composition", test)
-
-
-def gaussian_budget_goal(sigma: float = 30.0, delta_prime: float = 1e-6, budget: float = 1.0) -> tuple[str, Any]:
-    """A goal for the CompositionBoundsExplorer: the most Gaussian releases whose exact total stays within budget.
-
-    Parameters
-    ----------
-    sigma : float, default 30
-        The Gaussian noise of each release (sensitivity 1).
-    delta_prime : float, default 1e-6
-        The total delta.
-    budget : float, default 1.0
-        The total epsilon allowed.
-
-    Returns
-    -------
-    tuple of (str, callable)
-        The goal's text and its test (k must be exactly the largest such k).
-
-    Examples
-    --------
-    >>> text, test = gaussian_budget_goal()
-    >>> class R:
-    ...     mechanism, scale, delta_prime, k = "gaussian", 30.0, 1e-6, 50
-    ...     at_k = {"exact (Gaussian with sigma / sqrt(k))": 0.9954}
-    >>> test(R(), {})
-    'k = 50: exact total 0.995 <= 1; one more release exceeds it'
-    >>> R.k = 49
-    >>> test(R(), {}) is None
-    True
-    """
-    largest = 1
-    while mechanisms.gaussian_epsilon(sigma / math.sqrt(largest + 1), 1.0, delta_prime) <= budget:
-        largest += 1
-
-    def test(result: Any, values: dict[str, Any]) -> str | None:
-        if (result.mechanism != "gaussian" or abs(result.scale / sigma - 1) > 1e-3
-                or abs(math.log10(result.delta_prime / delta_prime)) > 0.01 or result.k != largest):
-            return None
-        return f"k = {result.k}: exact total {result.at_k[_EXACT]:.3g} <= {budget:g}; one more release exceeds it"
-
-    return (f"with Gaussian noise sigma = {sigma:g} and delta' = {delta_prime:g}, find the largest k whose exact total "
-            f"epsilon stays within {budget:g}", test)
-
-
-_EXACT = "exact (Gaussian with sigma / sqrt(k))"
 
 
 def _break_solution() -> tuple[list[float], list[float]]:
