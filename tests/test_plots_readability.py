@@ -138,3 +138,24 @@ def test_no_series_told_apart_by_colour_alone(name):
                  getattr(pattern, "shape", None) if pattern is not None else None)
         assert style not in seen, f"{name}: {t.name!r} and {seen[style]!r} differ only by colour"
         seen[style] = t.name
+
+
+@pytest.mark.parametrize("dataset", ["income", "nettrace"])
+def test_static_release_panel_uses_the_explorers_count_axis(dataset):
+    """The static histogram beside the HierarchyExplorer reads as the live one: a log count axis exactly when the
+    explorer's panel has one (a linear axis put INCOME's bins but a handful on the zero line)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpviz.plots.hierarchy import release_axes
+
+    explorer = W.HierarchyExplorer()
+    explorer.controls["dataset"].value = dataset
+    live = explorer.figure.layout.yaxis.type
+    ax = release_axes(explorer.result)
+    try:
+        assert ax.get_yscale() == ("log" if live == "log" else "linear"), (dataset, live, ax.get_yscale())
+    finally:
+        plt.close(ax.figure)

@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 
 from dpviz.experiments.hierarchy import BranchingStudy, HierarchyRun, WidthCurves
 from dpviz.plots.bands import mpl_band, new_axes
-from dpviz.plots.hierarchy.style import METHOD_COLORS, curves_title, method_label
+from dpviz.plots.hierarchy.style import METHOD_COLORS, counts_need_log, curves_title, method_label
 from dpviz.plots.palette import ALT, SIMULATED, THEORY, TRUTH, color
 
 if TYPE_CHECKING:
@@ -94,7 +94,11 @@ def release_axes(run: HierarchyRun, ax: Axes | None = None) -> Axes:
     ax.plot(x, run.truth, "-", lw=1.2, color=TRUTH, label="true histogram")
     ax.axvspan(run.cover.start - 0.5, run.cover.stop - 0.5, color="0.9", zorder=0, label="selected range")
     ax.set_xlabel("bin")
-    ax.set_ylabel("count")
+    if counts_need_log(run.truth):      # as the explorer's panel: log when the counts span > 2 decades
+        ax.set_yscale("log", nonpositive="mask")
+        ax.set_ylabel("count (log scale; counts <= 0 not drawn)")
+    else:
+        ax.set_ylabel("count")
     ax.set_title(f"n = {run.truth.size}, b = {b}, epsilon = {run.curves.epsilon:.3g}", fontsize=9)
     ax.legend(fontsize=7)
     return ax

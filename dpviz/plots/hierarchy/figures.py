@@ -9,7 +9,14 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
 from dpviz.experiments.hierarchy import HierarchyRun, WidthCurves
-from dpviz.plots.hierarchy.style import METHOD_COLORS, METHOD_DASHES, METHOD_MARKERS, curves_title, method_label
+from dpviz.plots.hierarchy.style import (
+    METHOD_COLORS,
+    METHOD_DASHES,
+    METHOD_MARKERS,
+    counts_need_log,
+    curves_title,
+    method_label,
+)
 from dpviz.plots.palette import TEMPLATE, TRUTH, band_fill
 from dpviz.plots.readability import direct_labels, log_axis, short
 
@@ -105,12 +112,11 @@ def width_curves_figure(c: WidthCurves) -> go.Figure:
 
 
 def _counts_axis(truth: np.ndarray) -> dict[str, Any]:
-    """The histogram panel's y axis: linear, or log when the positive counts span more than two decades
-    (INCOME's 3M next to counts of a few hundred put every bin but a handful on the zero line)."""
-    positive = np.asarray(truth, dtype=float)
-    positive = positive[positive > 0]
-    if positive.size and positive.max() > 100 * np.median(positive):
-        return log_axis(positive, title="count (log scale; counts <= 0 not drawn)", domain=[0.76, 1.0], anchor="x")
+    """The histogram panel's y axis: log when the counts span more than two decades (:func:`counts_need_log`)."""
+    if counts_need_log(truth):
+        positive = np.asarray(truth, dtype=float)
+        return log_axis(positive[positive > 0], title="count (log scale; counts <= 0 not drawn)", domain=[0.76, 1.0],
+                        anchor="x")
     return dict(title="count", type="linear", domain=[0.76, 1.0], anchor="x")
 
 

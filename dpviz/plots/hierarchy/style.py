@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
+from numpy.typing import ArrayLike
+
 from dpviz.experiments.hierarchy import METHOD_LABELS, WidthCurves
 from dpviz.plots.palette import PALETTE
 
-__all__ = ["METHOD_COLORS", "METHOD_MARKERS", "METHOD_DASHES", "curves_title", "method_label"]
+__all__ = ["METHOD_COLORS", "METHOD_MARKERS", "METHOD_DASHES", "curves_title", "method_label", "counts_need_log"]
 
 #: Colour of each method key of :data:`dpviz.experiments.hierarchy.METHODS`.
 METHOD_COLORS = {"flat": PALETTE["orange"], "tree": PALETTE["blue"], "tree_ci": PALETTE["green"],
@@ -13,6 +16,32 @@ METHOD_COLORS = {"flat": PALETTE["orange"], "tree": PALETTE["blue"], "tree_ci": 
 #: A marker and a dash per method too, so no method is told apart by colour alone.
 METHOD_MARKERS = {"flat": "circle", "tree": "square", "tree_ci": "diamond", "wavelet": "triangle-up"}
 METHOD_DASHES = {"flat": "dot", "tree": "solid", "tree_ci": "dash", "wavelet": "dashdot"}
+
+
+def counts_need_log(truth: ArrayLike) -> bool:
+    """Whether a histogram panel needs a log count axis: its positive counts span more than two decades.
+
+    On a linear axis INCOME's 3M next to counts of a few hundred put every bin but a handful on the zero
+    line, so the noisy and the true histogram cannot be told apart.
+
+    Parameters
+    ----------
+    truth : array_like
+        The true counts.
+
+    Returns
+    -------
+    bool
+        True when the largest positive count exceeds 100 times the median positive count.
+
+    Examples
+    --------
+    >>> counts_need_log([3_000_000, 400, 250, 80]), counts_need_log([10, 12, 30])
+    (True, False)
+    """
+    positive = np.asarray(truth, dtype=float)
+    positive = positive[positive > 0]
+    return bool(positive.size) and bool(positive.max() > 100 * np.median(positive))
 
 
 def method_label(method: str, b: int) -> str:
