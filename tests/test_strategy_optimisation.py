@@ -16,8 +16,9 @@ from benchmarks.hdmm_reference import reference_p_identity
 from dpviz import matrix_mechanism as mm
 from dpviz import strategies as st
 from dpviz import workloads as wl
-from dpviz.strategies.p_identity_template import _gram_operator, _objective
-from dpviz.strategies.projected_lbfgs import _minimize
+from dpviz.strategies.gram import _gram_rows, _semiseparable
+from dpviz.strategies.p_identity_template import _gram_operator, _objective, _unit_scaled
+from dpviz.strategies.projected_lbfgs import _compact_coefficients, _minimize
 from dpviz.strategies.weighted_marginals import _error_and_gradient, _tables
 
 
@@ -49,6 +50,20 @@ def test_gram_matmul_equals_the_dense_gram_product(W):
         W.gram_matmul(np.ones((W.n + 1, 2)))
 
 
+@pytest.mark.parametrize("W", [wl.prefix(1), wl.prefix(9), wl.all_ranges(1), wl.all_ranges(10)], ids=str)
+def test_semiseparable_gram_rows_equal_the_dense_gram_matrix(W):
+    alpha, c, beta, e = _semiseparable(W)
+    a, b = np.meshgrid(np.arange(W.n), np.arange(W.n), indexing="ij")
+    np.testing.assert_array_equal(np.where(b <= a, alpha[a] * c[b], beta[a] * e[b]), W.gram())
+    gen = np.random.default_rng(2)
+    V, s = gen.standard_normal((3, W.n)), gen.uniform(0.5, 2.0, W.n)
+    out, work = np.empty((3, W.n)), np.empty((3, W.n))
+    G = W.gram()
+    np.testing.assert_allclose(_gram_rows((alpha, c, beta, e), V, s, out, work), (V * s) @ G * s,
+                               rtol=1e-12, atol=1e-12 * np.abs(G).max())
+    assert _semiseparable(wl.width_ranges(9, 3)) is None and _semiseparable(W.gram()) is None
+
+
 # --------------------------------------------------------------------------- p-Identity
 @pytest.mark.parametrize("norm", ["l1", "l2"])
 @pytest.mark.parametrize("W", SMALL[:4], ids=lambda W: W.name)
@@ -66,6 +81,23 @@ def test_p_identity_error_and_gradient_equal_dense_and_finite_differences(W, nor
     h = 1e-6
     numeric = np.array([(fg(x + h * e)[0] - fg(x - h * e)[0]) / (2 * h) for e in np.eye(p * n)])
     assert np.max(np.abs(numeric - g)) <= 1e-6 * np.max(np.abs(g))
+
+
+@pytest.mark.parametrize("norm", ["l1", "l2"])
+@pytest.mark.parametrize("W", SMALL[:2], ids=lambda W: W.name)
+def test_p_identity_objective_from_running_sums_equals_the_generic_one(W, norm):
+    n, apply, raw = _gram_operator(W, False)
+    apply, diag = _unit_scaled(apply, raw)
+    alpha, c, beta, e = _semiseparable(W)
+    factors = (alpha / raw.max(), c, beta / raw.max(), e)
+    gen = np.random.default_rng(4)
+    for p in (1, 5):
+        x = gen.random(p * n) * (1.0 if norm == "l1" else gen.choice([-1.0, 1.0], size=p * n))
+        fast, generic = _objective(apply, diag, n, p, norm, factors=factors), _objective(apply, diag, n, p, norm)
+        (f1, g1), (f2, g2) = fast(x), generic(x)
+        assert f1 == pytest.approx(f2, rel=1e-12)
+        np.testing.assert_allclose(g1, g2, rtol=1e-10, atol=1e-12 * np.abs(g2).max())
+        assert fast(x)[1] is not g1                              # a new gradient array per call
 
 
 @pytest.mark.parametrize("norm", ["l1", "l2"])
@@ -244,6 +276,51 @@ def test_projected_lbfgs_solves_a_bound_constrained_quadratic():
     free = _minimize(fg, np.zeros(500), lower=-np.inf, upper=np.inf, max_iter=500, tol=1e-15)
     assert free.value <= 1e-16 * float(np.sum(w * c * c))
     np.testing.assert_allclose(free.x, c, atol=1e-6)
+
+
+def _two_loop(S: np.ndarray, Y: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``H q`` by the two-loop recursion [Nocedal & Wright, Alg. 7.4], pairs oldest first."""
+    q, alphas = q.copy(), []
+    for s, y in zip(S[::-1], Y[::-1], strict=True):
+        alphas.append((s @ q) / (s @ y))
+        q -= alphas[-1] * y
+    q *= (S[-1] @ Y[-1]) / (Y[-1] @ Y[-1])
+    for s, y, a in zip(S, Y, alphas[::-1], strict=True):
+        q += s * (a - (y @ q) / (s @ y))
+    return q
+
+
+def _dense_bfgs(S: np.ndarray, Y: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``H q`` with H built densely by the BFGS update ``H <- V^T H V + rho s s^T`` from ``gamma I``."""
+    n = q.size
+    H = (S[-1] @ Y[-1]) / (Y[-1] @ Y[-1]) * np.eye(n)
+    for s, y in zip(S, Y, strict=True):
+        rho = 1.0 / (s @ y)
+        V = np.eye(n) - rho * np.outer(y, s)
+        H = V.T @ H @ V + rho * np.outer(s, s)
+    return H @ q
+
+
+@pytest.mark.parametrize("used", [1, 3, 5])
+def test_compact_direction_equals_the_two_loop_recursion_and_dense_bfgs(used):
+    """The compact form [BNS94] with pairs in scrambled memory slots gives the same H q to 1e-10."""
+    gen = np.random.default_rng(used)
+    n, memory = 30, 5
+    B = gen.standard_normal((n, n))
+    A = B @ B.T + n * np.eye(n)                                  # pairs of a convex quadratic: s^T y > 0
+    S_slots = gen.standard_normal((memory, n))
+    Y_slots = S_slots @ A + 0.1 * gen.standard_normal((memory, n))
+    pairs = [int(k) for k in gen.permutation(memory)[:used]]    # slots in use, oldest first
+    S, Y = S_slots[pairs], Y_slots[pairs]
+    assert np.all(np.einsum("ij,ij->i", S, Y) > 0)
+    q = gen.standard_normal(n)
+    gamma, cs, cy = _compact_coefficients(S_slots @ Y_slots.T, Y_slots @ Y_slots.T, pairs, S_slots @ q, Y_slots @ q)
+    compact = gamma * q + cs @ S_slots + cy @ Y_slots
+    unused = np.setdiff1d(np.arange(memory), pairs)
+    assert np.all(cs[unused] == 0.0) and np.all(cy[unused] == 0.0)
+    scale = np.abs(compact).max()
+    assert np.abs(compact - _two_loop(S, Y, q)).max() <= 1e-10 * scale
+    assert np.abs(compact - _dense_bfgs(S, Y, q)).max() <= 1e-10 * scale
 
 
 def test_marginals_error_ignores_the_scale_of_the_weights():

@@ -16,7 +16,8 @@ fixed.py
 wavelets.py
     Privelet's Haar strategy :func:`wavelet` and the slides' :func:`rescaled_wavelet`.
 gram.py
-    The Gram matrix ``W^T W`` (or a given one, checked) that the optimisers read.
+    The Gram matrix ``W^T W`` (or a given one, checked) that the optimisers read; prefixes' and all ranges'
+    products ``V W^T W`` as running sums.
 greedy.py
     :func:`greedy_h`, the GreedyH tree weights.
 eigen.py

@@ -12,6 +12,9 @@ from dpviz.workloads import Workload
 
 __all__: list[str] = []
 
+#: ``(alpha, c, beta, e)`` of a semiseparable Gram matrix (see :func:`_semiseparable`).
+Factors = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
 
 def _is_sparse(M: Any) -> bool:
     """``scipy.sparse.issparse`` as a plain bool (its type guard would hide the dense branch from mypy)."""
@@ -48,3 +51,37 @@ def _gram(W: Any, gram: bool) -> np.ndarray:
     if _is_sparse(M):
         return np.asarray((M.T @ M).toarray())
     return M.T @ M
+
+
+def _semiseparable(W: Any) -> Factors | None:
+    """``(alpha, c, beta, e)`` with ``(W^T W)[a, b] = alpha_a c_b`` (b <= a), ``beta_a e_b`` (b > a), or None.
+
+    Prefixes (``n - max(a, b)``) and all ranges (``(min(a, b) + 1) (n - max(a, b))``) have such a Gram
+    matrix, so ``V W^T W`` for a block of rows ``V`` is two running sums along the rows (:func:`_gram_rows`).
+    None for every other workload.
+    """
+    if not isinstance(W, Workload) or W.kind not in ("prefix", "all_ranges"):
+        return None
+    a = np.arange(W.n, dtype=float)
+    if W.kind == "prefix":
+        return W.n - a, np.ones(W.n), np.ones(W.n), W.n - a
+    return W.n - a, a + 1.0, a + 1.0, W.n - a
+
+
+def _gram_rows(factors: Factors, V: np.ndarray, s: np.ndarray, out: np.ndarray, work: np.ndarray) -> np.ndarray:
+    """``((V diag(s)) G) diag(s)`` into ``out`` for a (k, n) row block ``V`` and the Gram matrix G of ``factors``.
+
+    ``G`` as in :func:`_semiseparable`: ``(V G)[:, a] = alpha_a sum_{b <= a} c_b V[:, b] + beta_a sum_{b > a}
+    e_b V[:, b]``, two running sums along contiguous rows; ``work`` is a (k, n) buffer.  O(k n).
+    """
+    alpha, c, beta, e = factors
+    np.multiply(V, s * c, out=out)
+    np.multiply(V, s * e, out=work)
+    np.cumsum(out, axis=1, out=out)
+    np.cumsum(work, axis=1, out=work)
+    total = work[:, -1:].copy()
+    np.subtract(total, work, out=work)       # sum over b > a
+    out *= s * alpha
+    work *= s * beta
+    out += work
+    return out

@@ -33,6 +33,7 @@ References
 
 from __future__ import annotations
 
+import contextlib
 import math
 from typing import Any
 
@@ -40,7 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpviz.rng import RngLike, as_generator
-from dpviz.strategies.gram import _checked_gram, _is_sparse
+from dpviz.strategies.gram import Factors, _checked_gram, _gram_rows, _is_sparse, _semiseparable
 from dpviz.strategies.projected_lbfgs import _minimize
 from dpviz.validation import check_bool, check_choice, check_elements, check_int, check_matrix, check_positive
 from dpviz.workloads import Workload, from_matrix
@@ -138,30 +139,71 @@ def _unit_scaled(apply: Any, diag: np.ndarray) -> tuple[Any, np.ndarray]:
     return scaled, diag / top
 
 
-def _objective(apply: Any, diag: np.ndarray, n: int, p: int, norm: str) -> Any:
+def _one_blas_thread() -> Any:
+    """A context in which BLAS runs on one thread (threadpoolctl), or a no-op where threadpoolctl is missing.
+
+    The optimiser's products are small (4-30 million multiply-adds) and many (five per step): a second
+    BLAS thread saved little on an idle 2-core machine and cost 5-40x when other processes used the
+    cores (measured: all ranges, n = 1024, 0.53 s on one thread against 3-25 s on two under a load of 7),
+    because every threaded product waits for both threads to be scheduled.  One thread also makes the
+    seeded optimum independent of the number of cores (threads change the order of BLAS's sums, and
+    200 steps from the same start amplify the rounding to ~0.1 % of the error).
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:                                     # pragma: no cover - threadpoolctl is a dependency
+        return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
+
+def _objective(apply: Any, diag: np.ndarray, n: int, p: int, norm: str, *,
+               factors: Factors | None = None) -> Any:
     """``x -> (f, grad)`` for ``x = Theta`` flattened (p x n, row-major): the exact unit-noise total error.
 
-    ``Theta`` is used as a row-major (p, n) array, so ``Theta^T`` is a Fortran-ordered (n, p) block whose
-    running sums (in ``W^T W V``) run along contiguous memory, and the gradient comes out in ``x``'s order.
+    ``Theta`` is used as a row-major (p, n) array.  With ``factors`` (:func:`~dpviz.strategies.gram._semiseparable`,
+    already divided by the scale of ``diag``) ``Theta C`` is two running sums along its contiguous rows, else
+    ``apply`` (``V -> W^T W V``) is called on the Fortran-ordered (n, p) block ``Theta^T``.  ``R`` comes from a
+    Cholesky factorisation of ``I + Theta Theta^T`` (symmetric positive definite), and the (p, n) temporaries
+    are reused from call to call; the gradient returned is a new array.
     """
-    eye = np.eye(p)
+    from scipy.linalg import lapack
+
+    K, RK, work = np.empty((p, n)), np.empty((p, n)), np.empty((p, n))
+    rows = np.arange(p)
+
+    def inverse(M: np.ndarray) -> np.ndarray:
+        chol, info = lapack.dpotrf(M, lower=0)
+        if info == 0:
+            inv, info = lapack.dpotri(chol, lower=0, overwrite_c=1)
+        if info != 0:                                       # not numerically positive definite: LU
+            return np.asarray(np.linalg.inv(M))
+        inv = np.triu(inv)
+        return inv + np.triu(inv, 1).T
 
     def fg(x: np.ndarray) -> tuple[float, np.ndarray]:
         T = x.reshape(p, n)
         s = 1.0 + T.sum(axis=0) if norm == "l1" else np.sqrt(1.0 + np.einsum("ij,ij->j", T, T))
-        K = apply((T * s).T).T                              # Theta S G, then scaled: Theta C = Theta S G S
-        K *= s
-        R = np.linalg.inv(eye + T @ T.T)
-        RK = R @ K
+        if factors is not None:
+            _gram_rows(factors, T, s, K, work)              # Theta S G S = Theta C
+        else:
+            np.multiply(apply((T * s).T).T, s, out=K)
+        M = T @ T.T
+        M[rows, rows] += 1.0
+        R = inverse(M)
+        np.matmul(R, K, out=RK)
         f = float(diag @ (s * s) - np.vdot(RK, T))
-        grad = (R @ (K @ T.T) @ R) @ T                      # R P R Theta
-        grad -= RK
-        grad *= 2.0                                         # df/dTheta at fixed s: -2 R (K - P R Theta)
-        gs = 2.0 * (s * diag - np.einsum("ij,ij->j", T, RK) / s)
+        RPR = R @ (K @ T.T) @ R
+        RPR *= 2.0
+        grad = RPR @ T                                      # 2 R P R Theta
+        np.multiply(RK, 2.0, out=RK)
+        grad -= RK                                          # df/dTheta at fixed s: -2 R (K - P R Theta)
+        np.multiply(T, RK, out=work)
+        gs = 2.0 * s * diag - work.sum(axis=0) / s          # chain rule through s
         if norm == "l1":
             grad += gs
         else:
-            grad += gs * T / s
+            np.multiply(T, gs / s, out=work)
+            grad += work
         return f, grad.ravel()
 
     return fg
@@ -230,14 +272,19 @@ def p_identity(W: Any, *, norm: str = "l1", p: int | None = None, max_iter: int 
     n_req = _domain_size(W, gram)
     p = default_p(n_req, norm) if p is None else check_int("p", p, minimum=1, maximum=n_req)
     check_elements(float(n_req) * p * 12, "p-Identity optimiser arrays", n=n_req, p=p)
-    n, apply, diag = _gram_operator(W, gram)
-    apply, diag = _unit_scaled(apply, diag)
+    n, apply, raw = _gram_operator(W, gram)
+    apply, diag = _unit_scaled(apply, raw)
     x0 = gen.random(n * p) * (6.0 / p)
     if norm == "l2":
         x0 *= gen.choice([-1.0, 1.0], size=n * p)
-    fg = _objective(apply, diag, n, p, norm)
-    best = _minimize(fg, x0, lower=0.0 if norm == "l1" else -THETA_MAX, upper=THETA_MAX, max_iter=max_iter,
-                     tol=tol)
+    factors = _semiseparable(W)
+    if factors is not None:                                # scaled as _unit_scaled scales W^T W
+        top = float(raw.max())
+        factors = (factors[0] / top, factors[1], factors[2] / top, factors[3])
+    fg = _objective(apply, diag, n, p, norm, factors=factors)
+    with _one_blas_thread():
+        best = _minimize(fg, x0, lower=0.0 if norm == "l1" else -THETA_MAX, upper=THETA_MAX, max_iter=max_iter,
+                         tol=tol)
     X = best.x.reshape(p, n).T
     if not best.value < float(diag.sum()) * (1.0 - 1e-8):  # not better than the identity (Theta = 0), or NaN
         X = np.zeros((n, 0))

@@ -3,13 +3,27 @@
 The strategy optimisers (:mod:`dpviz.strategies.p_identity_template`) have tens of thousands of parameters and an
 objective that costs a few milliseconds; scipy's L-BFGS-B spends 5-9 ms of its own per iteration at
 that size (measured: 65,536 variables, 8.2 ms with bounds, 4.7 ms without), more than the objective.
-This projected L-BFGS [KSD10]_ does the same work in well under a millisecond: the two-loop recursion
-[NW06]_ on the free variables (those not held at the bound by a positive gradient), a backtracking
-Armijo search along the projected path, and pairs kept only when ``s^T y > 0``.
+This projected L-BFGS [KSD10]_ does the same work in a fraction of a millisecond: the L-BFGS direction
+on the free variables (those not held at the bound by a positive gradient), a backtracking Armijo search
+along the projected path, and pairs kept only when ``s^T y > 0``.
+
+**The direction in a few passes.**  The two-loop recursion [NW06]_ makes ``4m`` passes over the
+variables (``m`` pairs: a dot product and an update per pair and loop), memory bound at this size.  The
+compact representation [BNS94]_ gives the same product ``H q`` (equal up to rounding) from two small
+matrices of inner products, ``S^T Y`` and ``Y^T Y`` (m x m, kept up to date), and two matrix-vector products
+over the pairs stored as one contiguous block ``[S; Y]`` (2m rows):
+
+``H q = gamma q + [S, gamma Y] [[R^-T (D + gamma Y^T Y) R^-1, -R^-T], [-R^-1, 0]] [S^T q; Y^T q]``,
+
+with ``R`` the upper triangle of ``S^T Y`` (pairs oldest first), ``D`` its diagonal and
+``gamma = s^T y / y^T y`` of the newest pair.  The inner products of a new pair and of ``q`` come from one
+product ``[S; Y] [s, y, q]``, the direction from one ``[S; Y]^T c``: two passes over the block per iteration.
 
 References
 ----------
 .. [NW06] J. Nocedal, S. J. Wright. *Numerical Optimization*, 2nd ed., Springer 2006, Algorithm 7.4.
+.. [BNS94] R. H. Byrd, J. Nocedal, R. B. Schnabel. "Representations of quasi-Newton matrices and their use
+   in limited memory methods." Mathematical Programming 63, 1994 (Theorem 2.2, eq. 3.1).
 .. [KSD10] D. Kim, S. Sra, I. S. Dhillon. "Tackling Box-Constrained Optimization via a New Projected
    Quasi-Newton Approach." SIAM J. Sci. Comput. 32(6), 2010.
 """
@@ -37,6 +51,26 @@ class _Minimum:
     history: np.ndarray
 
 
+def _compact_coefficients(SY: np.ndarray, YY: np.ndarray, pairs: list[int], a: np.ndarray,
+                          b: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """``(gamma, cs, cy)`` with ``H q = gamma q + S^T cs + Y^T cy`` for the pairs ``pairs`` (oldest first).
+
+    ``SY[i, j] = s_i^T y_j`` and ``YY[i, j] = y_i^T y_j`` over all memory slots (only ``SY[i, j]`` with ``i``
+    not newer than ``j`` is read); ``a = S q`` and ``b = Y q`` have one entry per slot; so have ``cs`` and
+    ``cy``, zero outside ``pairs`` [BNS94].
+    """
+    idx = np.asarray(pairs)
+    sub = SY[np.ix_(idx, idx)]
+    R = np.triu(sub)
+    gamma = float(sub[-1, -1] / YY[idx[-1], idx[-1]])
+    u = np.linalg.solve(R, a[idx])                                        # R^-1 S^T q
+    inner = np.diag(sub) * u + gamma * (YY[np.ix_(idx, idx)] @ u) - gamma * b[idx]
+    cs, cy = np.zeros(a.size), np.zeros(a.size)
+    cs[idx] = np.linalg.solve(R.T, inner)                                 # R^-T ((D + gamma Y^T Y) u - gamma Y^T q)
+    cy[idx] = -gamma * u
+    return gamma, cs, cy
+
+
 def _minimize(fg: Objective, x0: np.ndarray, *, lower: float, upper: float, max_iter: int, tol: float,
               memory: int = 5) -> _Minimum:
     """Minimise ``fg`` from ``x0`` over the box ``lower <= x <= upper`` (bounds may be infinite).
@@ -50,37 +84,47 @@ def _minimize(fg: Objective, x0: np.ndarray, *, lower: float, upper: float, max_
     x = np.clip(np.asarray(x0, dtype=float), lower, upper)
     size = x.size
     f, g = fg(x)
-    S, Y, rho = np.empty((memory, size)), np.empty((memory, size)), np.zeros(memory)
-    pairs: list[int] = []                      # rows of S and Y in use, oldest first
-    q, w, d, xn = np.empty(size), np.empty(size), np.empty(size), np.empty(size)
-    free = np.ones(size, dtype=bool)
+    m = memory
+    block = np.zeros((2 * m + 1, size))        # rows: s of each slot, y of each slot, then q
+    S, Y, q = block[:m], block[m: 2 * m], block[2 * m]
+    SY, YY = np.zeros((m, m)), np.zeros((m, m))
+    pairs: list[int] = []                      # slots in use, oldest first
+    coef = np.zeros(2 * m + 1)
+    d, xn = np.empty(size), np.empty(size)
+    free, held = np.ones(size, dtype=bool), np.empty(size, dtype=bool)
     history = [f]
     it = 0
     while it < max_iter:
         it += 1
-        if boxed:                              # variables pushed against a bound by the gradient stay there
-            np.logical_and(np.logical_or(x > lower, g <= 0.0), np.logical_or(x < upper, g >= 0.0), out=free)
-        np.multiply(g, free, out=q)
-        gnorm = float(np.sqrt(q @ q))
+        if boxed:                              # variables pushed against a bound by the gradient are held there
+            np.less_equal(x, lower, out=free)
+            np.greater(g, 0.0, out=held)
+            free &= held
+            if np.isfinite(upper):
+                np.greater_equal(x, upper, out=held)
+                held &= g < 0.0
+                free |= held
+            np.logical_not(free, out=free)
+            np.multiply(g, free, out=q)
+        else:
+            q[:] = g
+        products = block @ q                   # S q, Y q and q^T q in one pass
+        gnorm = float(np.sqrt(products[-1]))
         if gnorm == 0.0 or not np.isfinite(gnorm):
             break
-        alpha = []
-        for t in reversed(pairs):              # two-loop recursion [NW06]
-            a = rho[t] * float(S[t] @ q)
-            alpha.append(a)
-            np.multiply(Y[t], -a, out=w)
-            q += w
-        q *= float(S[pairs[-1]] @ Y[pairs[-1]]) / float(Y[pairs[-1]] @ Y[pairs[-1]]) if pairs else 1.0 / gnorm
-        for t, a in zip(pairs, reversed(alpha), strict=True):
-            np.multiply(S[t], a - rho[t] * float(Y[t] @ q), out=w)
-            q += w
-        np.multiply(q, free, out=d)
-        d *= -1.0
+        if pairs:                              # d = -H q on the free variables [BNS94]
+            gamma, cs, cy = _compact_coefficients(SY, YY, pairs, products[:m], products[m: 2 * m])
+            coef[:m], coef[m: 2 * m], coef[-1] = -cs, -cy, -gamma
+            np.matmul(coef, block, out=d)
+            if boxed:
+                d *= free
+        else:
+            np.multiply(q, -1.0 / gnorm, out=d)
         slope = float(g @ d)
         if not slope < 0.0:                    # not a descent direction: forget the pairs, follow -g
             pairs = []
-            np.multiply(g, free, out=d)
-            d *= -1.0 / gnorm
+            np.multiply(q, -1.0 / gnorm, out=d)
+        gx = float(g @ x)
         step = 1.0
         while True:                            # backtracking Armijo search along the projected path
             np.multiply(d, step, out=xn)
@@ -88,18 +132,20 @@ def _minimize(fg: Objective, x0: np.ndarray, *, lower: float, upper: float, max_
             if boxed:
                 np.clip(xn, lower, upper, out=xn)
             fn, gn = fg(xn)
-            if fn <= f + 1e-4 * (float(g @ xn) - float(g @ x)) or step < 1e-10:
+            if fn <= f + 1e-4 * (float(g @ xn) - gx) or step < 1e-10:
                 break
             step *= 0.5
         if not fn < f:                         # no decrease even at a tiny step: converged
             break
-        slot = pairs.pop(0) if len(pairs) == memory else next(k for k in range(memory) if k not in pairs)
+        slot = pairs.pop(0) if len(pairs) == m else next(k for k in range(m) if k not in pairs)
         np.subtract(xn, x, out=S[slot])
         np.subtract(gn, g, out=Y[slot])
-        sy = float(S[slot] @ Y[slot])
-        if sy > 1e-12 * float(Y[slot] @ Y[slot]):
-            rho[slot] = 1.0 / sy
+        with_y = block[: 2 * m] @ Y[slot]      # s_i^T y and y_i^T y for every slot, in one pass
+        if with_y[slot] > 1e-12 * with_y[m + slot]:
+            SY[:, slot], YY[:, slot], YY[slot, :] = with_y[:m], with_y[m:], with_y[m:]
             pairs.append(slot)
+        else:                                  # an unused slot is zero: its coefficient (0) never meets inf
+            S[slot], Y[slot] = 0.0, 0.0
         decrease = (f - fn) / abs(f) if f != 0 else np.inf
         x, xn = xn, x
         f, g = fn, gn
