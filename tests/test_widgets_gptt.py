@@ -42,8 +42,16 @@ def test_defaults_show_the_attack_beside_honest_mechanisms(explorer):
     assert NOT_DP in explorer.figure.layout.title.text and NOT_DP in explorer.title
     # the figure shows exactly the result: truth and the three guesses
     ys = [np.asarray(t.y, dtype=float) for t in explorer.figure.data]
-    np.testing.assert_array_equal(ys[0], datasets.load("ADULT"))
+    data = datasets.load("ADULT").astype(float)
     per = -(-r.truth.size // PLOT_COLUMNS)   # cells per pixel column: the dots are thinned to one per column,
+    # the true counts: exact at the cells drawn, and in each pixel column the same lowest and highest count
+    cells = np.asarray(explorer.figure.data[0].x, dtype=int)
+    np.testing.assert_array_equal(ys[0], data[cells])
+    assert cells[0] == 0 and cells[-1] == data.size - 1
+    columns = np.arange(data.size) // per
+    for c in range(columns[-1] + 1):
+        drawn = ys[0][cells // per == c]
+        assert drawn.min() == data[columns == c].min() and drawn.max() == data[columns == c].max()
     for k, guess in ((1, r.gptt_guess), (3, r.svt_guess), (5, r.laplace_guess)):   # guess and colour
         dots = explorer.figure.data[k]
         x = np.asarray(dots.x, dtype=int)
