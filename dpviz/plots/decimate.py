@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["PLOT_COLUMNS", "distinct_per_column", "min_max_per_column"]
+__all__ = ["PLOT_COLUMNS", "DOT_COLUMNS", "distinct_per_column", "min_max_per_column"]
 
 #: Pixel columns of an explorer's plot area (its figure is about 1100 px wide, less the margins).
 PLOT_COLUMNS = 1024
+#: Buckets of a dot plot: two pixel columns each, less than the radius (2.5 px) of a 5-px dot, so a dot dropped
+#: because its bucket already shows the same (value, colour) lies within 1 px of one drawn.
+DOT_COLUMNS = PLOT_COLUMNS // 2
 
 
 def distinct_per_column(y: np.ndarray, flag: np.ndarray, columns: int = PLOT_COLUMNS) -> np.ndarray:
