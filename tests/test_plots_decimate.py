@@ -66,3 +66,33 @@ def test_min_max_per_column_bad_input_is_refused():
         min_max_per_column(np.zeros(3), 0)
     with pytest.raises(ValueError, match="1-D"):
         min_max_per_column(np.zeros((3, 2)))
+
+
+def test_patch_figure_sends_one_message_per_redraw():
+    """The browser redraws the figure once per message: a redraw changing x, y and colours of several traces and
+    the title must reach it as one ``plotly_update`` (not one ``plotly_restyle`` per property), and the figure
+    must end up equal to one built from the new spec."""
+    import plotly.graph_objects as go
+
+    from dpviz.plots.bands import patch_figure
+
+    def spec(shift: float) -> tuple[list[dict], dict]:
+        line = {"type": "scatter", "x": np.arange(4.0), "y": np.zeros(4), "name": "truth"}
+        dots = [{"type": "scatter", "x": np.arange(3.0) + shift, "y": np.ones(3) * (k + shift), "name": f"dots {k}",
+                 "marker": {"color": np.array([0, 1, 0]) if shift == 0 else np.array([1, 1, 0])}} for k in range(3)]
+        return [line, *dots], {"title": {"text": f"shift {shift}"}}
+
+    old, new = spec(0.0), spec(1.0)
+    fig = go.FigureWidget(go.Figure(data=old[0], layout=old[1]))
+    sent: list[str] = []
+    for kind in ("restyle", "relayout", "update"):
+        original = getattr(fig, f"_send_{kind}_msg")
+        setattr(fig, f"_send_{kind}_msg", lambda *a, _k=kind, _o=original, **kw: (sent.append(_k), _o(*a, **kw)))
+    assert patch_figure(fig, new[0], new[1], old)
+    assert sent == ["update"]
+    expected = go.Figure(data=new[0], layout=new[1])
+    for got, want in zip(fig.data, expected.data, strict=True):
+        assert np.array_equal(got.x, want.x) and np.array_equal(got.y, want.y)
+        assert np.array_equal(np.asarray(got.marker.color if got.marker.color is not None else []),
+                              np.asarray(want.marker.color if want.marker.color is not None else []))
+    assert fig.layout.title.text == "shift 1.0"
