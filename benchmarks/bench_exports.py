@@ -3,9 +3,8 @@
 Rows per explorer: ``export <Name> page size [MB]`` against 3 MB, and ``export <Name> switch`` -- the time from
 setting the range input to the next frame painted (the page's ``dpvizShow`` plus two animation frames), over every
 grid value, after the page has drawn its plots (it draws them while idle after loading; ``dpvizDrawAll`` waits for
-that) -- against 100 ms.  ``export <Name> first switch`` is the same before the plots are drawn (the shown plot
-redrawn into the next grid value with ``Plotly.react``), reported against the same budget.  Skipped without
-/usr/bin/chromium.
+that) -- against 100 ms.  ``export <Name> first switch`` is the same before the plots are drawn (a full
+``Plotly.newPlot``), reported against the same budget for information.  Skipped without /usr/bin/chromium.
 """
 
 from __future__ import annotations
