@@ -5,10 +5,9 @@ version the live explorer draws with), gzipped and base64-encoded (4.8 MB -> 1.9
 (:mod:`dpviz.export.packing`).  The browser inflates both with its ``DecompressionStream`` (Chrome/Edge 80+,
 Firefox 113+, Safari 16.4+).  Each grid value gets its own plot, drawn once with ``Plotly.newPlot`` (the first
 at once, the others while the page is idle); moving the range input shows that plot and swaps the side panels'
-HTML, and its ``aria-valuetext`` says the value (``ε = 0.1``).  Swapping drawn plots (the others are
-``display: none``, out of the render tree) costs one paint; a grid value reached before its plot is drawn
-redraws the shown plot into it with ``Plotly.react`` (axes, legend and texts kept: about half the time of a
-new plot), and the frame it showed is drawn again while idle (benchmarks/bench_exports.py measures both).
+HTML, and its ``aria-valuetext`` says the value (``ε = 0.1``).  A redraw with ``Plotly.react`` took 30-800 ms
+(4096-point marker traces), over the 100 ms budget; swapping drawn plots (the others are ``display: none``, out
+of the render tree) is much cheaper (benchmarks/bench_exports.py measures it).
 """
 
 from __future__ import annotations
@@ -92,31 +91,8 @@ _SCRIPT = r"""
     }
     let current = null;
     window.addEventListener("resize", () => { if (current) Plotly.Plots.resize(current); });
-    const order = packed.frames.map((_, k) => k).sort((a, b) => Math.abs(a - input.value) - Math.abs(b - input.value));
-    const idle = window.requestIdleCallback || (f => setTimeout(f, 50));
-    let idling = false;
-    const next = () => {
-      const k = order.shift();
-      if (k === undefined) { idling = false; return; }
-      draw(k).then(() => idle(next));
-    };
-    const drawWhileIdle = () => { if (!idling) { idling = true; idle(next); } };
-    // a grid value whose plot is not drawn yet: the shown plot is redrawn into it with Plotly.react (its axes,
-    // legend and texts kept, about half the time of a new plot); the frame it showed is drawn again while idle
-    function redrawInto(k) {
-      const div = current, old = Number(div.dataset.frame);
-      const frame = packed.frames[k];
-      const layout = {datarevision: k};   // new arrays: recalculate every trace
-      for (const [key, i] of Object.entries(frame.layout)) layout[key] = piece(i);
-      plots[old] = null;
-      div.dataset.frame = String(k);
-      plots[k] = Plotly.react(div, frame.data.map(piece), layout).then(() => div);
-      order.push(old);
-      drawWhileIdle();
-      return plots[k];
-    }
     async function show(k) {
-      const div = await (plots[k] || (current ? redrawInto(k) : draw(k)));
+      const div = await draw(k);
       if (current && current !== div) current.className = "dpviz-frame dpviz-hidden";
       current = div;
       div.className = "dpviz-frame dpviz-shown";
@@ -134,7 +110,10 @@ _SCRIPT = r"""
     await show(Number(input.value));
     status.textContent = "";
     document.body.dataset.ready = "true";
-    drawWhileIdle();
+    const order = packed.frames.map((_, k) => k).sort((a, b) => Math.abs(a - input.value) - Math.abs(b - input.value));
+    const idle = window.requestIdleCallback || (f => setTimeout(f, 50));
+    const next = () => { const k = order.shift(); if (k !== undefined) draw(k).then(() => idle(next)); };
+    idle(next);
   } catch (err) {
     status.textContent = "This page needs a browser with DecompressionStream (Chrome 80+, Firefox 113+, " +
       "Safari 16.4+): " + err;
