@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpviz.plots.decimate import distinct_per_column
+from dpviz.plots.decimate import distinct_per_column, min_max_per_column
 
 
 @pytest.mark.parametrize("n, columns", [(4096, 1024), (4097, 1024), (1000, 1024), (4096, 7), (10, 1)])
@@ -29,3 +29,70 @@ def test_bad_input_is_refused():
         distinct_per_column(np.zeros(3), np.zeros(3), 0)
     with pytest.raises(ValueError, match="same length"):
         distinct_per_column(np.zeros(3), np.zeros(4))
+
+
+@pytest.mark.parametrize("n, columns", [(4096, 1024), (4097, 1024), (5000, 7), (2049, 1024), (2048, 1024)])
+def test_min_max_per_column_keeps_each_columns_envelope(n, columns):
+    rng = np.random.default_rng(n * 7 + columns)
+    y = rng.poisson(3.0, n).astype(float) + (rng.random(n) < 0.01) * 1e4   # rare tall peaks
+    y[rng.random(n) < 0.02] = np.nan
+    kept = min_max_per_column(y, columns)
+    assert np.all(np.diff(kept) > 0) and kept[0] == 0 and kept[-1] == n - 1
+    if n <= 2 * columns:
+        assert kept.tolist() == list(range(n))
+        return
+    assert kept.size <= 2 * columns + 2
+    per = -(-n // columns)
+    for start in range(0, n, per):   # numpy's min and max of the full column equal those of the kept cells in it
+        column = y[start:start + per]
+        mine = y[kept[(kept >= start) & (kept < start + per)]]
+        if np.all(np.isnan(column)):
+            assert np.all(np.isnan(mine))
+        else:
+            assert np.nanmin(mine) == np.nanmin(column) and np.nanmax(mine) == np.nanmax(column)
+    # no local extremum of the full data is lost: every strict peak or trough value still occurs in its column
+    inner = np.arange(1, n - 1)
+    peaks = inner[(y[inner] > y[inner - 1]) & (y[inner] > y[inner + 1])]
+    troughs = inner[(y[inner] < y[inner - 1]) & (y[inner] < y[inner + 1])]
+    for i in np.concatenate([peaks, troughs]):
+        start = i // per * per
+        column_kept = y[kept[(kept >= start) & (kept < start + per)]]
+        assert np.nanmin(column_kept) <= y[i] <= np.nanmax(column_kept)
+    assert set(np.flatnonzero(y == np.nanmax(y))) & set(kept.tolist())
+
+
+def test_min_max_per_column_bad_input_is_refused():
+    with pytest.raises(ValueError, match="columns"):
+        min_max_per_column(np.zeros(3), 0)
+    with pytest.raises(ValueError, match="1-D"):
+        min_max_per_column(np.zeros((3, 2)))
+
+
+def test_patch_figure_sends_one_message_per_redraw():
+    """The browser redraws the figure once per message: a redraw changing x, y and colours of several traces and
+    the title must reach it as one ``plotly_update`` (not one ``plotly_restyle`` per property), and the figure
+    must end up equal to one built from the new spec."""
+    import plotly.graph_objects as go
+
+    from dpviz.plots.bands import patch_figure
+
+    def spec(shift: float) -> tuple[list[dict], dict]:
+        line = {"type": "scatter", "x": np.arange(4.0), "y": np.zeros(4), "name": "truth"}
+        dots = [{"type": "scatter", "x": np.arange(3.0) + shift, "y": np.ones(3) * (k + shift), "name": f"dots {k}",
+                 "marker": {"color": np.array([0, 1, 0]) if shift == 0 else np.array([1, 1, 0])}} for k in range(3)]
+        return [line, *dots], {"title": {"text": f"shift {shift}"}}
+
+    old, new = spec(0.0), spec(1.0)
+    fig = go.FigureWidget(go.Figure(data=old[0], layout=old[1]))
+    sent: list[str] = []
+    for kind in ("restyle", "relayout", "update"):
+        original = getattr(fig, f"_send_{kind}_msg")
+        setattr(fig, f"_send_{kind}_msg", lambda *a, _k=kind, _o=original, **kw: (sent.append(_k), _o(*a, **kw)))
+    assert patch_figure(fig, new[0], new[1], old)
+    assert sent == ["update"]
+    expected = go.Figure(data=new[0], layout=new[1])
+    for got, want in zip(fig.data, expected.data, strict=True):
+        assert np.array_equal(got.x, want.x) and np.array_equal(got.y, want.y)
+        assert np.array_equal(np.asarray(got.marker.color if got.marker.color is not None else []),
+                              np.asarray(want.marker.color if want.marker.color is not None else []))
+    assert fig.layout.title.text == "shift 1.0"

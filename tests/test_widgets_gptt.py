@@ -17,7 +17,7 @@ from dpviz.experiments.svt import (  # noqa: E402
     gptt_attack_run,
     threshold_answers_experiment,
 )
-from dpviz.plots.decimate import PLOT_COLUMNS  # noqa: E402
+from dpviz.plots.decimate import DOT_COLUMNS, PLOT_COLUMNS  # noqa: E402
 from dpviz.plots.svt import (  # noqa: E402
     attack_figure,
     plot_attack,
@@ -42,15 +42,25 @@ def test_defaults_show_the_attack_beside_honest_mechanisms(explorer):
     assert NOT_DP in explorer.figure.layout.title.text and NOT_DP in explorer.title
     # the figure shows exactly the result: truth and the three guesses
     ys = [np.asarray(t.y, dtype=float) for t in explorer.figure.data]
-    np.testing.assert_array_equal(ys[0], datasets.load("ADULT"))
-    per = -(-r.truth.size // PLOT_COLUMNS)   # cells per pixel column: the dots are thinned to one per column,
+    data = datasets.load("ADULT").astype(float)
+    per = -(-r.truth.size // PLOT_COLUMNS)   # cells per pixel column
+    # the true counts: exact at the cells drawn, and in each pixel column the same lowest and highest count
+    cells = np.asarray(explorer.figure.data[0].x, dtype=int)
+    np.testing.assert_array_equal(ys[0], data[cells])
+    assert cells[0] == 0 and cells[-1] == data.size - 1
+    columns = np.arange(data.size) // per
+    for c in range(columns[-1] + 1):
+        drawn = ys[0][cells // per == c]
+        assert drawn.min() == data[columns == c].min() and drawn.max() == data[columns == c].max()
+    bucket = -(-r.truth.size // DOT_COLUMNS)   # the dots: one per bucket of two pixel columns and distinct
     for k, guess in ((1, r.gptt_guess), (3, r.svt_guess), (5, r.laplace_guess)):   # guess and colour
         dots = explorer.figure.data[k]
         x = np.asarray(dots.x, dtype=int)
         np.testing.assert_array_equal(ys[k], guess[x])
         np.testing.assert_array_equal(np.asarray(dots.marker.color) == 1, guess[x] != r.truth[x])
-        assert {(i // per, guess[i], guess[i] == r.truth[i]) for i in x} == {
-            (i // per, guess[i], guess[i] == r.truth[i]) for i in range(r.truth.size)}
+        shown = [(i // bucket, guess[i], guess[i] == r.truth[i]) for i in x]
+        assert len(shown) == len(set(shown)) and set(shown) == {
+            (i // bucket, guess[i], guess[i] == r.truth[i]) for i in range(r.truth.size)}
     assert r.gptt_accuracy == svt.fraction_exact(r.truth, r.gptt_guess, 15)
     assert "GPTT attack" in explorer.summary.value and NOT_DP in explorer.summary.value
 

@@ -161,6 +161,13 @@ def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict[str, Any]], dict[
     positive = np.asarray(r.x, dtype=float)[np.asarray(r.x) > 0]
     log3 = bool(positive.size and positive.max() > 100 * np.median(positive))
     floor3 = float(positive.min()) / 2 if log3 else 0.0
+
+    def drawn(y: ArrayLike) -> np.ndarray:
+        """A dashed line's values: on the log axis a value <= 0 is a gap, not a plunge three axis lengths off the
+        panel and back (plotly's clip), whose dashes cost hundreds of ms to paint on every redraw."""
+        y = np.asarray(y, dtype=float)
+        return np.where(y > 0, y, np.nan) if log3 else y
+
     traces.append(dict(type="scatter", x=cells, y=r.x, mode="lines", name="true histogram", line=dict(color=TRUTH,
                        width=1, shape="hvh"), xaxis="x3", yaxis="y3",
                        hovertemplate="cell %{x}: %{y:.0f}<extra>truth</extra>"))
@@ -169,7 +176,7 @@ def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict[str, Any]], dict[
         part = r.partition
         c = algorithm_color(r.partition_algorithm)
         bucket_means = part.expand(part.aggregate(r.x))
-        traces.append(dict(type="scatter", x=cells, y=bucket_means, mode="lines", line=dict(color=c, width=2,
+        traces.append(dict(type="scatter", x=cells, y=drawn(bucket_means), mode="lines", line=dict(color=c, width=2,
                            shape="hvh", dash="dot"), name=f"{r.partition_algorithm} buckets (true bucket means)",
                            legendgroup="partition", xaxis="x3", yaxis="y3",
                            hovertemplate="cell %{x}: bucket mean %{y:.7~g}<extra></extra>"))
@@ -180,14 +187,14 @@ def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict[str, Any]], dict[
         traces.append(dict(type="scatter", x=bx, y=by, mode="lines", line=dict(color=c, width=0.6),
                            name=f"{r.partition_algorithm} bucket boundaries", legendgroup="partition",
                            showlegend=False, hoverinfo="skip", xaxis="x3", yaxis="y3"))
-        traces.append(dict(type="scatter", x=cells, y=r.estimates[r.partition_algorithm], mode="lines",
+        traces.append(dict(type="scatter", x=cells, y=drawn(r.estimates[r.partition_algorithm]), mode="lines",
                            line=dict(color=c, width=1, dash="dash"), opacity=0.7,
                            name=f"{r.partition_algorithm} release",
                            legendgroup="partition", xaxis="x3", yaxis="y3",
                            hovertemplate="cell %{x}: %{y:.7~g}<extra>release</extra>"))
         title3 = f"the data and {r.partition_algorithm}'s learned partition ({part.n_buckets} buckets, first trial)"
     if "MWEM" in r.estimates:
-        traces.append(dict(type="scatter", x=cells, y=r.estimates["MWEM"], mode="lines",
+        traces.append(dict(type="scatter", x=cells, y=drawn(r.estimates["MWEM"]), mode="lines",
                            line=dict(color=algorithm_color("MWEM"), width=1, dash="dashdot"), opacity=0.7,
                            name="MWEM release",
                            xaxis="x3", yaxis="y3", hovertemplate="cell %{x}: %{y:.7~g}<extra>MWEM</extra>"))
@@ -213,7 +220,8 @@ def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict[str, Any]], dict[
         xaxis2=dict(title="query (sorted by width)", domain=[0, 1], anchor="y2"),
         yaxis2=log_axis(*shown2, title="mean |error| (counts)", domain=[0.41, 0.63], anchor="x2"),
         xaxis3=dict(title="cell", domain=[0, 1], anchor="y3"),
-        yaxis3=(log_axis(positive, title="count (log scale)", domain=[0.0, 0.27], anchor="x3") if log3 else
+        yaxis3=(log_axis(positive, title="count (log scale; dashed lines: counts <= 0 not drawn)", domain=[0.0, 0.27],
+                         anchor="x3") if log3 else
                 dict(title="count", type="linear", domain=[0.0, 0.27], anchor="x3")),
         annotations=[head(f"DPBench scaled error ||W x_hat - W x||_2 / (m * scale): mean and {lo:g}-{hi:g} % of "
                           "trials (lower is better)", 1.0),

@@ -148,7 +148,12 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
     cov = run.cover
     n = run.truth.size
     x = np.arange(n)
-    shown = run.ci_leaves if run.constrained else run.noisy_leaves
+    shown = np.asarray(run.ci_leaves if run.constrained else run.noisy_leaves, dtype=float)
+    counts_axis = _counts_axis(run.truth)
+    if counts_axis["type"] == "log":
+        # a noisy count <= 0 has no place on a log axis (its title says so): a gap in the dotted line, not a plunge
+        # three axis lengths off the panel and back (plotly's clip), whose dots cost ~250 ms to paint every frame
+        shown = np.where(shown > 0, shown, np.nan)
     key = "tree_ci" if run.constrained else "tree"
     which = f"H_{b} leaves after constrained inference" if run.constrained else f"H_{b} noisy leaves"
     labels = [f"L{lv} [{s}, {e})" for lv, s, e in zip(cov.level, cov.node_start, cov.node_stop, strict=True)]
@@ -202,7 +207,7 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
                    font=dict(size=13)),
         template=TEMPLATE, height=980, margin=dict(l=60, r=80, t=90, b=100),
         legend=dict(orientation="h", yanchor="top", y=-0.07, font=dict(size=10)),
-        xaxis=dict(title="bin", domain=[0, 1], anchor="y"), yaxis=_counts_axis(run.truth),
+        xaxis=dict(title="bin", domain=[0, 1], anchor="y"), yaxis=counts_axis,
         xaxis2=dict(title="cover node (level, leaf range)", tickmode="array", tickvals=k, ticktext=labels,
                     domain=[0, 1], anchor="y2"),
         yaxis2=dict(title="count - true count", domain=[0.46, 0.64], anchor="x2", zeroline=False),
