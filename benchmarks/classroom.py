@@ -78,7 +78,10 @@ class Student:
 
 def _config(work: Path, port: int, proxy_api: int, hub_port: int, api_token: str) -> Path:
     homes = work / "home"
-    env = {"PYTHONPATH": str(SOURCE), "PATH": f"{BIN}:{os.environ.get('PATH', '')}"}
+    # JUPYTER_PATH: the course app's Voila template (app/share), as `make app` serves it; without it Voila's page
+    # never renders (TemplateNotFound in the server's log, the browser waits for ever)
+    env = {"PYTHONPATH": str(SOURCE), "PATH": f"{BIN}:{os.environ.get('PATH', '')}",
+           "JUPYTER_PATH": str(ROOT / "app" / "share")}
     text = f"""
 c = get_config()  # noqa
 c.JupyterHub.ip = "127.0.0.1"
@@ -94,7 +97,7 @@ c.JupyterHub.spawner_class = "simple"               # local processes as this us
 c.SimpleLocalProcessSpawner.home_dir_template = "{homes}/{{username}}"
 c.Spawner.cmd = ["{BIN / 'jupyterhub-singleuser'}"]
 c.Spawner.args = {json.dumps(["--allow-root"] if os.geteuid() == 0 else [])}   # containers and CI machines run as root
-c.Spawner.default_url = "/tree"
+c.Spawner.default_url = "/api"                      # a cheap page to land on after the login
 c.Spawner.environment = {json.dumps(env)}
 c.Spawner.start_timeout = 300
 c.Spawner.http_timeout = 300
