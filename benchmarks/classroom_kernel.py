@@ -21,7 +21,16 @@ from typing import Any
 from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 
-from benchmarks.widget_protocol import WidgetModels, comm_update, decode_frame, execute_request, message
+from benchmarks.widget_protocol import (
+    V1_PROTOCOL,
+    WidgetModels,
+    comm_update,
+    decode_frame,
+    decode_v1,
+    encode_v1,
+    execute_request,
+    message,
+)
 
 __all__ = ["page_code", "kernel_student"]
 
@@ -50,6 +59,7 @@ class _Kernel:
 
     def __init__(self, ws: WebSocketClientConnection, session: str) -> None:
         self.ws, self.session = ws, session
+        self.v1 = ws.selected_subprotocol == V1_PROTOCOL
         self.models = WidgetModels()
         self.replies: dict[str, dict[str, Any]] = {}   # shell replies by parent msg_id
         self.idle: set[str] = set()                     # parent msg_ids whose iopub status went idle
@@ -57,7 +67,7 @@ class _Kernel:
         self.redraw_at: list[float] = []                # perf_counter of each figure redraw
 
     def send(self, msg: dict[str, Any]) -> str:
-        self.ws.write_message(json.dumps(msg))
+        self.ws.write_message(encode_v1(msg) if self.v1 else json.dumps(msg), binary=self.v1)
         return str(msg["header"]["msg_id"])
 
     async def read_until(self, done: Any) -> None:
@@ -67,7 +77,7 @@ class _Kernel:
             if frame is None:
                 raise ConnectionError("the kernel's websocket closed")
             now = time.perf_counter()
-            msg = decode_frame(frame)
+            msg = decode_v1(frame) if self.v1 and isinstance(frame, bytes) else decode_frame(frame)
             parent = msg.get("parent_header", {}).get("msg_id", "")
             kind = msg.get("header", {}).get("msg_type", "")
             if msg.get("channel") == "shell":
@@ -141,8 +151,10 @@ async def kernel_student(base: str, api_token: str, student: Any, cells: list[st
         url = f"{server.replace('http', 'ws', 1)}/api/kernels/{kernel_id}/channels?session_id={session}"
         ws = await websocket_connect(HTTPRequest(url, headers={"Authorization": f"token {token}"},
                                                  connect_timeout=600, request_timeout=600),
-                                     max_message_size=256 * 2**20)
+                                     max_message_size=256 * 2**20, subprotocols=[V1_PROTOCOL])
         kernel = _Kernel(ws, session)
+        if not kernel.v1:
+            raise RuntimeError(f"the server refused the {V1_PROTOCOL} websocket protocol the browsers use")
         await kernel.request(message("kernel_info_request", {}, session))
         for code in cells:
             reply = await kernel.request(execute_request(code, session))

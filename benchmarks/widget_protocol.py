@@ -1,10 +1,12 @@
 """A front end's side of the Jupyter kernel and widget protocols, as pure functions (``benchmarks/classroom.py``).
 
 A classroom student driven "through the kernel protocol" talks to its kernel over the single-user server's
-websocket (``/api/kernels/<id>/channels``, the JSON wire format of jupyter_server without a subprotocol) exactly as
-JupyterLab or Voila's page does: it executes the page's code cells, receives every widget model the kernel opens
-(ipywidgets' message protocol 2.1: a ``comm_open`` with target ``jupyter.widget`` carrying ``state`` and
-``buffer_paths``), and moves a slider by sending the ``update`` a browser sends.  Nothing here does I/O.
+websocket (``/api/kernels/<id>/channels``) exactly as JupyterLab 4 or Voila 0.5's page does -- in the
+``v1.kernel.websocket.jupyter.org`` wire format they negotiate, in which the server passes the kernel's frames
+through without parsing them (the older JSON format is decoded too): it executes the page's code cells, receives
+every widget model the kernel opens (ipywidgets' message protocol 2.1: a ``comm_open`` with target
+``jupyter.widget`` carrying ``state`` and ``buffer_paths``), and moves a slider by sending the ``update`` a browser
+sends.  Nothing here does I/O.
 
 References: the Jupyter messaging spec (https://jupyter-client.readthedocs.io/en/stable/messaging.html) and
 ipywidgets' ``packages/schema/messages.md`` (protocol 2.1.0).
@@ -18,8 +20,11 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any
 
-__all__ = ["message", "execute_request", "comm_update", "decode_frame", "put_buffers", "WidgetModels",
-           "MAIN_CONTROL_CLASS"]
+__all__ = ["message", "execute_request", "comm_update", "encode_v1", "decode_v1", "decode_frame", "put_buffers",
+           "WidgetModels", "MAIN_CONTROL_CLASS", "V1_PROTOCOL"]
+
+#: The websocket subprotocol of JupyterLab 4 / Voila 0.5 (jupyter_server passes its frames through unparsed).
+V1_PROTOCOL = "v1.kernel.websocket.jupyter.org"
 
 #: The CSS class an explorer puts on the control a student moves first (``dpviz.widgets.base``).
 MAIN_CONTROL_CLASS = "dpviz-main-control"
@@ -50,8 +55,39 @@ def comm_update(comm_id: str, state: dict[str, Any], session: str) -> dict[str, 
                                                               "buffer_paths": []}}, session)
 
 
+def encode_v1(msg: dict[str, Any]) -> bytes:
+    """A message as a v1 binary frame: a little-endian uint64 count ``n`` of offsets, the ``n`` uint64 offsets,
+    then the channel name and the JSON header, parent header, metadata, content, and the binary buffers."""
+    parts = [json.dumps(msg[k]).encode("utf8") for k in ("header", "parent_header", "metadata", "content")]
+    parts += [bytes(b) for b in msg.get("buffers", [])]
+    channel = msg["channel"].encode("utf8")
+    offsets = [8 * (len(parts) + 3)]
+    for part in (channel, *parts):
+        offsets.append(offsets[-1] + len(part))
+    head = struct.pack(f"<{len(offsets) + 1}Q", len(offsets), *offsets)
+    return b"".join([head, channel, *parts])
+
+
+def decode_v1(frame: bytes) -> dict[str, Any]:
+    """A v1 binary frame (:func:`encode_v1`) -> the message, its channel in ``msg["channel"]``."""
+    if len(frame) < 8:
+        raise ValueError(f"v1 frame of {len(frame)} bytes: too short for its offset count")
+    n = struct.unpack_from("<Q", frame, 0)[0]
+    if n < 6 or 8 * (n + 1) > len(frame):
+        raise ValueError(f"v1 frame announces {n} offsets but holds {len(frame)} bytes (at least 6 needed)")
+    offsets = list(struct.unpack_from(f"<{n}Q", frame, 8))
+    if offsets != sorted(offsets) or offsets[0] != 8 * (n + 1) or offsets[-1] > len(frame):
+        raise ValueError(f"v1 frame offsets {offsets} do not follow its header")
+    parts = [bytes(frame[offsets[k]:offsets[k + 1]]) for k in range(n - 1)]
+    msg: dict[str, Any] = {"channel": parts[0].decode("utf8")}
+    for key, part in zip(("header", "parent_header", "metadata", "content"), parts[1:5], strict=True):
+        msg[key] = json.loads(part.decode("utf8"))
+    msg["buffers"] = parts[5:]
+    return msg
+
+
 def decode_frame(frame: str | bytes) -> dict[str, Any]:
-    """One websocket frame -> the message, its binary buffers in ``msg["buffers"]``.
+    """One websocket frame of the legacy (no subprotocol) format -> the message, its buffers in ``msg["buffers"]``.
 
     A text frame is the message as JSON; a binary frame is jupyter_server's layout: a big-endian uint32 count
     ``n``, ``n`` uint32 offsets, then the JSON message at the first offset and the buffers at the others.

@@ -5,13 +5,18 @@ explorer's widget messages captured from a kernel-less comm."""
 from __future__ import annotations
 
 import copy
+import json
 
 import numpy as np
 import pytest
 from ipywidgets.widgets.widget import _remove_buffers
-from jupyter_server.services.kernels.connection.base import serialize_binary_message
+from jupyter_server.services.kernels.connection.base import (
+    deserialize_msg_from_ws_v1,
+    serialize_binary_message,
+    serialize_msg_to_ws_v1,
+)
 
-from benchmarks.widget_protocol import WidgetModels, comm_update, decode_frame, put_buffers
+from benchmarks.widget_protocol import WidgetModels, comm_update, decode_frame, decode_v1, encode_v1, put_buffers
 
 
 def _msg(msg_type: str, content: dict, buffers: list | None = None) -> dict:
@@ -26,6 +31,23 @@ def test_binary_frame_is_jupyter_servers() -> None:
     got = decode_frame(frame)
     assert got["buffers"] == bufs
     assert got["content"] == msg["content"] and got["header"] == msg["header"]
+
+
+def test_v1_frames_are_jupyter_servers_both_ways() -> None:
+    """The server packs the kernel's zmq parts into a v1 frame; we decode it. We encode; the server splits it."""
+    bufs = [np.arange(4, dtype=np.float32).tobytes(), b"xyz"]
+    msg = _msg("comm_msg", {"comm_id": "c", "data": {"method": "update", "state": {"value": 0.5}}}, bufs)
+    zmq_parts = [json.dumps(msg[k]).encode() for k in ("header", "parent_header", "metadata", "content")] + bufs
+    got = decode_v1(serialize_msg_to_ws_v1(zmq_parts, "iopub"))
+    assert got["channel"] == "iopub" and got["buffers"] == bufs
+    assert {k: got[k] for k in ("header", "parent_header", "metadata", "content")} == \
+        {k: msg[k] for k in ("header", "parent_header", "metadata", "content")}
+    channel, parts = deserialize_msg_from_ws_v1(encode_v1({**msg, "channel": "shell"}))
+    assert channel == "shell" and parts == zmq_parts
+    with pytest.raises(ValueError, match="too short"):
+        decode_v1(b"\x01")
+    with pytest.raises(ValueError, match="announces"):
+        decode_v1((2).to_bytes(8, "little") + b"\x00" * 16)
 
 
 def test_text_frame_and_bad_frames() -> None:
