@@ -261,11 +261,13 @@ def run_class(n: int, page_name: str = "laplace", moves: int = 10, stagger: floa
                                               hub))
     finally:
         _stop(hub)
+        if (work / "hub.log").exists():   # kept for reading the servers' errors: build/classroom/hub-<N>.log
+            shutil.copy(work / "hub.log", PROXY.parents[2] / f"hub-{n}.log")
+        shutil.rmtree(work, ignore_errors=True)
     failures = [f"{s.name}: {s.error}" for s in students if s.error]
     first = [s.first_figure_s for s in students if np.isfinite(s.first_figure_s)]
     login = [s.login_s for s in students if np.isfinite(s.login_s)]
     moves_ms = [m for s in students for m in s.moves_ms]
-    shutil.rmtree(work, ignore_errors=True)
     return {"students": n, "page": page_name, "driver": driver, "wall_s": time.perf_counter() - start,
             "login_median_s": _q(login, 50), "login_p95_s": _q(login, 95),
             "first_median_s": _q(first, 50), "first_p95_s": _q(first, 95),
