@@ -74,6 +74,9 @@ class Student:
     close: Any = None
     kernel_id: str = ""
     figure_comm: str | None = None
+    #: the step the student is at (for a student stopped by the run's limit) and what a stalled page showed
+    stage: str = ""
+    notes: list[str] = field(default_factory=list)
 
 
 def _config(work: Path, port: int, proxy_api: int, hub_port: int, api_token: str) -> Path:
@@ -227,7 +230,7 @@ async def _class(base: str, api_token: str, n: int, page_name: str, moves: int, 
         await asyncio.gather(*pending, return_exceptions=True)
         for s in students:
             if not s.error and (len(s.moves_ms) != moves or not np.isfinite(s.first_figure_s)):
-                s.error = f"not done within the {limit_s:g} s limit"
+                s.error = f"not done within the {limit_s:g} s limit (at: {s.stage or 'start'})"
         memory = _memory(hub)   # every kernel still running, after its slider moves
         for s in students:
             if s.close is not None:
@@ -264,7 +267,8 @@ def run_class(n: int, page_name: str = "laplace", moves: int = 10, stagger: floa
         if (work / "hub.log").exists():   # kept for reading the servers' errors: build/classroom/hub-<N>.log
             shutil.copy(work / "hub.log", PROXY.parents[2] / f"hub-{n}.log")
         shutil.rmtree(work, ignore_errors=True)
-    failures = [f"{s.name}: {s.error}" for s in students if s.error]
+    failures = [f"{s.name}: {s.error}" + (f" [{'; '.join(s.notes[-2:])}]" if s.notes else "")
+                for s in students if s.error]
     first = [s.first_figure_s for s in students if np.isfinite(s.first_figure_s)]
     login = [s.login_s for s in students if np.isfinite(s.login_s)]
     moves_ms = [m for s in students for m in s.moves_ms]

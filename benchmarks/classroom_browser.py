@@ -20,6 +20,27 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 THINK_S = 1.0
 PLOT_DATA_JS = """() => JSON.stringify(Array.from(document.querySelectorAll('.js-plotly-plot'))
     .map(p => (p.data || []).map(t => [t.x, t.y])))"""
+#: What a stalled page shows (written into the student's report when a wait lasts over STALL_S; it never fails it).
+STATE_JS = """() => { const a = document.activeElement; const r = document.querySelector(
+    '.dpviz-main-control .widget-readout');
+  return {focus: a ? a.className : null, readout: r ? r.textContent : null,
+          plots: Array.from(document.querySelectorAll('.js-plotly-plot')).map(p => (p.data || []).length),
+          busy: document.querySelectorAll('.dpviz-busy').length, hasFocus: document.hasFocus()}; }"""
+STALL_S = 30.0
+
+
+async def _wait(page: Any, s: Any, stage: str, js: str, **kwargs: Any) -> None:
+    """Wait (without a limit: the run's own limit bounds it) for ``js`` to be true; note the page's state when a
+    wait stalls for longer than STALL_S, for the report."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    s.stage = stage
+    while True:
+        try:
+            await page.wait_for_function(js, timeout=STALL_S * 1e3, **kwargs)
+            return
+        except PlaywrightTimeout:
+            s.notes.append(f"{stage} stalled {STALL_S:g} s: {await page.evaluate(STATE_JS)}")
 
 
 async def open_browser() -> tuple[Any, Any]:
@@ -40,6 +61,7 @@ async def browser_student(browser: Any, base: str, s: Any, page_name: str, moves
     page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
     try:
         t0 = time.perf_counter()
+        s.stage = "login"
         await page.goto(f"{base}/hub/login", timeout=0)
         await page.fill("input[name=username]", s.name)
         await page.fill("input[name=password]", "benchmark-only")
@@ -47,19 +69,19 @@ async def browser_student(browser: Any, base: str, s: Any, page_name: str, moves
         await page.wait_for_url(f"**/user/{s.name}/**", timeout=0)
         s.login_s = time.perf_counter() - t0
         t1 = time.perf_counter()
+        s.stage = "page"
         await page.goto(f"{base}/user/{s.name}/voila/render/{page_name}.ipynb", timeout=0)
-        await page.wait_for_function("() => { const p = document.querySelector('.js-plotly-plot');"
-                                     " return p && p.data && p.data.length > 0; }", timeout=0)
+        await _wait(page, s, "first figure", "() => { const p = document.querySelector('.js-plotly-plot');"
+                    " return p && p.data && p.data.length > 0; }")
         s.first_figure_s = time.perf_counter() - t1
         handle = page.locator(".dpviz-main-control .noUi-handle").first
-        for _ in range(moves):
+        for k in range(moves):
             await asyncio.sleep(THINK_S)
             await page.evaluate(f"() => {{ window.__dpvizBefore = ({PLOT_DATA_JS})(); }}")
             await handle.focus()
             t2 = time.perf_counter()
             await page.keyboard.press("ArrowLeft")
-            await page.wait_for_function(f"() => ({PLOT_DATA_JS})() !== window.__dpvizBefore", timeout=0,
-                                         polling=50)
+            await _wait(page, s, f"move {k + 1}", f"() => ({PLOT_DATA_JS})() !== window.__dpvizBefore", polling=50)
             s.moves_ms.append((time.perf_counter() - t2) * 1e3)
         shown = page.locator(".dpviz-error")
         if await shown.count():

@@ -142,10 +142,12 @@ async def kernel_student(base: str, api_token: str, student: Any, cells: list[st
     ws = None
     try:
         t0 = time.perf_counter()
+        student.stage = "login"
         token = await _login(base, api_token, student.name)
         student.login_s = time.perf_counter() - t0
         server = f"{base}/user/{student.name}"
         t1 = time.perf_counter()
+        student.stage = "first figure"
         kernel_id = (await _fetch(f"{server}/api/kernels", token, "POST", {"name": "python3"}))["id"]
         session = uuid.uuid4().hex
         url = f"{server.replace('http', 'ws', 1)}/api/kernels/{kernel_id}/channels?session_id={session}"
@@ -168,7 +170,8 @@ async def kernel_student(base: str, api_token: str, student: Any, cells: list[st
         if slider is None or figure is None:
             raise RuntimeError("no control carries the dpviz-main-control class")
         direction = -1
-        for _ in range(moves):
+        for k in range(moves):
+            student.stage = f"move {k + 1}"
             await asyncio.sleep(THINK_S)
             value, direction = _next_value(kernel.models.states[slider], direction)
             before = len(kernel.redraw_at)
