@@ -267,7 +267,7 @@ def run_class(n: int, page_name: str = "laplace", moves: int = 10, stagger: floa
         if (work / "hub.log").exists():   # kept for reading the servers' errors: build/classroom/hub-<N>.log
             shutil.copy(work / "hub.log", PROXY.parents[2] / f"hub-{n}.log")
         shutil.rmtree(work, ignore_errors=True)
-    failures = [f"{s.name}: {s.error}" + (f" [{'; '.join(s.notes[-2:])}]" if s.notes else "")
+    failures = [f"{s.name}: {s.error}" + (f" [{'; '.join(s.notes[-6:])}]" if s.notes else "")
                 for s in students if s.error]
     first = [s.first_figure_s for s in students if np.isfinite(s.first_figure_s)]
     login = [s.login_s for s in students if np.isfinite(s.login_s)]

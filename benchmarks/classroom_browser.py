@@ -59,6 +59,9 @@ async def browser_student(browser: Any, base: str, s: Any, page_name: str, moves
     page = await context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    # console errors and warnings are noted (a failed student's report shows them), not counted as failures
+    page.on("console", lambda m: s.notes.append(f"console {m.type}: {m.text[:300]}")
+            if m.type in ("error", "warning") else None)
     try:
         t0 = time.perf_counter()
         s.stage = "login"
