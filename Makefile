@@ -137,12 +137,13 @@ exports: $(STAMP_LAB)
 	PYTHONPATH=$(CURDIR) $(BIN)/python -m dpviz.export.command build/exports
 
 # A class on one server (benchmarks/classroom.py): a real JupyterHub on localhost (jupyterhub from PyPI,
-# configurable-http-proxy from npm into build/classroom) and 5, 10, 20, 30 simulated students in headless chromium.
+# configurable-http-proxy from npm into build/classroom) and 5, 10, 20, 30 simulated students, each a front end
+# speaking the kernel/widget protocols over the hub (ARGS="--driver browser --students 5": headless chromium).
 classroom: $(STAMP_TEST) browser-deps
 	$(BIN)/python -m pip install --quiet -e '.[classroom]'
 	@if [ ! -x build/classroom/node_modules/.bin/configurable-http-proxy ]; then \
 	  npm install --silent --no-audit --no-fund --prefix build/classroom configurable-http-proxy; fi
-	PYTHONPATH=$(CURDIR) $(BIN)/python -m benchmarks.classroom
+	PYTHONPATH=$(CURDIR) $(BIN)/python -m benchmarks.classroom $(ARGS)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache docs/_build docs/api docs/lectures docs/_generated

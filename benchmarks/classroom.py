@@ -1,19 +1,28 @@
 """A class on one server, measured: a real JupyterHub on localhost and N simulated students (``make classroom``).
 
 For each N (default 5, 10, 20, 30) the script starts JupyterHub (configurable-http-proxy from npm, the
-``simple`` local-process spawner, the ``dummy`` authenticator -- for this benchmark only, never for a class),
-then N students, each a headless chromium context, log in (logins staggered by ``--stagger`` seconds), wait
-for their server, open an explorer page of the course app (Voila, served by their own single-user server) and
-move its main slider ``--moves`` times.  Per N it reports:
+``simple`` local-process spawner, the ``dummy`` authenticator -- for this benchmark only, never for a class) and N
+students, started ``--stagger`` seconds apart.  Each asks the hub for its server, opens the Laplace explorer page of
+the course app through it and moves the explorer's main slider ``--moves`` times, one arrow-key step each, a
+second apart.  Two drivers (``--driver``):
 
-* time to first figure: from the explorer page's URL being requested (the student's server running) to the plotly
-  figure drawn with data (median, p95); the login-to-server time is reported beside it;
-* slider-to-figure latency: from the key press on the main slider to the figure's data changing (median, p95);
-* resident memory per student: each kernel's RSS and USS (psutil), and each single-user server's RSS;
-* failures: any student who did not reach a figure or whose slider did not redraw (none allowed: exit status 1).
+* ``kernel`` (default): each student is a front end speaking the kernel and widget protocols over the hub's proxy
+  (``benchmarks/classroom_kernel.py``): it starts a kernel through its server, runs the page's code cells (what Voila
+  runs), receives the widget models and sends the slider's ``update`` a browser sends.  This measures the server
+  side -- hub, proxy, single-user servers, kernels -- for 30 students on 2 cores; the browser's own drawing cost is
+  ``make bench-browser``'s.
+* ``browser``: each student is a headless chromium context logging in and opening the Voila page
+  (``benchmarks/classroom_browser.py``); for small N (every renderer shares the same 2 cores).
 
-Loopback only; every process is the script's child and is stopped at the end, even on failure.
-Usage: ``python -m benchmarks.classroom [--students 5 10 20 30] [--page laplace] [--moves 3] [--stagger 1.0]``.
+Per N it reports login -> server (the spawn), time to first figure (kernel: from the kernel-start request to the
+figure's model arriving with data; browser: from the page request to the figure drawn), slider-to-figure latency
+(from the move sent to the figure's redraw arriving), RSS/USS and CPU seconds of each student's kernel and
+single-user server (psutil, measured with every kernel alive after its moves), and failures: a student that did not
+reach a figure, a move that did not redraw exactly once, an error shown by the explorer, or not finishing within
+``--limit`` seconds (none allowed: exit status 1).
+
+Loopback only; every process is the script's child and is stopped at the end, also on failure, SIGTERM or Ctrl-C.
+Usage: ``python -m benchmarks.classroom [--students 5 10 20 30] [--driver kernel] [--moves 10] [--stagger 1]``.
 """
 
 from __future__ import annotations
@@ -42,13 +51,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The dpviz the students' kernels import (``--source``; default this checkout).
 SOURCE = ROOT
 BIN = Path(sys.executable).parent
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 #: Where ``make classroom`` installs configurable-http-proxy from the npm registry.
 PROXY = ROOT / "build" / "classroom" / "node_modules" / ".bin" / "configurable-http-proxy"
-PLOT_DATA_JS = """() => JSON.stringify(Array.from(document.querySelectorAll('.js-plotly-plot'))
-    .map(p => (p.data || []).map(t => [t.x, t.y])))"""
 
 
 def _free_port() -> int:
@@ -66,12 +70,21 @@ class Student:
     first_figure_s: float = float("nan")
     moves_ms: list[float] = field(default_factory=list)
     error: str = ""
-    retries: int = 0
+    #: what the driver leaves open until memory is measured (its websocket, its browser context)
+    close: Any = None
+    kernel_id: str = ""
+    figure_comm: str | None = None
+    #: the step the student is at (for a student stopped by the run's limit) and what a stalled page showed
+    stage: str = ""
+    notes: list[str] = field(default_factory=list)
 
 
-def _config(work: Path, port: int, proxy_api: int, hub_port: int) -> Path:
+def _config(work: Path, port: int, proxy_api: int, hub_port: int, api_token: str) -> Path:
     homes = work / "home"
-    env = {"PYTHONPATH": str(SOURCE), "PATH": f"{BIN}:{os.environ.get('PATH', '')}"}
+    # JUPYTER_PATH: the course app's Voila template (app/share), as `make app` serves it; without it Voila's page
+    # never renders (TemplateNotFound in the server's log, the browser waits for ever)
+    env = {"PYTHONPATH": str(SOURCE), "PATH": f"{BIN}:{os.environ.get('PATH', '')}",
+           "JUPYTER_PATH": str(ROOT / "app" / "share")}
     text = f"""
 c = get_config()  # noqa
 c.JupyterHub.ip = "127.0.0.1"
@@ -87,7 +100,7 @@ c.JupyterHub.spawner_class = "simple"               # local processes as this us
 c.SimpleLocalProcessSpawner.home_dir_template = "{homes}/{{username}}"
 c.Spawner.cmd = ["{BIN / 'jupyterhub-singleuser'}"]
 c.Spawner.args = {json.dumps(["--allow-root"] if os.geteuid() == 0 else [])}   # containers and CI machines run as root
-c.Spawner.default_url = "/tree"
+c.Spawner.default_url = "/api"                      # a cheap page to land on after the login
 c.Spawner.environment = {json.dumps(env)}
 c.Spawner.start_timeout = 300
 c.Spawner.http_timeout = 300
@@ -96,15 +109,19 @@ c.ConfigurableHTTPProxy.command = ["{PROXY}"]
 c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api}"
 c.ConfigurableHTTPProxy.auth_token = "{secrets.token_hex(16)}"
 c.JupyterHub.cleanup_servers = True
+# the kernel-protocol driver asks the hub for servers and user tokens as an admin service (benchmark only)
+c.JupyterHub.services = [{{"name": "classroom", "api_token": "{api_token}"}}]
+c.JupyterHub.load_roles = [{{"name": "classroom-driver", "services": ["classroom"],
+                            "scopes": ["admin:users", "admin:servers", "tokens", "access:servers"]}}]
 """
     path = work / "jupyterhub_config.py"
     path.write_text(text)
     return path
 
 
-def _start_hub(work: Path, students: int) -> tuple[subprocess.Popen, str]:
+def _start_hub(work: Path, students: int, api_token: str) -> tuple[subprocess.Popen, str]:
     port = _free_port()
-    config = _config(work, port, _free_port(), _free_port())
+    config = _config(work, port, _free_port(), _free_port(), api_token)
     for k in range(students):
         home = work / "home" / f"student{k:02d}"
         shutil.copytree(ROOT / "app", home, dirs_exist_ok=True)
@@ -154,90 +171,79 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 def _memory(hub: subprocess.Popen) -> dict[str, list[float]]:
-    """RSS/USS (MB) of every kernel and single-user server under the hub, and of the hub + proxy."""
-    out: dict[str, list[float]] = {"kernel_rss": [], "kernel_uss": [], "server_rss": [], "hub_rss": []}
+    """RSS/USS (MB) and CPU seconds of every kernel and single-user server under the hub, and of the hub + proxy."""
+    out: dict[str, list[float]] = {"kernel_rss": [], "kernel_uss": [], "server_rss": [], "server_uss": [],
+                                   "hub_rss": [], "kernel_cpu": [], "server_cpu": [], "hub_cpu": []}
     procs = [psutil.Process(hub.pid)] + psutil.Process(hub.pid).children(recursive=True)
     for p in procs:
         try:
             cmd = " ".join(p.cmdline())
             info = p.memory_full_info()
+            cpu = p.cpu_times()
         except psutil.Error:
             continue
+        seconds = cpu.user + cpu.system
         if "ipykernel" in cmd:
             out["kernel_rss"].append(info.rss / 2**20)
             out["kernel_uss"].append(info.uss / 2**20)
+            out["kernel_cpu"].append(seconds)
         elif "jupyterhub-singleuser" in cmd:
             out["server_rss"].append(info.rss / 2**20)
+            out["server_uss"].append(info.uss / 2**20)
+            out["server_cpu"].append(seconds)
         else:
             out["hub_rss"].append(info.rss / 2**20)
+            out["hub_cpu"].append(seconds)
     return out
 
 
-async def _student(browser: Any, base: str, s: Student, page_name: str, moves: int, delay: float,
-                   timeout_s: float) -> None:
-    from playwright.async_api import TimeoutError as PlaywrightTimeout
-
-    await asyncio.sleep(delay)
-    context = await browser.new_context(viewport={"width": 1280, "height": 1400})
-    page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
-    try:
-        t0 = time.perf_counter()
-        await page.goto(f"{base}/hub/login", timeout=timeout_s * 1e3)
-        await page.fill("input[name=username]", s.name)
-        await page.fill("input[name=password]", "benchmark-only")
-        await page.click("input[type=submit], button[type=submit]")
-        await page.wait_for_url(f"**/user/{s.name}/**", timeout=timeout_s * 1e3)
-        s.login_s = time.perf_counter() - t0
-        t1 = time.perf_counter()
-        await page.goto(f"{base}/user/{s.name}/voila/render/{page_name}.ipynb", timeout=timeout_s * 1e3)
-        await page.wait_for_function("() => { const p = document.querySelector('.js-plotly-plot');"
-                                     " return p && p.data && p.data.length > 0; }", timeout=timeout_s * 1e3)
-        s.first_figure_s = time.perf_counter() - t1
-        handle = page.locator(".dpviz-main-control .noUi-handle").first
-        for _ in range(moves):
-            await asyncio.sleep(1.0)   # a student reads the figure before the next move
-            # compare in the page (a polled function embedding the whole plot data as a literal crashed pages)
-            await page.evaluate(f"() => {{ window.__dpvizBefore = ({PLOT_DATA_JS})(); }}")
-            changed = f"() => ({PLOT_DATA_JS})() !== window.__dpvizBefore"
-            for attempt in range(3):   # a key press sent while the page is still busy can be lost: press again
-                await handle.focus()
-                t2 = time.perf_counter()
-                await page.keyboard.press("ArrowLeft")
-                try:
-                    await page.wait_for_function(changed, timeout=(timeout_s if attempt == 2 else 60) * 1e3,
-                                                 polling=50)
-                    break
-                except PlaywrightTimeout:
-                    s.retries += 1
-                    if attempt == 2:
-                        raise
-            s.moves_ms.append((time.perf_counter() - t2) * 1e3)
-        shown = page.locator(".dpviz-error")
-        if await shown.count():
-            s.error = f"explorer error: {await shown.first.inner_text()}"
-        elif errors:
-            s.error = "; ".join(errors)
-    except Exception as exc:  # noqa: BLE001 - a failed student is reported, not raised
-        s.error = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
-    finally:
-        await context.close()
-
-
-async def _class(base: str, n: int, page_name: str, moves: int, stagger: float, timeout_s: float,
-                 hub: subprocess.Popen) -> tuple[list[Student], dict[str, list[float]]]:
-    from playwright.async_api import async_playwright
-
+async def _class(base: str, api_token: str, n: int, page_name: str, moves: int, stagger: float, limit_s: float,
+                 driver: str, hub: subprocess.Popen) -> tuple[list[Student], dict[str, list[float]]]:
+    """Run the students (each started ``stagger`` s after the previous), all within ``limit_s`` seconds; measure
+    memory with every kernel alive; then close what they left open."""
     students = [Student(f"student{k:02d}") for k in range(n)]
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            await asyncio.gather(*(_student(browser, base, s, page_name, moves, k * stagger, timeout_s)
-                                   for k, s in enumerate(students)))
-        finally:
-            memory = _memory(hub)   # every kernel still running, after its slider moves
+    browser = None
+    if driver == "browser":
+        from benchmarks.classroom_browser import browser_student, open_browser
+
+        playwright, browser = await open_browser()
+
+        def run(s: Student) -> Any:
+            return browser_student(browser, base, s, page_name, moves)
+    else:
+        from benchmarks.classroom_kernel import kernel_student, page_code
+
+        cells = page_code(ROOT / "app" / f"{page_name}.ipynb")
+
+        def run(s: Student) -> Any:
+            return kernel_student(base, api_token, s, cells, moves)
+
+    async def later(k: int, s: Student) -> None:
+        await asyncio.sleep(k * stagger)
+        await run(s)
+
+    try:
+        tasks = [asyncio.ensure_future(later(k, s)) for k, s in enumerate(students)]
+        _, pending = await asyncio.wait(tasks, timeout=limit_s)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        for s in students:
+            if not s.error and (len(s.moves_ms) != moves or not np.isfinite(s.first_figure_s)):
+                s.error = f"not done within the {limit_s:g} s limit (at: {s.stage or 'start'})"
+        memory = _memory(hub)   # every kernel still running, after its slider moves
+        for s in students:
+            if s.close is not None:
+                try:
+                    result = s.close()
+                    if asyncio.iscoroutine(result):
+                        await result
+                except Exception:  # noqa: BLE001, S110 - closing a student's connection is best effort
+                    pass
+    finally:
+        if browser is not None:
             await browser.close()
+            await playwright.stop()
     return students, memory
 
 
@@ -245,35 +251,43 @@ def _q(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
 
-def run_class(n: int, page_name: str = "laplace", moves: int = 3, stagger: float = 1.0,
-              timeout_s: float = 300.0) -> dict[str, Any]:
+def run_class(n: int, page_name: str = "laplace", moves: int = 10, stagger: float = 1.0,
+              limit_s: float = 900.0, driver: str = "kernel") -> dict[str, Any]:
     """Start a hub, run ``n`` students, stop everything; return the row of the table."""
     work = Path(tempfile.mkdtemp(prefix=f"dpviz-classroom-{n}-"))
-    hub, base = _start_hub(work, n)
+    api_token = secrets.token_hex(32)
+    load_before = os.getloadavg()
+    hub, base = _start_hub(work, n, api_token)
     start = time.perf_counter()
     try:
-        students, memory = asyncio.run(_class(base, n, page_name, moves, stagger, timeout_s, hub))
+        students, memory = asyncio.run(_class(base, api_token, n, page_name, moves, stagger, limit_s, driver,
+                                              hub))
     finally:
         _stop(hub)
-    failures = [f"{s.name}: {s.error}" for s in students if s.error or not np.isfinite(s.first_figure_s)
-                or len(s.moves_ms) != moves]
+        if (work / "hub.log").exists():   # kept for reading the servers' errors: build/classroom/hub-<N>.log
+            shutil.copy(work / "hub.log", PROXY.parents[2] / f"hub-{n}.log")
+        shutil.rmtree(work, ignore_errors=True)
+    failures = [f"{s.name}: {s.error}" + (f" [{'; '.join(s.notes[-6:])}]" if s.notes else "")
+                for s in students if s.error]
     first = [s.first_figure_s for s in students if np.isfinite(s.first_figure_s)]
     login = [s.login_s for s in students if np.isfinite(s.login_s)]
     moves_ms = [m for s in students for m in s.moves_ms]
-    shutil.rmtree(work, ignore_errors=True)
-    return {"students": n, "page": page_name, "wall_s": time.perf_counter() - start,
+    return {"students": n, "page": page_name, "driver": driver, "wall_s": time.perf_counter() - start,
             "login_median_s": _q(login, 50), "login_p95_s": _q(login, 95),
             "first_median_s": _q(first, 50), "first_p95_s": _q(first, 95),
             "move_median_ms": _q(moves_ms, 50), "move_p95_ms": _q(moves_ms, 95), "moves": len(moves_ms),
             "kernel_rss_mb": _q(memory["kernel_rss"], 50), "kernel_rss_max_mb": max(memory["kernel_rss"], default=0),
             "kernel_uss_mb": _q(memory["kernel_uss"], 50), "kernels": len(memory["kernel_rss"]),
-            "server_rss_mb": _q(memory["server_rss"], 50), "hub_rss_mb": sum(memory["hub_rss"]),
-            "retries": sum(s.retries for s in students), "failures": failures, "load": os.getloadavg()}
+            "server_rss_mb": _q(memory["server_rss"], 50), "server_uss_mb": _q(memory["server_uss"], 50),
+            "servers": len(memory["server_rss"]), "hub_rss_mb": sum(memory["hub_rss"]),
+            "kernel_cpu_s": _q(memory["kernel_cpu"], 50), "server_cpu_s": _q(memory["server_cpu"], 50),
+            "hub_cpu_s": sum(memory["hub_cpu"]), "failures": failures, "load_before": load_before,
+            "load": os.getloadavg()}
 
 
 HEADER = ("| students | login→server median / p95 (s) | first figure median / p95 (s) | slider→figure median / p95 "
-          "(ms) | kernel RSS median / max (MB) | kernel USS (MB) | server RSS (MB) | failures |\n"
-          "|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "(ms) | kernel RSS median / max (MB) | kernel USS (MB) | server RSS / USS (MB) | kernel / server CPU (s) "
+          "| failures |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 
 
 def table_row(r: dict[str, Any]) -> str:
@@ -281,7 +295,12 @@ def table_row(r: dict[str, Any]) -> str:
     return (f"| {r['students']} | {r['login_median_s']:.1f} / {r['login_p95_s']:.1f} | "
             f"{r['first_median_s']:.1f} / {r['first_p95_s']:.1f} | {r['move_median_ms']:.0f} / "
             f"{r['move_p95_ms']:.0f} | {r['kernel_rss_mb']:.0f} / {r['kernel_rss_max_mb']:.0f} | "
-            f"{r['kernel_uss_mb']:.0f} | {r['server_rss_mb']:.0f} | {len(r['failures'])} |")
+            f"{r['kernel_uss_mb']:.0f} | {r['server_rss_mb']:.0f} / {r['server_uss_mb']:.0f} | "
+            f"{r['kernel_cpu_s']:.1f} / {r['server_cpu_s']:.1f} | {len(r['failures'])} |")
+
+
+def _load(load: tuple[float, float, float]) -> str:
+    return "/".join(f"{x:.1f}" for x in load)
 
 
 def _terminate(signum: int, frame: Any) -> None:
@@ -294,8 +313,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, nargs="+", default=[5, 10, 20, 30])
     parser.add_argument("--page", default="laplace", help="course app page (app/<page>.ipynb)")
-    parser.add_argument("--moves", type=int, default=3)
+    parser.add_argument("--driver", choices=("kernel", "browser"), default="kernel",
+                        help="students through the kernel protocol (default) or in headless chromium (small N)")
+    parser.add_argument("--moves", type=int, default=10, help="slider moves per student")
     parser.add_argument("--stagger", type=float, default=1.0, help="seconds between two students' logins")
+    parser.add_argument("--limit", type=float, default=900.0, help="wall-clock limit per N (s): late = failed")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
     parser.add_argument("--source", type=Path, default=ROOT, help="folder holding the dpviz the kernels import")
     args = parser.parse_args(argv)
@@ -307,15 +329,19 @@ def main(argv: list[str] | None = None) -> int:
     if any(not 1 <= n <= 40 for n in args.students):
         print("--students: each N must be in [1, 40] (loopback load test on one machine)", file=sys.stderr)
         return 2
+    if not 1 <= args.moves <= 100 or not 0 <= args.stagger <= 60 or not 10 <= args.limit <= 3600:
+        print("--moves must be in [1, 100], --stagger in [0, 60] s, --limit in [10, 3600] s", file=sys.stderr)
+        return 2
     rows = []
     for n in args.students:
-        r = run_class(n, args.page, args.moves, args.stagger)
+        r = run_class(n, args.page, args.moves, args.stagger, args.limit, args.driver)
         rows.append(r)
-        print(f"N={n}: wall {r['wall_s']:.0f} s, load {r['load'][0]:.1f}, {r['kernels']} kernels, "
-              f"{r['retries']} key presses repeated, "
-              f"hub+proxy RSS {r['hub_rss_mb']:.0f} MB, failures: {r['failures'] or 'none'}", flush=True)
-    print(f"\npage app/{args.page}.ipynb, {args.moves} slider moves per student, logins {args.stagger:g} s apart, "
-          f"{os.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.0f} GB\n")
+        print(f"N={n}: wall {r['wall_s']:.0f} s, load (1/5/15 min) before {_load(r['load_before'])}, after "
+              f"{_load(r['load'])}; {r['kernels']} kernels, {r['servers']} servers, hub+proxy RSS "
+              f"{r['hub_rss_mb']:.0f} MB, CPU {r['hub_cpu_s']:.0f} s; failures: {r['failures'] or 'none'}",
+              flush=True)
+    print(f"\ndriver {args.driver}, page app/{args.page}.ipynb, {args.moves} slider moves per student, logins "
+          f"{args.stagger:g} s apart, {os.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.0f} GB\n")
     print(HEADER)
     for r in rows:
         print(table_row(r))
