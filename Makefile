@@ -29,11 +29,12 @@ lab: $(STAMP_LAB)
 	@echo "Opening JupyterLab on notebooks/ at http://localhost:$(PORT)/lab (the URL with its token follows)"
 	$(BIN)/jupyter lab --notebook-dir=notebooks --port=$(PORT) --ip=127.0.0.1 --no-browser $(ALLOW_ROOT)
 
-# From app/: voila reads app/voila.json (preheated kernels, the page template) there; the template is in app/share.
+# From app/: voila reads app/voila.json (preheated kernels, the page template) there; the template is in app/share;
+# `python -m voila` puts app/ on sys.path for its kernel manager (app/voila_pool.py: pool kernels one at a time).
 app: $(STAMP_LAB)
 	@echo "Serving the dpviz course app (all explorers) at http://localhost:$(PORT)/voila/render/index.ipynb"
-	cd app && JUPYTER_PATH=$$PWD/share$${JUPYTER_PATH:+:$$JUPYTER_PATH} ../$(BIN)/voila . --port=$(PORT) --Voila.ip=127.0.0.1 \
-	  --no-browser
+	cd app && JUPYTER_PATH=$$PWD/share$${JUPYTER_PATH:+:$$JUPYTER_PATH} ../$(BIN)/python -m voila . --port=$(PORT) \
+	  --Voila.ip=127.0.0.1 --no-browser
 
 # Debian's chromium for the real-browser tests (tests/browser); Playwright drives it, it never downloads a browser.
 # axe-core (npm registry) is the accessibility checker tests/browser/test_accessibility.py injects into the pages.

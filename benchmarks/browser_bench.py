@@ -6,7 +6,8 @@ headless with Playwright, and prints rows against budgets like ``make bench``:
 * ``first figure, cold``: the server just started, navigation to the first plotly figure drawn with data;
   budget < 10 s.
 * ``first figure, warm``: the same page opened again once the server is idle (with kernel preheating on in
-  app/voila.json, once its pool has refilled); budget < 5 s.
+  app/voila.json, once every page's pool is filled -- app/voila_pool.py fills them one at a time -- and refilled);
+  budget < 5 s.
 * ``input -> figure``: from the input event (a ``keydown`` on the main control's slider handle, seen by a
   capture listener in the page) to the plot's DOM done changing (a ``MutationObserver`` on the plot: the last
   mutation of the burst the move caused), over >= 30 moves of the control with the CSS class

@@ -143,3 +143,18 @@ def test_goals_are_checked_after_every_redraw_and_stay_reached():
     assert e.goals_reached == [True, False] and "Goal reached" in e.goals.value and "epsilon 0.30" in e.goals.value
     e.controls["epsilon"].value = 2.0
     assert e.goals_reached == [True, False] and e.message.value == ""
+
+
+def test_base_10_log_sliders_are_marked_for_the_page_template():
+    """The app's page template gives a handle with the class dpviz-log10 aria values in value units (10**position);
+    every base-10 log slider of an explorer carries it, and no other control."""
+    import ipywidgets as widgets
+
+    from dpviz.widgets import AuditExplorer
+    from dpviz.widgets.base import LOG10_CLASS
+
+    for explorer in (LaplaceExplorer(seed=0), CompositionExplorer(seed=0), AuditExplorer(seed=0)):
+        for name, w in explorer.controls.items():
+            is_log10 = isinstance(w, widgets.FloatLogSlider) and w.base == 10
+            assert (LOG10_CLASS in w._dom_classes) == is_log10, f"{type(explorer).__name__}.{name}"
+    assert LOG10_CLASS in LaplaceExplorer(seed=0).controls["epsilon"]._dom_classes

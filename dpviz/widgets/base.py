@@ -44,11 +44,13 @@ import traitlets
 from dpviz.plots.bands import patch_figure, sync_figure
 from dpviz.widgets.accessibility import TEXT_COLOURS, make_accessible
 
-__all__ = ["Explorer", "BUSY_CLASS", "log_slider", "int_slider", "seed_box", "control_range"]
+__all__ = ["Explorer", "BUSY_CLASS", "LOG10_CLASS", "log_slider", "int_slider", "seed_box", "control_range"]
 
 _USER_ERRORS = (ValueError, TypeError, ArithmeticError)
 #: CSS class of an explorer's box while an update runs.
 BUSY_CLASS = "dpviz-busy"
+#: CSS class of a base-10 log slider (the app's page template then gives its handle aria values in value units).
+LOG10_CLASS = "dpviz-log10"
 # The header's "updating..." note: hidden, shown 200 ms into an update (a CSS delay: quick moves never flash it).
 _BUSY_STYLE = ("<style>.dpviz-busy-note{visibility:hidden;color:#0072B2;font-size:90%}"
                f".{BUSY_CLASS} .dpviz-busy-note{{animation:dpviz-busy 0s linear 0.2s both}}"
@@ -287,6 +289,9 @@ class Explorer:
         if self.main_control not in self.controls:
             raise TypeError(f"{type(self).__name__}.main_control {self.main_control!r} is not one of its controls")
         self.controls[self.main_control].add_class("dpviz-main-control")
+        for w in self.controls.values():
+            if isinstance(w, widgets.FloatLogSlider) and w.base == 10:
+                w.add_class(LOG10_CLASS)   # the page template announces 10**position, not the exponent
         for name, w in self.controls.items():
             _guard(name, w, self._refuse)
         self.message = widgets.HTML(value="", layout=widgets.Layout(min_height="1.5em"))

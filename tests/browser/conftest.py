@@ -127,8 +127,8 @@ def screenshot_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def voila_app(tmp_path_factory):
-    """Serve app/ with Voila on a free localhost port and a temporary token; yield (base_url, token)."""
+def voila_server(tmp_path_factory):
+    """Serve app/ with Voila on a free localhost port and a temporary token; yield (base_url, token, log path)."""
     work = tmp_path_factory.mktemp("voila-app")
     shutil.copytree(ROOT / "app", work / "app")
     port, token = free_port(), secrets.token_hex(16)
@@ -140,7 +140,13 @@ def voila_app(tmp_path_factory):
     base = f"http://127.0.0.1:{port}"
     with running(argv, f"{base}/?token={token}", work / "voila.log", start_timeout=90, stop_timeout=15,
                  cwd=work / "app", env=env):
-        yield base, token
+        yield base, token, work / "voila.log"
+
+
+@pytest.fixture(scope="session")
+def voila_app(voila_server):
+    """(base_url, token) of the app's Voila server (app/voila.json: one preheated kernel per page)."""
+    return voila_server[:2]
 
 
 @pytest.fixture(scope="session")

@@ -9,11 +9,13 @@ screenshot of each explorer after the move is saved for people to look at.
 from __future__ import annotations
 
 import json
+import re
+import time
 from urllib.parse import urlparse
 
 import pytest
 
-from .explorer_state import wait_until_idle
+from .explorer_state import same_shown_value, shown_pair, wait_until_idle
 
 PAGES = {
     # page: what the main slider is
@@ -84,6 +86,14 @@ def test_explorer_redraws_when_main_slider_moves(browser, voila_app, screenshot_
     readout = page.locator(".dpviz-main-control .widget-readout").first.inner_text().strip()
     assert readout and handle.get_attribute("aria-valuetext") == readout, (
         f"{name}: aria-valuetext {handle.get_attribute('aria-valuetext')!r}, readout {readout!r}")
+    # ... and its aria-valuenow is that number, inside aria-valuemin/max (in value units on a log slider: the
+    # library writes its internal position, the exponent, rounded to 0.1)
+    if re.fullmatch(r"[-+]?[0-9][0-9,]*\.?[0-9]*(e[-+]?[0-9]+)?", readout, re.IGNORECASE):
+        now, lo, hi = (float(handle.get_attribute(f"aria-value{k}")) for k in ("now", "min", "max"))
+        assert now == float(readout.replace(",", "")) and lo <= now <= hi, (
+            f"{name}: aria-valuenow/min/max {now}, {lo}, {hi} for the readout {readout!r}")
+        if page.locator(".dpviz-main-control.dpviz-log10").count():
+            assert lo > 0, f"{name}: the log slider announces its exponent as the minimum ({lo})"
     page.screenshot(path=str(screenshot_dir / f"{name}.png"), full_page=True)
 
     stderr = page.locator("[data-mime-type='application/vnd.jupyter.stderr'], .jp-OutputArea-output.jp-mod-error")
@@ -93,4 +103,38 @@ def test_explorer_redraws_when_main_slider_moves(browser, voila_app, screenshot_
     shown = page.locator(".dpviz-error")
     assert shown.count() == 0, f"{name}: the explorer reported an error: {shown.first.inner_text()}"
     assert not errors, f"{name}: {errors}"
+    page.close()
+
+
+KERNEL_ID_JS = "() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId"
+
+
+@pytest.mark.parametrize("name", ["composition", "composition_bounds", "laplace"])
+def test_preheated_page_redraws_when_its_controls_move(browser, voila_server, name):
+    """app/voila.json preheats a kernel per page: a page served from the pool must redraw on every move (once
+    the plot kept its first state while the kernel, its ledgers and the slider moved on)."""
+    base, token, log = voila_server
+    pool_filled = f"Kernel pool of {name}.ipynb is filled"
+    deadline = time.monotonic() + 180
+    while pool_filled not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert pool_filled in log.read_text(), f"{name}: voila never filled its kernel pool (is preheating on?)"
+    page = browser.new_page(viewport={"width": 1280, "height": 1700})
+    page.goto(f"{base}/voila/render/{name}.ipynb?token={token}", timeout=180_000)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=180_000)
+    kernel = page.evaluate(KERNEL_ID_JS)
+    assert f"Using pre-heated kernel: {kernel} for {name}.ipynb" in log.read_text(), (
+        f"{name}: the page's kernel {kernel} is not one of the pool's")
+    wait_until_idle(page)
+    handle = page.locator(".dpviz-main-control .noUi-handle").first
+    handle.focus()
+    seen = []
+    for key in ("ArrowLeft", "ArrowLeft", "ArrowRight", "ArrowLeft"):
+        page.keyboard.press(key)
+        wait_until_idle(page)
+        readout, stated, title = shown_pair(page, name)
+        assert stated is not None and same_shown_value(readout, stated), (
+            f"{name} (preheated): after {key} the slider shows {readout}, the figure {stated} ({title!r})")
+        seen.append(readout)
+    assert len(set(seen)) > 1, f"{name}: the moves did not move the slider ({seen})"
     page.close()
