@@ -12,8 +12,8 @@ from dpviz.workloads import Workload
 
 __all__: list[str] = []
 
-#: ``(alpha, c, beta, e)`` of a semiseparable Gram matrix (see :func:`_semiseparable`).
-Factors = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+# ``(alpha, c, beta, e)`` of a semiseparable Gram matrix (see :func:`_semiseparable`).
+_Factors = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 def _is_sparse(M: Any) -> bool:
@@ -53,7 +53,7 @@ def _gram(W: Any, gram: bool) -> np.ndarray:
     return M.T @ M
 
 
-def _semiseparable(W: Any) -> Factors | None:
+def _semiseparable(W: Any) -> _Factors | None:
     """``(alpha, c, beta, e)`` with ``(W^T W)[a, b] = alpha_a c_b`` (b <= a), ``beta_a e_b`` (b > a), or None.
 
     Prefixes (``n - max(a, b)``) and all ranges (``(min(a, b) + 1) (n - max(a, b))``) have such a Gram
@@ -68,7 +68,7 @@ def _semiseparable(W: Any) -> Factors | None:
     return W.n - a, a + 1.0, a + 1.0, W.n - a
 
 
-def _gram_rows(factors: Factors, V: np.ndarray, s: np.ndarray, out: np.ndarray, work: np.ndarray) -> np.ndarray:
+def _gram_rows(factors: _Factors, V: np.ndarray, s: np.ndarray, out: np.ndarray, work: np.ndarray) -> np.ndarray:
     """``((V diag(s)) G) diag(s)`` into ``out`` for a (k, n) row block ``V`` and the Gram matrix G of ``factors``.
 
     ``G`` as in :func:`_semiseparable`: ``(V G)[:, a] = alpha_a sum_{b <= a} c_b V[:, b] + beta_a sum_{b > a}

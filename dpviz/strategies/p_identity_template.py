@@ -41,7 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpviz.rng import RngLike, as_generator
-from dpviz.strategies.gram import Factors, _checked_gram, _gram_rows, _is_sparse, _semiseparable
+from dpviz.strategies.gram import _checked_gram, _Factors, _gram_rows, _is_sparse, _semiseparable
 from dpviz.strategies.projected_lbfgs import _minimize
 from dpviz.validation import check_bool, check_choice, check_elements, check_int, check_matrix, check_positive
 from dpviz.workloads import Workload, from_matrix
@@ -157,7 +157,7 @@ def _one_blas_thread() -> Any:
 
 
 def _objective(apply: Any, diag: np.ndarray, n: int, p: int, norm: str, *,
-               factors: Factors | None = None) -> Any:
+               factors: _Factors | None = None) -> Any:
     """``x -> (f, grad)`` for ``x = Theta`` flattened (p x n, row-major): the exact unit-noise total error.
 
     ``Theta`` is used as a row-major (p, n) array.  With ``factors`` (:func:`~dpviz.strategies.gram._semiseparable`,

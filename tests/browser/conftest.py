@@ -109,7 +109,7 @@ def pytest_runtest_call(item):
     return result
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def chromium_path() -> str:
     if not os.path.exists(CHROMIUM):
         msg = f"{CHROMIUM} not found: install Debian's chromium (make test does it with apt-get where it can)"
@@ -119,14 +119,14 @@ def chromium_path() -> str:
     return CHROMIUM
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def screenshot_dir() -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     print(f"\nbrowser screenshots are saved in {SCREENSHOTS}")
     return SCREENSHOTS
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def voila_server(tmp_path_factory):
     """Serve app/ with Voila on a free localhost port and a temporary token; yield (base_url, token, log path)."""
     work = tmp_path_factory.mktemp("voila-app")
@@ -143,13 +143,13 @@ def voila_server(tmp_path_factory):
         yield base, token, work / "voila.log"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def voila_app(voila_server):
     """(base_url, token) of the app's Voila server (app/voila.json: one preheated kernel per page)."""
     return voila_server[:2]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(chromium_path):
     from playwright.sync_api import sync_playwright
 
@@ -168,7 +168,7 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(f"browser screenshots ({len(shots)}) are in {SCREENSHOTS}: {', '.join(shots)}")
 
 
-@pytest.fixture(scope="session", params=list(TITLE_PARAMETER))
+@pytest.fixture(scope="package", params=list(TITLE_PARAMETER))
 def explorer_page(request, browser, voila_app):
     """``(name, page)``: one explorer page of the app, loaded and idle, shared by every test that takes it
     (pytest runs the tests of one page together, so each page loads once for all of them)."""
