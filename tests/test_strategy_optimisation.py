@@ -278,6 +278,34 @@ def test_projected_lbfgs_solves_a_bound_constrained_quadratic():
     np.testing.assert_allclose(free.x, c, atol=1e-6)
 
 
+@pytest.mark.parametrize("window", [1, 10])
+def test_projected_lbfgs_stops_when_the_last_window_gained_less_than_tol_per_iteration(window):
+    """The stopping rule read off the returned history: the last ``window`` iterations gained less than
+    ``window * tol`` (relative), the ``window`` before the last one did not (else it would have stopped)."""
+    gen = np.random.default_rng(5)
+    w = np.geomspace(1.0, 1e4, 300)                             # ill-conditioned: many slow iterations
+    c = gen.standard_normal(300)
+
+    def fg(x):
+        return float(np.sum(w * (x - c) ** 2)) + 1.0, 2.0 * w * (x - c)
+
+    tol = 1e-4
+    res = _minimize(fg, np.zeros(300), lower=-np.inf, upper=np.inf, max_iter=10_000, tol=tol, window=window)
+    h = res.history
+    assert res.iterations == h.size - 1 < 10_000
+    assert (h[-1 - window] - h[-1]) / h[-1 - window] < window * tol
+    assert (h[-2 - window] - h[-2]) / h[-2 - window] >= window * tol
+
+
+def test_p_identity_l2_stops_early_within_a_tiny_fraction_of_the_long_run():
+    """The default tolerance stops the L2 optimisation when more iterations would gain under 1e-3 of the error
+    (dense pseudo-inverse error of both strategies, sensitivity read off the matrices)."""
+    W = wl.all_ranges(128)
+    early = _dense_total(W, st.p_identity(W, norm="l2", rng=1), "l2")
+    long = _dense_total(W, st.p_identity(W, norm="l2", rng=1, tol=1e-14), "l2")
+    assert long <= early <= long * (1 + 1e-3)
+
+
 def _two_loop(S: np.ndarray, Y: np.ndarray, q: np.ndarray) -> np.ndarray:
     """``H q`` by the two-loop recursion [Nocedal & Wright, Alg. 7.4], pairs oldest first."""
     q, alphas = q.copy(), []

@@ -72,12 +72,13 @@ def _compact_coefficients(SY: np.ndarray, YY: np.ndarray, pairs: list[int], a: n
 
 
 def _minimize(fg: Objective, x0: np.ndarray, *, lower: float, upper: float, max_iter: int, tol: float,
-              memory: int = 5) -> _Minimum:
+              memory: int = 5, window: int = 1) -> _Minimum:
     """Minimise ``fg`` from ``x0`` over the box ``lower <= x <= upper`` (bounds may be infinite).
 
-    Stops after ``max_iter`` iterations, or when an iteration lowers the value by less than ``tol``
-    relative to it, or when no descent direction is left.  Every accepted step lowers the value (Armijo),
-    so the result is never worse than ``x0``.  Vectors are updated in place in preallocated buffers:
+    Stops after ``max_iter`` iterations, or when the last ``window`` iterations together lowered the value
+    by less than ``window * tol`` relative to it (``tol`` per iteration on average; with ``window=1`` a
+    single iteration's decrease), or when no descent direction is left.  Every accepted step lowers the
+    value (Armijo), so the result is never worse than ``x0``.  Vectors are updated in place in preallocated buffers:
     at 65,536 variables a fresh temporary per operation costs more than the arithmetic.
     """
     boxed = np.isfinite(lower) or np.isfinite(upper)
@@ -146,10 +147,12 @@ def _minimize(fg: Objective, x0: np.ndarray, *, lower: float, upper: float, max_
             pairs.append(slot)
         else:                                  # an unused slot is zero: its coefficient (0) never meets inf
             S[slot], Y[slot] = 0.0, 0.0
-        decrease = (f - fn) / abs(f) if f != 0 else np.inf
         x, xn = xn, x
         f, g = fn, gn
         history.append(f)
-        if decrease < tol:
-            break
+        if len(history) > window:
+            before = history[-1 - window]
+            decrease = (before - f) / abs(before) if before != 0 else np.inf
+            if decrease < window * tol:
+                break
     return _Minimum(x.copy(), float(f), it, np.array(history))
