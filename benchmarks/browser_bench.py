@@ -216,13 +216,26 @@ LAB_FIGURE_JS = """() => {
 }"""
 
 
+KERNEL_READY_JS = """async () => {
+  const w = window.jupyterapp.shell.currentWidget;
+  if (!w || !w.sessionContext) return false;
+  await w.context.ready;
+  await w.sessionContext.ready;
+  const k = w.sessionContext.session && w.sessionContext.session.kernel;
+  if (!k) return false;
+  await k.info;
+  return k.connectionStatus === 'connected' && k.status === 'idle';
+}"""
+
+
 def _lab_first_figure(page, url: str) -> float:
     """Open the lecture, wait for its kernel, clear the committed outputs and Run All; the ms from Run All to the
     first explorer's figure (every cell before it runs first, as for a student)."""
     page.goto(url, timeout=120_000)
     page.wait_for_function("() => window.jupyterapp && document.querySelector('.jp-Notebook')", timeout=120_000)
-    page.wait_for_function("() => { const k = document.querySelector('.jp-Notebook-ExecutionIndicator');"
-                           " return k && k.getAttribute('data-status') === 'idle'; }", timeout=120_000)
+    # The kernel connected and answered kernel_info: "idle" in the indicator alone came too early (Run All then
+    # ran nothing, and the notebook kept its empty prompts).
+    page.wait_for_function(KERNEL_READY_JS, timeout=120_000, polling=100)
     page.click(".jp-Notebook .jp-Cell >> nth=0")   # the notebook has the focus the commands act on
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
     t0 = time.perf_counter()
