@@ -71,6 +71,22 @@ def explorer_row(name: str, explorer, control: str, values: Sequence[Any], chang
     return row(name, times, 50.0, p95_budget_ms=100.0)
 
 
+def wait_for_warmers(timeout_s: float = 120.0) -> float:
+    """Wait until no dpviz background warm-up (:class:`dpviz.experiments.prefetch.SingleFlight`) has work left;
+    return the seconds waited.  A row that follows another must not share the processor with the warm-ups the
+    earlier row's explorer queued (in a notebook one explorer is moved at a time)."""
+    from dpviz.experiments.prefetch import SingleFlight
+
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < timeout_s:
+        busy = [obj for name, module in list(sys.modules.items()) if name.startswith("dpviz")
+                for obj in list(vars(module).values()) if isinstance(obj, SingleFlight) and obj.pending()]
+        if not busy:
+            break
+        time.sleep(0.05)
+    return time.perf_counter() - t0
+
+
 def clear_caches() -> int:
     """Empty every cache of every loaded dpviz module (``functools`` caches and warmed caches); return how many.
 
@@ -100,6 +116,7 @@ def first_visit_row(name: str, make: Callable[[], Any], control: str, values: Se
     """
     if len(set(map(repr, values))) != len(values):
         raise ValueError(f"{name}: first-visit values must be distinct, got {values!r}")
+    wait_for_warmers()
     clear_caches()
     explorer = make()
     widget = explorer.controls[control]

@@ -159,6 +159,63 @@ def run_partition(r):
     return r.runs[r.partition_algorithm].partitions[0]
 
 
+def _wait_for_shared_runs(timeout_s: float = 60.0) -> None:
+    import time
+
+    from dpviz.experiments.comparison.explorer import _shared_run
+
+    t0 = time.monotonic()
+    while _shared_run.pending() and time.monotonic() - t0 < timeout_s:
+        time.sleep(0.02)
+    assert not _shared_run.pending(), "the background warm-up did not finish"
+
+
+def test_prefetched_runs_equal_runs_computed_in_the_call():
+    """Runs computed in the background (shared cache) equal the same setting computed by the call itself (a dict
+    cache, so nothing is shared), and a call after the warm-up computes nothing."""
+    setting = dict(source="zipf", algorithms=["Identity", "MWEM", "DAWA"], epsilon=0.3, n=32, scale=700,
+                   workload="prefix", trials=3, rng=11)
+    C.prefetch_comparison_runs([setting])
+    _wait_for_shared_runs()
+    warm = C.comparison_explorer_run("zipf", setting["algorithms"], 0.3, n=32, scale=700, trials=3, rng=11)
+    assert warm.computed == ()
+    own = C.comparison_explorer_run("zipf", setting["algorithms"], 0.3, n=32, scale=700, trials=3, rng=11,
+                                    cache={})
+    assert own.computed == tuple(setting["algorithms"])
+    for a in setting["algorithms"]:
+        np.testing.assert_array_equal(warm.runs[a].estimates, own.runs[a].estimates)
+        np.testing.assert_array_equal(warm.runs[a].errors, own.runs[a].errors)
+
+
+def test_epsilon_is_read_to_twelve_digits():
+    """A slider step computed in the browser may differ from Python's in the last bits: same runs, same noise."""
+    eps = 10 ** -1.01
+    a = C.comparison_explorer_run("step", ["Identity"], eps, n=16, trials=2, rng=4, cache={})
+    b = C.comparison_explorer_run("step", ["Identity"], np.nextafter(eps, 1.0), n=16, trials=2, rng=4, cache={})
+    np.testing.assert_array_equal(a.runs["Identity"].estimates, b.runs["Identity"].estimates)
+    assert a.epsilon == b.epsilon == float(f"{eps:.12g}")
+
+
+@pytest.mark.parametrize("settings, exc, match", [
+    ([("step", ["Identity"], 1.0)], TypeError, "dict"),
+    ([dict(source="step", algorithms=["Identity"], epsilon=1.0, size=3)], ValueError, "size"),
+    ([dict(source=3, algorithms=["Identity"], epsilon=1.0)], TypeError, "source"),
+    ([dict(source="step", algorithms=["Nope"], epsilon=1.0)], ValueError, "algorithms"),
+    ([dict(source="step", algorithms=["Identity"], epsilon=0.0)], ValueError, "epsilon"),
+    ([dict(source="step", algorithms=["Identity"], epsilon=1.0, trials=1)], ValueError, "trials"),
+    ([dict(source="step", algorithms=["Identity"], epsilon=1.0, workload="rows")], ValueError, "workload"),
+    ([dict(source="step", algorithms=["Identity"], epsilon=1.0, scale=-5)], ValueError, "scale"),
+])
+def test_prefetch_refuses_bad_settings_before_queueing_anything(settings, exc, match):
+    from dpviz.experiments.comparison.explorer import _shared_run
+
+    _wait_for_shared_runs()
+    good = dict(source="step", algorithms=["Uniform"], epsilon=0.77, n=16, trials=2)
+    with pytest.raises(exc, match=match):
+        C.prefetch_comparison_runs([good, *settings])
+    assert _shared_run.pending() == 0
+
+
 def test_registry_lives_in_the_core_and_is_re_exported():
     from dpviz import histogram_algorithms as H
 

@@ -132,3 +132,28 @@ def test_patched_figure_equals_a_fresh_figure_after_any_moves():
         e.controls[name].value = value
         assert e.message.value == ""
         assert _shown(e.figure) == _shown(explorer_figure(e.result)), (name, value)
+
+
+def test_the_next_epsilon_step_is_computed_while_the_student_reads_the_figure():
+    """After a move, the settings one slider step away (the way it moved first) are computed in the background:
+    the next step then finds every algorithm cached, and shows the same numbers as a call computing it now."""
+    import time
+
+    from dpviz.experiments.comparison import comparison_explorer_run
+    from dpviz.experiments.comparison.explorer import _shared_run
+    from dpviz.widgets.base import next_values
+
+    e = AlgorithmComparisonExplorer(n=64, trials=2, dataset="NETTRACE", seed=77)
+    down = next_values(e.controls["epsilon"], steps=1)[0]
+    e.controls["epsilon"].value = down                 # computed now
+    assert set(e.result.computed) == set(e.result.algorithms)
+    t0 = time.monotonic()
+    while _shared_run.pending() and time.monotonic() - t0 < 60:
+        time.sleep(0.02)
+    further = next_values(e.controls["epsilon"], steps=1)[0]
+    assert further < down
+    e.controls["epsilon"].value = further
+    assert e.result.computed == () and "from the cache" in e.info.value
+    own = comparison_explorer_run("NETTRACE", e.selected, further, n=64, trials=2, rng=77, cache={})
+    for a in e.result.algorithms:
+        np.testing.assert_array_equal(e.result.runs[a].estimates, own.runs[a].estimates)

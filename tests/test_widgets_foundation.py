@@ -158,3 +158,20 @@ def test_base_10_log_sliders_are_marked_for_the_page_template():
             is_log10 = isinstance(w, widgets.FloatLogSlider) and w.base == 10
             assert (LOG10_CLASS in w._dom_classes) == is_log10, f"{type(explorer).__name__}.{name}"
     assert LOG10_CLASS in LaplaceExplorer(seed=0).controls["epsilon"]._dom_classes
+
+
+def test_next_values_are_the_values_one_keyboard_step_away():
+    """Integer slider at its bounds, a dropdown of (label, value) pairs and a base-10 log slider (steps of its
+    exponent), each against values written out by hand."""
+    import ipywidgets as widgets
+
+    from dpviz.widgets.base import log_slider, next_values
+
+    assert next_values(widgets.IntSlider(value=0, min=0, max=9)) == [1, 2]
+    assert next_values(widgets.IntSlider(value=9, min=0, max=9, step=3), steps=1) == [6]
+    drop = widgets.Dropdown(options=[("a", 10), ("b", 20), ("c", 30)], value=30)
+    assert next_values(drop) == [20, 10]
+    eps = next_values(log_slider(0.1, -3, 1, "epsilon"))
+    np.testing.assert_allclose(eps, [10 ** -1.01, 10 ** -0.99, 10 ** -1.02, 10 ** -0.98], rtol=1e-12)
+    assert next_values(log_slider(10.0, -3, 1, "epsilon"), steps=1) == pytest.approx([10 ** 0.99])
+    assert next_values(widgets.Text(value="x")) == []

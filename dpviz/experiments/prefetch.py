@@ -160,6 +160,22 @@ class SingleFlight:
             except BaseException:  # noqa: BLE001, S110 - kept in the future for the call that asks for it
                 pass
 
+    def cached(self, args: tuple[Any, ...]) -> bool:
+        """Whether ``fn(*args)`` is in the cache now (a computation in progress does not count).
+
+        Parameters
+        ----------
+        args : tuple
+            The argument tuple.
+
+        Returns
+        -------
+        bool
+            True if a call with ``args`` would return at once from the cache.
+        """
+        with self._lock:
+            return tuple(args) in self._done
+
     def pending(self) -> int:
         """Number of keys waiting for the background thread, plus those being computed.
 

@@ -44,7 +44,8 @@ import traitlets
 from dpviz.plots.bands import patch_figure, sync_figure
 from dpviz.widgets.accessibility import TEXT_COLOURS, make_accessible
 
-__all__ = ["Explorer", "BUSY_CLASS", "LOG10_CLASS", "log_slider", "int_slider", "seed_box", "control_range"]
+__all__ = ["Explorer", "BUSY_CLASS", "LOG10_CLASS", "log_slider", "int_slider", "seed_box", "control_range",
+           "next_values"]
 
 _USER_ERRORS = (ValueError, TypeError, ArithmeticError)
 #: CSS class of an explorer's box while an update runs.
@@ -138,6 +139,55 @@ def control_range(widget: widgets.Widget) -> tuple[float, float] | None:
         return widget.base ** widget.min, widget.base ** widget.max
     lo, hi = getattr(widget, "min", None), getattr(widget, "max", None)
     return None if lo is None or hi is None else (lo, hi)
+
+
+def next_values(widget: widgets.Widget, steps: int = 2) -> list[Any]:
+    """The values a student reaches next with ``widget``: up to ``steps`` keyboard steps down and up (nearest
+    first), or the neighbouring options of a dropdown; [] for other controls.
+
+    A log slider's steps are steps of its exponent, as in the browser.
+
+    Parameters
+    ----------
+    widget : ipywidgets.Widget
+        A control.
+    steps : int, default 2
+        How many steps each way.
+
+    Returns
+    -------
+    list
+        The values, nearest first, inside the control's range.
+
+    Examples
+    --------
+    >>> next_values(widgets.IntSlider(value=3, min=0, max=4))
+    [2, 4, 1]
+    >>> [round(v, 4) for v in next_values(log_slider(0.1, -3, 1, "epsilon"), steps=1)]
+    [0.0977, 0.1023]
+    """
+    out: list[Any] = []
+    if isinstance(widget, widgets.Dropdown):
+        values = [v for _, v in widget.options] if widget.options and isinstance(widget.options[0], tuple) else list(
+            widget.options)
+        if widget.value in values:
+            i = values.index(widget.value)
+            out = [values[j] for k in range(1, steps + 1) for j in (i - k, i + k) if 0 <= j < len(values)]
+        return out
+    if isinstance(widget, widgets.FloatLogSlider):
+        e = math.log(widget.value, widget.base)
+        position = round((e - widget.min) / widget.step)
+        for k in range(1, steps + 1):
+            for j in (position - k, position + k):
+                exponent = widget.min + j * widget.step
+                if widget.min - 1e-9 <= exponent <= widget.max + 1e-9:
+                    out.append(widget.base ** exponent)
+        return out
+    if isinstance(widget, (widgets.IntSlider, widgets.FloatSlider, widgets.BoundedIntText)):
+        step = getattr(widget, "step", 1) or 1
+        for k in range(1, steps + 1):
+            out += [v for v in (widget.value - k * step, widget.value + k * step) if widget.min <= v <= widget.max]
+    return out
 
 
 _INT_WIDGETS = (widgets.IntSlider, widgets.BoundedIntText, widgets.IntText, widgets.IntRangeSlider)

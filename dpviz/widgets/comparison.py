@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import time
 from typing import Any
 
 import ipywidgets as widgets
@@ -15,9 +16,10 @@ from dpviz.experiments.comparison import (
     ExplorerResult,
     available_algorithms,
     comparison_explorer_run,
+    prefetch_comparison_runs,
 )
 from dpviz.plots.comparison import explorer_figure, explorer_figure_spec
-from dpviz.widgets.base import Explorer, int_slider, log_slider, seed_box
+from dpviz.widgets.base import Explorer, int_slider, log_slider, next_values, seed_box
 
 __all__ = ["AlgorithmComparisonExplorer", "DATASET_OPTIONS", "SCALE_OPTIONS"]
 
@@ -37,8 +39,8 @@ SCALE_OPTIONS = [("real counts (shapes: 10,000)", 0), ("1,000 records", 1_000), 
                  ("100,000 records", 100_000), ("1,000,000 records", 1_000_000)]
 #: Domain sizes of the ``n`` picker.
 N_OPTIONS = (64, 128, 256, 512, 1024, 4096)
-#: Largest number of cached algorithm runs before the cache is emptied.
-CACHE_SIZE = 512
+#: Seconds an update computes before its progress bar moves (a quicker one sends no progress messages).
+PROGRESS_AFTER_S = 0.1
 
 
 class AlgorithmComparisonExplorer(Explorer):
@@ -56,8 +58,12 @@ class AlgorithmComparisonExplorer(Explorer):
     redraw is an illustration of the algorithms, not a release).  Results are
     cached per setting: moving a control back, or ticking another algorithm,
     only computes what is new; a progress bar counts the algorithms of an
-    update.  The defaults (n = 256, 5 trials) keep an uncached update near
-    0.1 s; n = 4096 with DAWA or GreedyH can take seconds the first time.
+    update that takes longer than 0.1 s.  While the student reads the figure,
+    the settings one move of epsilon, the seed or the scale away are computed
+    in the background (:func:`dpviz.experiments.comparison.prefetch_comparison_runs`),
+    the last moved control's first.  The defaults (n = 256, 5 trials) keep an
+    uncached update near 50 ms; n = 4096 with DAWA or GreedyH can take seconds
+    the first time.
 
     Parameters
     ----------
@@ -88,7 +94,9 @@ class AlgorithmComparisonExplorer(Explorer):
         for name, allowed in choices.items():
             if name in values and values[name] is None:
                 raise ValueError(f"{name} = None is not a value this control accepts; allowed: {allowed}")
-        self._cache: dict[tuple[Any, ...], Any] = {}
+        self._started = 0.0
+        self._moved: str | None = None
+        self._up = False
         self.progress = widgets.IntProgress(value=0, min=0, max=1, description="computing",
                                             style={"description_width": "initial"},
                                             layout=widgets.Layout(width="420px"))
@@ -122,22 +130,59 @@ class AlgorithmComparisonExplorer(Explorer):
         return [a for a in available_algorithms() if self.controls[f"show_{a}"].value]
 
     def _on_progress(self, done: int, total: int, label: str) -> None:
-        """Show that ``done`` of ``total`` algorithms are computed, the last being ``label``."""
-        self.progress.max = total
-        self.progress.value = done
-        self.progress.description = f"{label} done ({done}/{total})"
+        """Show that ``done`` of ``total`` algorithms are computed, the last being ``label`` (once the update has
+        taken :data:`PROGRESS_AFTER_S`; a quick one only sets the bar full at the end)."""
+        slow = time.perf_counter() - self._started > PROGRESS_AFTER_S
+        if slow or done == total:
+            self.progress.max = total
+            self.progress.value = done
+        if slow:
+            self.progress.description = f"{label} done ({done}/{total})"
+
+    def _setting(self, **change: Any) -> dict[str, Any]:
+        """The current controls as a setting of the experiment, with ``change`` applied."""
+        v = self.values
+        setting = dict(source=v["dataset"], algorithms=self.selected, epsilon=v["epsilon"], n=v["n"],
+                       scale=v["scale"], workload=v["workload"], trials=v["trials"], rng=v["seed"])
+        setting.update(change)
+        setting["scale"] = None if setting["scale"] == 0 else setting["scale"]
+        return setting
 
     def _compute(self, **values: Any) -> ExplorerResult:
         """One call into the experiment with the current controls (the ``show_*`` boxes give :attr:`selected`)."""
-        if len(self._cache) > CACHE_SIZE:
-            self._cache.clear()
-        self.progress.value = 0
-        self.progress.description = "computing"
-        scale = values["scale"]
-        return comparison_explorer_run(values["dataset"], self.selected, values["epsilon"], n=values["n"],
-                                       scale=None if scale == 0 else scale, workload=values["workload"],
-                                       trials=values["trials"], rng=values["seed"], cache=self._cache,
+        self._started = time.perf_counter()
+        s = self._setting()
+        return comparison_explorer_run(s["source"], s["algorithms"], s["epsilon"], n=s["n"], scale=s["scale"],
+                                       workload=s["workload"], trials=s["trials"], rng=s["rng"],
                                        progress=self._on_progress)
+
+    def _on_change(self, change: dict[str, Any]) -> None:
+        """Note which control moved and which way (its next values that way are prepared first), then update."""
+        self._moved = next((k for k, w in self.controls.items() if w is change.get("owner")), None)
+        old, new = change.get("old"), change.get("new")
+        self._up = (isinstance(old, (int, float)) and isinstance(new, (int, float)) and not isinstance(old, bool)
+                    and not isinstance(new, bool) and new > old)
+        super()._on_change(change)
+
+    def _next_moves(self) -> list[dict[str, Any]]:
+        """The settings one or two moves of epsilon, the seed or the scale away: the last moved control's first,
+        and its values the way it last moved first (a student presses the same arrow key again)."""
+        seed = self.controls["seed"]
+
+        def ahead(name: str) -> list[Any]:
+            values = next_values(self.controls[name], steps=2 if name == "epsilon" else 1)
+            if name != self._moved:
+                return values
+            current = self.controls[name].value
+            return sorted(values, key=lambda v: (v > current) != self._up)   # stable: nearest first within a side
+
+        groups = {
+            "epsilon": [self._setting(epsilon=e) for e in ahead("epsilon")],
+            "seed": [self._setting(rng=seed.value + 1)] if seed.value < seed.max else [],
+            "scale": [self._setting(scale=s) for s in ahead("scale")],
+        }
+        order = sorted(groups, key=lambda name: name != self._moved)   # stable: the moved control's group first
+        return [setting for name in order for setting in groups[name]]
 
     def _figure(self, result: ExplorerResult) -> go.Figure:
         """The whole figure of a result (the first draw; later ones patch it)."""
@@ -164,3 +209,4 @@ class AlgorithmComparisonExplorer(Explorer):
                      f"from the cache: {', '.join(cached) or 'nothing'}")
         self.info.value = "<br>".join(parts)
         self.progress.description = "done"
+        prefetch_comparison_runs(self._next_moves())

@@ -35,7 +35,8 @@ Where things are (one file per concept):
 ``table.py``
     :class:`ComparisonRow`, :class:`SummaryRow`, :class:`ComparisonTable` and :func:`run_comparison`: the grid.
 ``explorer.py``
-    :class:`ExplorerResult` and :func:`comparison_explorer_run`: the explorer's cached computation.
+    :class:`ExplorerResult`, :func:`comparison_explorer_run` (the explorer's cached computation) and
+    :func:`prefetch_comparison_runs` (its background warm-up of the next moves).
 ``mwem_rounds.py``
     :class:`RoundCurve` and :func:`mwem_error_by_round`: MWEM's error after every round.
 
@@ -61,7 +62,12 @@ from dpviz.experiments.comparison.data import (
     scaled_error,
     synthetic_shape,
 )
-from dpviz.experiments.comparison.explorer import ExplorerResult, comparison_explorer_run
+from dpviz.experiments.comparison.explorer import (
+    SHARED_RUNS,
+    ExplorerResult,
+    comparison_explorer_run,
+    prefetch_comparison_runs,
+)
 from dpviz.experiments.comparison.mwem_rounds import RoundCurve, mwem_error_by_round
 from dpviz.experiments.comparison.runs import AlgorithmRun, run_algorithm
 from dpviz.experiments.comparison.table import ComparisonRow, ComparisonTable, SummaryRow, run_comparison
@@ -85,6 +91,8 @@ __all__ = [
     "run_comparison",
     "ExplorerResult",
     "comparison_explorer_run",
+    "prefetch_comparison_runs",
+    "SHARED_RUNS",
     "RoundCurve",
     "mwem_error_by_round",
 ]

@@ -10,12 +10,16 @@ import numpy as np
 
 from dpviz.data_aware import Partition
 from dpviz.experiments import check_band
-from dpviz.experiments.comparison.data import SHAPES, make_histogram, make_workload
+from dpviz.experiments.comparison.data import SHAPES, WORKLOADS, make_histogram, make_workload
 from dpviz.experiments.comparison.runs import AlgorithmRun, run_algorithm, stable_seed
+from dpviz.experiments.prefetch import single_flight
 from dpviz.histogram_algorithms import available_algorithms
-from dpviz.validation import check_choice, check_epsilon, check_int
+from dpviz.validation import check_choice, check_epsilon, check_int, check_positive
 
-__all__ = ["ExplorerResult", "comparison_explorer_run"]
+__all__ = ["ExplorerResult", "comparison_explorer_run", "prefetch_comparison_runs", "SHARED_RUNS"]
+
+#: Largest number of algorithm runs the shared cache keeps (least recently used dropped first).
+SHARED_RUNS = 512
 
 
 @dataclass(frozen=True)
@@ -88,16 +92,49 @@ class ExplorerResult:
     computed: tuple[str, ...]
 
 
+def _canonical(epsilon: float) -> float:
+    """``epsilon`` to 12 significant digits: a slider step computed in the browser and in Python may differ in
+    the last bits, and both must find the same cached runs (and draw the same seeded noise)."""
+    return float(f"{epsilon:.12g}")
+
+
+def _run_seed(seed: int, algorithm: str, source: str, workload: str, epsilon: float, n: int,
+              scale: float | None) -> Any:
+    """The seed of one algorithm's trials: derived from the whole setting, so each setting draws its own noise."""
+    return stable_seed(seed, algorithm, source, workload, repr(epsilon), str(n), repr(scale))
+
+
+@single_flight(maxsize=16)
+def _shared_data(source: str, n: int, scale: float | None, seed: int) -> np.ndarray:
+    """The (read-only) histogram of a setting, computed once for the shared cache."""
+    x = make_histogram(source, n, scale=scale, rng=stable_seed(seed, "data", source))
+    x.flags.writeable = False
+    return x
+
+
+@single_flight(maxsize=SHARED_RUNS)
+def _shared_run(source: str, n: int, scale: float | None, workload: str, epsilon: float, trials: int, seed: int,
+                algorithm: str) -> AlgorithmRun:
+    """One algorithm's trials for a setting, computed once (here or by the background thread) and shared."""
+    x = _shared_data(source, n, scale, seed)
+    return run_algorithm(algorithm, x, make_workload(workload, x.size), epsilon, trials=trials, keep_errors=True,
+                         rng=_run_seed(seed, algorithm, source, workload, epsilon, x.size, scale))
+
+
 def comparison_explorer_run(source: str, algorithms: Sequence[str], epsilon: float, *, n: int = 256,
                             scale: float | None = None, workload: str = "prefix", trials: int = 5, rng: int = 0,
                             band: tuple[float, float] = (5.0, 95.0), max_points: int = 256,
                             cache: dict[tuple[Any, ...], Any] | None = None,
                             progress: Callable[[int, int, str], None] | None = None) -> ExplorerResult:
-    """Run (or fetch from ``cache``) every selected algorithm for one explorer setting and summarise it.
+    """Run (or fetch from a cache) every selected algorithm for one explorer setting and summarise it.
 
     Each algorithm's trials are keyed by the whole setting (data source, n,
     scale, workload, epsilon, trials, seed, algorithm), so moving a control
-    back, or ticking one more algorithm, only computes what is new.  Per-query
+    back, or ticking one more algorithm, only computes what is new.  Without
+    ``cache`` the runs go into a cache shared by every call of the process
+    (:data:`SHARED_RUNS` runs), which :func:`prefetch_comparison_runs` fills in
+    the background; a run being computed there is waited for, not computed
+    twice.  Epsilon is read to 12 significant digits.  Per-query
     absolute errors ``|W x_hat - W x|`` are averaged within at most
     ``max_points`` groups of consecutive queries (sorted by width, then start)
     for the error profile; the band is over trials.
@@ -125,7 +162,8 @@ def comparison_explorer_run(source: str, algorithms: Sequence[str], epsilon: flo
     max_points : int, default 256
         Largest number of query groups in the error profile.
     cache : dict, optional
-        Results of earlier calls, filled in place (pass the same dict again to reuse them).
+        Results of earlier calls, filled in place (pass the same dict again to reuse them); None (default)
+        for the shared cache.
     progress : callable(done, total, label), optional
         Called after each algorithm.
 
@@ -151,29 +189,42 @@ def comparison_explorer_run(source: str, algorithms: Sequence[str], epsilon: flo
     algs = tuple(check_choice("algorithms[]", a, available_algorithms()) for a in algorithms)
     if not algs:
         raise ValueError("algorithms must name at least one algorithm (tick at least one box)")
-    epsilon = check_epsilon(epsilon)
+    epsilon = _canonical(check_epsilon(epsilon))
     trials = check_int("trials", trials, minimum=2)
     seed = check_int("rng", rng, minimum=0)
     max_points = check_int("max_points", max_points, minimum=1)
     lo, hi = check_band(band)
-    cache = {} if cache is None else cache
+    n = check_int("n", n, minimum=1)
+    check_choice("workload", workload, WORKLOADS)
+    if scale is not None:
+        check_positive("scale", scale)  # make_histogram checks the rest; the key keeps the value as given
     if scale is None and source in SHAPES:
         scale = 10_000  # make_histogram's default for a shape, stated in the result
-    dkey = ("data", source, n, scale, seed)
-    if dkey not in cache:
-        cache[dkey] = make_histogram(source, n, scale=scale, rng=stable_seed(seed, "data", source))
-    x = cache[dkey]
+    if cache is None:
+        x = _shared_data(source, n, scale, seed)
+    else:
+        dkey = ("data", source, n, scale, seed)
+        if dkey not in cache:
+            cache[dkey] = make_histogram(source, n, scale=scale, rng=stable_seed(seed, "data", source))
+        x = cache[dkey]
     if x.sum() <= 0:
         raise ValueError(f"the data {source!r} at this scale is empty; choose a larger scale")
     W = make_workload(workload, x.size)
     runs: dict[str, AlgorithmRun] = {}
     computed: list[str] = []
     for i, a in enumerate(algs):
+        if cache is None:
+            shared = (source, n, scale, workload, epsilon, trials, seed, a)
+            if not _shared_run.cached(shared):
+                computed.append(a)
+            runs[a] = _shared_run(*shared)
+            if progress is not None:
+                progress(i + 1, len(algs), a)
+            continue
         key = ("run", source, x.size, scale, workload, epsilon, trials, seed, a)
         if key not in cache:
             cache[key] = run_algorithm(a, x, W, epsilon, trials=trials, keep_errors=True,
-                                       rng=stable_seed(seed, a, source, workload, repr(epsilon), str(x.size),
-                                                        repr(scale)))
+                                       rng=_run_seed(seed, a, source, workload, epsilon, x.size, scale))
             computed.append(a)
         runs[a] = cache[key]
         if progress is not None:
@@ -206,3 +257,57 @@ def comparison_explorer_run(source: str, algorithms: Sequence[str], epsilon: flo
         profile_upper=pu, band=(lo, hi), partition=None if partitions is None else partitions[0],
         partition_algorithm=dawa, estimates={a: r.estimates[0] for a, r in runs.items()}, computed=tuple(computed),
     )
+
+
+def prefetch_comparison_runs(settings: Sequence[dict[str, Any]]) -> None:
+    """Compute, in a background thread, the runs :func:`comparison_explorer_run` will need for these settings.
+
+    Each setting is a dict of :func:`comparison_explorer_run`'s arguments (``source``, ``algorithms``,
+    ``epsilon``, and optionally ``n``, ``scale``, ``workload``, ``trials``, ``rng``), most wanted first.  The
+    runs go into the shared cache (calls without ``cache``); the thread starts once calls have been quiet for
+    0.25 s and never while a call computes, and a later call replaces the runs still waiting.  A call that
+    asks for a run being computed waits for it.  Results are the same whichever thread computes them (seeded
+    by the setting).
+
+    Parameters
+    ----------
+    settings : sequence of dict
+        The settings, most wanted first.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a setting is not a dict, names an unknown argument, or has a bad algorithm, epsilon, trials, seed,
+        n or workload (as :func:`comparison_explorer_run` would say), before anything is queued.
+
+    Examples
+    --------
+    >>> prefetch_comparison_runs([dict(source="step", algorithms=["Identity"], epsilon=0.5, n=32, trials=3)])
+    >>> comparison_explorer_run("step", ["Identity"], 0.5, n=32, trials=3).estimates["Identity"].shape
+    (32,)
+    """
+    keys: list[tuple[Any, ...]] = []
+    allowed = {"source", "algorithms", "epsilon", "n", "scale", "workload", "trials", "rng"}
+    for setting in settings:
+        if not isinstance(setting, dict):
+            raise TypeError(f"each setting must be a dict of comparison_explorer_run's arguments, "
+                            f"got {type(setting).__name__}")
+        unknown = set(setting) - allowed
+        if unknown:
+            raise ValueError(f"unknown setting argument(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
+        source = setting.get("source")
+        if not isinstance(source, str):
+            raise TypeError(f"source must be a dataset name or a shape (a str), got {type(source).__name__}")
+        algs = [check_choice("algorithms[]", a, available_algorithms()) for a in setting.get("algorithms", ())]
+        epsilon = _canonical(check_epsilon(setting.get("epsilon")))
+        n = check_int("n", setting.get("n", 256), minimum=1)
+        workload = check_choice("workload", setting.get("workload", "prefix"), WORKLOADS)
+        trials = check_int("trials", setting.get("trials", 5), minimum=2)
+        seed = check_int("rng", setting.get("rng", 0), minimum=0)
+        scale = setting.get("scale")
+        if scale is not None:
+            check_positive("scale", scale)
+        elif source in SHAPES:
+            scale = 10_000
+        keys += [(source, n, scale, workload, epsilon, trials, seed, a) for a in algs]
+    _shared_run.warm(keys)
