@@ -101,7 +101,7 @@ def audit_figure(view: AuditView) -> go.Figure:
         xaxis=log_axis([max(1.0, float(n[0])), view.max_samples], title=dict(text="samples per dataset (log scale)"),
                        range=[math.log10(max(1.0, float(n[0]))), math.log10(view.max_samples)]),
         yaxis=dict(title=dict(text="privacy loss of the event, ln((p - delta)/p')"), range=[0.0, max(top) + 0.2]),
-        height=430, margin=dict(l=60, r=20, t=60, b=40), legend=dict(orientation="h", y=-0.2),
+        height=430, margin=dict(l=60, r=20, t=60, b=100), legend=dict(orientation="h", y=-0.2),
         template=TEMPLATE,
     )
     return go.Figure(data=traces, layout=layout)

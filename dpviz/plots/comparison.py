@@ -214,7 +214,7 @@ def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict[str, Any]], dict[
                            min_gap=max(decades, 0.5) / 11)
     layout = dict(
         title=dict(text=explorer_title(r), font=dict(size=13)), template=TEMPLATE, height=960,
-        margin=dict(l=70, r=90, t=80, b=100), legend=dict(orientation="h", yanchor="top", y=-0.07, font=dict(size=10)),
+        margin=dict(l=80, r=90, t=80, b=120), legend=dict(orientation="h", yanchor="top", y=-0.07, font=dict(size=10)),
         xaxis=dict(type="category", domain=[0, 1], anchor="y"),
         yaxis=log_axis(l, u, m, title="scaled error per query", domain=[0.72, 1.0], anchor="x"),
         xaxis2=dict(title="query (sorted by width)", domain=[0, 1], anchor="y2"),

@@ -78,7 +78,7 @@ def composition_figure(exp: CompositionExperiment) -> go.Figure:
                   scattermode="group", height=440,
                   yaxis=log_axis(seq_mse, exp.parallel.mse, exp.theory_sequential, exp.theory_parallel,
                                  title="mean squared error (log scale)"),
-                  margin=dict(l=60, r=20, t=70, b=40),
+                  margin=dict(l=60, r=295, t=70, b=40),
                   legend=dict(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top", font=dict(size=11)),
                   template=TEMPLATE)
     return go.Figure(data=traces, layout=layout)

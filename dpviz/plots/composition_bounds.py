@@ -81,7 +81,7 @@ def composition_bounds_figure(r: CompositionBounds) -> go.Figure:
                   xaxis=log_axis(r.ks, title=dict(text="number of releases k")),
                   yaxis=log_axis(positive, [top], title=dict(text=f"total epsilon at delta' = {r.delta_prime:.2g}"),
                                  range=[float(np.log10(bottom)), float(np.log10(top))]),
-                  height=460, margin=dict(l=60, r=20, t=70, b=50),
+                  height=460, margin=dict(l=75, r=275, t=70, b=55),
                   legend=dict(x=1.02, xanchor="left", y=1.0, yanchor="top", font=dict(size=11)),
                   shapes=[dict(type="line", x0=r.k, x1=r.k, xref="x", y0=0, y1=1, yref="paper",
                                line=dict(color=PALETTE["grey"], dash="dot", width=1))])

@@ -127,7 +127,7 @@ def privacy_loss_figure(v: PrivacyLossView) -> go.Figure:
     xlabel = _output_label(v)
     layout = dict(
         title={"text": privacy_loss_title(v), "font": {"size": 13}}, height=640, template=TEMPLATE,
-        margin=dict(l=70, r=20, t=80, b=40), legend=dict(orientation="h", y=-0.17),
+        margin=dict(l=70, r=20, t=80, b=150), legend=dict(orientation="h", y=-0.17),
         xaxis=dict(title=xlabel, range=[x0, x1], **({"dtick": 1} if discrete else {})),
         yaxis=dict(domain=[0.0, 0.46], title="privacy loss", zeroline=True, zerolinecolor="#888"),
         yaxis2=dict(domain=[0.56, 1.0], title="probability" if discrete else "density", anchor="x", rangemode="tozero"),

@@ -89,7 +89,7 @@ def laplace_figure(exp: LaplaceExperiment, labels: Sequence[str] | None = None) 
     # two stacked panels sharing the x axis, laid out by hand (make_subplots and update_layout each cost more
     # than the whole redraw budget; a layout given to the constructor is validated once)
     layout = dict(
-        title=laplace_title(exp), height=560, margin=dict(l=60, r=20, t=60, b=40),
+        title=laplace_title(exp), height=560, margin=dict(l=60, r=20, t=60, b=95),
         legend=dict(orientation="h", y=-0.12), template=TEMPLATE,
         xaxis=dict(tickmode="array", tickvals=x, ticktext=labels),
         yaxis=dict(domain=[0.0, 0.52], title="error = noisy - true", zeroline=True, zerolinecolor="#888"),

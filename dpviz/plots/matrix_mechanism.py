@@ -103,7 +103,7 @@ def matrix_mechanism_figure(run: MatrixMechanismRun) -> go.Figure:
                              hovertemplate="row %{y}, cell %{x}: %{z:.7~g}<extra></extra>"))
     layout = dict(
         title=dict(text=matrix_mechanism_title(run), font=dict(size=14), y=0.985, yanchor="top"), height=740,
-        template=TEMPLATE, margin=dict(l=70, r=20, t=95, b=40),
+        template=TEMPLATE, margin=dict(l=90, r=20, t=95, b=110),
         legend=dict(orientation="h", y=1.02, x=0.0, yanchor="bottom"),
         xaxis=dict(domain=[0.0, 1.0], anchor="y", title="workload query (workload order)"),
         yaxis=dict(domain=[0.6, 0.97], title="squared error", rangemode="tozero"),

@@ -65,7 +65,7 @@ def band_fill(hex_color: str, alpha: float = 0.2) -> str:
 def _axis_style() -> dict[str, Any]:
     """Axis properties shared by both axes of :data:`TEMPLATE`."""
     return dict(gridcolor="#E5E8EE", linecolor="#AAB2BD", zerolinecolor="#C8CED6", ticks="outside",
-                tickcolor="#AAB2BD", automargin=True)
+                tickcolor="#AAB2BD", automargin=True, ticklabeloverflow="allow")
 
 
 #: A small plotly template shared by every dpviz figure: white background, light grid, the

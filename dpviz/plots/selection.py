@@ -101,7 +101,7 @@ def selection_figure(run: SelectionRun) -> go.Figure:
     ]
     layout = dict(
         title=dict(text=selection_title(run), font=dict(size=13)), height=560, template=TEMPLATE,
-        margin=dict(l=60, r=20, t=60, b=40), bargap=0.25,
+        margin=dict(l=60, r=20, t=60, b=210), bargap=0.25,
         # one legend under each panel (grouped by panel, never 8 entries in one)
         legend=dict(orientation="v", x=0.0, y=-0.3, xanchor="left", yanchor="top", font=dict(size=11)),
         legend2=dict(orientation="v", x=0.56, y=-0.22, xanchor="left", yanchor="top", font=dict(size=11)),

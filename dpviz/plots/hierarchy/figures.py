@@ -205,7 +205,7 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
                          f"error Flat {_signed(a['flat'] - a['truth'])}, H_{b} {_signed(a['tree'] - a['truth'])}, "
                          f"H_{b}+CI {_signed(a['tree_ci'] - a['truth'])}"),
                    font=dict(size=13)),
-        template=TEMPLATE, height=980, margin=dict(l=60, r=80, t=90, b=100),
+        template=TEMPLATE, height=980, margin=dict(l=90, r=80, t=90, b=100),
         legend=dict(orientation="h", yanchor="top", y=-0.07, font=dict(size=10)),
         xaxis=dict(title="bin", domain=[0, 1], anchor="y"), yaxis=counts_axis,
         xaxis2=dict(title="cover node (level, leaf range)", tickmode="array", tickvals=k, ticktext=labels,
