@@ -96,3 +96,37 @@ def test_patch_figure_sends_one_message_per_redraw():
         assert np.array_equal(np.asarray(got.marker.color if got.marker.color is not None else []),
                               np.asarray(want.marker.color if want.marker.color is not None else []))
     assert fig.layout.title.text == "shift 1.0"
+
+
+def test_patch_figure_sends_one_message_when_only_some_traces_have_a_property():
+    """A property only some changed traces have (error bars on the first) and a trace that keeps its y: still one
+    ``plotly_update``, the other traces given Undefined there (left as they are), and the figure equal to one
+    built from the new spec -- the trace without error bars still has none."""
+    import plotly.graph_objects as go
+    from plotly.basedatatypes import Undefined
+
+    from dpviz.plots.bands import patch_figure
+
+    def spec(k: float) -> tuple[list[dict], dict]:
+        bars = {"type": "scatter", "x": np.arange(3.0), "y": np.arange(3.0) * k, "name": "bars",
+                "error_y": {"type": "data", "array": np.ones(3) * k}}
+        line = {"type": "scatter", "x": np.arange(3.0) + k, "y": np.zeros(3), "name": "line"}
+        return [bars, line], {"title": {"text": f"k {k}"}}
+
+    old, new = spec(1.0), spec(2.0)
+    fig = go.FigureWidget(go.Figure(data=old[0], layout=old[1]))
+    sent: list[dict] = []
+    original = fig._send_update_msg
+    def spy(*args, **kwargs):
+        sent.append(kwargs.get("restyle_data", args[0] if args else None))
+        return original(*args, **kwargs)
+
+    fig._send_update_msg = spy
+    assert patch_figure(fig, new[0], new[1], old)
+    assert len(sent) == 1
+    assert sent[0]["y"][1] is Undefined and sent[0]["error_y.array"][1] is Undefined
+    assert sent[0]["x"][0] is Undefined                       # the first trace keeps its x
+    np.testing.assert_array_equal(fig.data[0].error_y.array, [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(fig.data[0].y, [0.0, 2.0, 4.0])
+    np.testing.assert_array_equal(fig.data[1].x, [2.0, 3.0, 4.0])
+    assert fig.data[1].error_y.array is None and fig.layout.title.text == "k 2.0"

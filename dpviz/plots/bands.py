@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
+from plotly.basedatatypes import Undefined
 
 from dpviz.plots.palette import band_fill
 
@@ -187,9 +188,9 @@ def patch_figure(target: go.FigureWidget, traces: list[dict[str, Any]], layout: 
 
     ``shown`` is the ``(traces, layout)`` the figure shows now.  What differs is sent in one
     ``plotly_update`` (about 4x faster than assigning trace attributes, which validates and parses
-    each path): every changed property of the changed traces with the layout's changes -- a property
-    only some of those traces have goes in one more message for its traces -- since the browser
-    redraws the figure once per message.  Nothing is applied, and False is
+    each path), since the browser redraws the figure once per message: every changed property of the
+    changed traces with the layout's changes; a changed trace that keeps a property's value, or has no
+    such property, is passed over there.  Nothing is applied, and False is
     returned, when there is nothing to compare with or the figures differ in structure (number,
     type, name or axes of the traces, or the set of properties): redraw with :func:`sync_figure`
     then.
@@ -243,24 +244,23 @@ def patch_figure(target: go.FigureWidget, traces: list[dict[str, Any]], layout: 
     relayout = _layout_changes(layout, old_layout)
     if relayout is None:
         return False
-    # One message per set of traces, not per property: the browser redraws the whole figure on each message
-    # (GPTT: x, y and marker.color of three traces, then the titles, were four full redraws of ~250 ms each).
-    # A property every changed trace has goes into the first message, with its unchanged values too.
+    # One message in all: the browser redraws the whole figure on each message (GPTT: x, y and marker.color of
+    # three traces, then the titles, were four full redraws of ~250 ms each; the comparison explorer's props
+    # that only some traces have were a second redraw of 60-200 ms).  A trace that keeps a property's value, or
+    # does not have it, gets Undefined there: plotly.js leaves it as it is and nothing is sent for it.
     changed = sorted({i for idx, _ in restyle.values() for i in idx})
-    groups: dict[tuple[int, ...], dict[str, list[Any]]] = {tuple(changed): {}}
+    column = {i: k for k, i in enumerate(changed)}
+    data: dict[str, list[Any]] = {}
     for path, (idx, values) in restyle.items():
-        if all(path in flat[i] for i in changed):
-            groups[tuple(changed)][path] = [flat[i][path] for i in changed]
-        else:
-            groups.setdefault(tuple(idx), {})[path] = values
+        col: list[Any] = [Undefined] * len(changed)
+        for i, value in zip(idx, values, strict=True):
+            col[column[i]] = value
+        data[path] = col
     with target.batch_update():
-        for n, (idx_set, data) in enumerate(groups.items()):
-            if not idx_set:
-                if relayout:
-                    target.plotly_relayout(relayout)
-            elif data or (n == 0 and relayout):
-                target.plotly_update(restyle_data=data, relayout_data=relayout if n == 0 else None,
-                                     trace_indexes=list(idx_set))
+        if data:
+            target.plotly_update(restyle_data=data, relayout_data=relayout or None, trace_indexes=changed)
+        elif relayout:
+            target.plotly_relayout(relayout)
     return True
 
 
