@@ -50,7 +50,7 @@ def _legends(fig) -> dict[str, list[str]]:
     """The entries of each legend (a figure may group its entries in several: legend, legend2, ...)."""
     out: dict[str, list[str]] = {}
     for t in fig.data:
-        if t.visible is not False and t.showlegend is not False and t.name:
+        if t.visible is not False and getattr(t, "showlegend", None) is not False and t.name:
             out.setdefault(getattr(t, "legend", None) or "legend", []).append(t.name)
     return out
 
@@ -127,7 +127,8 @@ def test_titles_round_to_three_significant_digits(name):
 @pytest.mark.parametrize("name", EXPLORERS)
 def test_no_series_told_apart_by_colour_alone(name):
     fig = _figure(name)
-    shown = [t for t in fig.data if t.visible is not False and t.showlegend is not False and t.name]
+    shown = [t for t in fig.data if t.visible is not False and getattr(t, "showlegend", None) is not False
+             and t.name]
     seen: dict[tuple, str] = {}
     for t in shown:
         line, marker = getattr(t, "line", None), getattr(t, "marker", None)
