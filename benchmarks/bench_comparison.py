@@ -17,10 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.harness import first_visit_row, measure_explorer, row, time_call
-
-#: Seconds a student looks at the figure before the next change (the rows that say "after a 0.5 s pause").
-PAUSE_S = 0.5
+from benchmarks.harness import first_visit_row, keyboard_steps, measure_explorer, row, student_rows, time_call
 
 
 def run() -> list[dict]:
@@ -53,19 +50,11 @@ def run() -> list[dict]:
     measure_explorer(e, "epsilon", eps, changes=len(eps) + 1)  # fill the cache
     rows.append(row("AlgorithmComparisonExplorer: epsilon slider (cached)",
                     measure_explorer(e, "epsilon", eps, changes=40), 50.0, p95_budget_ms=100.0))
-    step = e.controls["epsilon"].step
-    lo = e.controls["epsilon"].min
-    start = round((np.log10(0.1) - lo) / step)
-    steps = [float(10 ** (lo + j * step)) for j in range(start - 1, start - 17, -1)]   # 16 ArrowLeft presses
     scales = [v for _, v in SCALE_OPTIONS if v != 0]
-    for pause, label in ((PAUSE_S, "after a 0.5 s pause"), (0.0, "back to back (no pause)")):
-        budget = (50.0, 100.0) if pause else (100.0, 200.0)
-        for name, control, values in (("epsilon slider, one step at a time", "epsilon", steps),
-                                      ("seed", "seed", list(range(1, 13))), ("scale", "scale", scales)):
-            r = first_visit_row(f"AlgorithmComparisonExplorer: {name}, first visits, {label}",
-                                AlgorithmComparisonExplorer, control, values, pause_s=pause)
-            r["budget_ms"], r["p95_budget_ms"] = budget
-            rows.append(r)
+    for name, control, values in (("epsilon slider, one step at a time", "epsilon",
+                                   keyboard_steps(e.controls["epsilon"], 16)),
+                                  ("seed", "seed", list(range(1, 13))), ("scale", "scale", scales)):
+        rows += student_rows(f"AlgorithmComparisonExplorer: {name}", AlgorithmComparisonExplorer, control, values)
     rows.append(first_visit_row("AlgorithmComparisonExplorer: untick/tick an algorithm, first visits",
                                 AlgorithmComparisonExplorer, "show_Privelet", [False]))
     return rows

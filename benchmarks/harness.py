@@ -87,6 +87,18 @@ def wait_for_warmers(timeout_s: float = 120.0) -> float:
     return time.perf_counter() - t0
 
 
+def _close_widgets() -> None:
+    """Close every ipywidget (ipywidgets keeps each one alive in a registry) and collect the garbage: the
+    explorers of earlier rows would otherwise stay on the heap, and every full garbage collection during a row
+    would walk them all (a notebook holds one explorer, not dozens)."""
+    import gc
+
+    import ipywidgets as widgets
+
+    widgets.Widget.close_all()
+    gc.collect()
+
+
 def clear_caches() -> int:
     """Empty every cache of every loaded dpviz module (``functools`` caches and warmed caches); return how many.
 
@@ -118,6 +130,7 @@ def first_visit_row(name: str, make: Callable[[], Any], control: str, values: Se
         raise ValueError(f"{name}: first-visit values must be distinct, got {values!r}")
     wait_for_warmers()
     clear_caches()
+    _close_widgets()
     explorer = make()
     widget = explorer.controls[control]
     if any(widget.value == v for v in values):
@@ -132,3 +145,39 @@ def first_visit_row(name: str, make: Callable[[], Any], control: str, values: Se
         if explorer.message.value and not allow_messages:
             raise RuntimeError(f"{type(explorer).__name__} failed on {control}={v!r}: {explorer.message_text}")
     return row(name, out, 50.0, p95_budget_ms=100.0)
+
+
+#: Seconds a student looks at the figure before the next change (the rows that say "after a 0.5 s pause").
+STUDENT_PAUSE_S = 0.5
+
+
+def keyboard_steps(widget, presses: int, direction: int = -1) -> list[Any]:
+    """The values ``presses`` presses of an arrow key (``direction`` -1 left, +1 right) take a slider to, one step
+    each from its current value: what :func:`dpviz.widgets.base.next_values` says of a copy moved along."""
+    import ipywidgets as widgets
+
+    from dpviz.widgets.base import next_values
+
+    if not isinstance(widget, (widgets.FloatLogSlider, widgets.FloatSlider, widgets.IntSlider)):
+        raise TypeError(f"keyboard_steps takes a slider, got {type(widget).__name__}")
+    keys = ("min", "max", "step") + (("base",) if isinstance(widget, widgets.FloatLogSlider) else ())
+    probe = type(widget)(value=widget.value, **{k: getattr(widget, k) for k in keys})
+    out: list[Any] = []
+    for _ in range(presses):
+        ahead = [v for v in next_values(probe, steps=1) if (v > probe.value) == (direction > 0)]
+        if not ahead:
+            break
+        probe.value = ahead[0]
+        out.append(probe.value)
+    return out
+
+
+def student_rows(name: str, make: Callable[[], Any], control: str, values: Sequence[Any]) -> list[dict]:
+    """Two first-visit rows of ``values``: with a :data:`STUDENT_PAUSE_S` pause before each change (a student
+    reading the figure, while the explorer computes its next moves in the background), budget median < 50 ms,
+    p95 < 100 ms; and back to back (every change computed in the call), budget twice that."""
+    paused = first_visit_row(f"{name}, first visits, after a 0.5 s pause", make, control, values,
+                             pause_s=STUDENT_PAUSE_S)
+    quick = first_visit_row(f"{name}, first visits, back to back (no pause)", make, control, values)
+    quick["budget_ms"], quick["p95_budget_ms"] = 100.0, 200.0
+    return [paused, quick]

@@ -45,7 +45,6 @@ def test_epsilon_change_recomputes_and_moving_back_hits_the_cache(explorer):
     explorer.controls["epsilon"].value = 0.1
     again = explorer.result
     assert again.computed == ()
-    assert "from the cache" in explorer.info.value
     for a in again.algorithms:
         assert hi.runs[a].scaled_errors.mean() != again.runs[a].scaled_errors.mean() or a == "Uniform"
 
@@ -153,7 +152,7 @@ def test_the_next_epsilon_step_is_computed_while_the_student_reads_the_figure():
     further = next_values(e.controls["epsilon"], steps=1)[0]
     assert further < down
     e.controls["epsilon"].value = further
-    assert e.result.computed == () and "from the cache" in e.info.value
+    assert e.result.computed == ()
     own = comparison_explorer_run("NETTRACE", e.selected, further, n=64, trials=2, rng=77, cache={})
     for a in e.result.algorithms:
         np.testing.assert_array_equal(e.result.runs[a].estimates, own.runs[a].estimates)

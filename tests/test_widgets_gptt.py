@@ -17,7 +17,7 @@ from dpviz.experiments.svt import (  # noqa: E402
     gptt_attack_run,
     threshold_answers_experiment,
 )
-from dpviz.plots.decimate import DOT_COLUMNS, PLOT_COLUMNS  # noqa: E402
+from dpviz.plots.decimate import PLOT_COLUMNS  # noqa: E402
 from dpviz.plots.svt import (  # noqa: E402
     attack_figure,
     plot_attack,
@@ -36,12 +36,46 @@ def explorer():
     return GPTTAttackExplorer()
 
 
+def _decode(source: str) -> np.ndarray:
+    """The RGBA pixels of a PNG data URI, bottom row first (as plotly draws an image trace on a y axis)."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    assert source.startswith("data:image/png;base64,")
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(source.split(",", 1)[1]))).convert("RGBA"))
+
+
+def _expected_dots(guess, truth, top, image) -> np.ndarray:
+    """The dot image built cell by cell: each guess in [0, top] colours the pixel holding (cell, guess), blue when
+    exact, vermillion when wrong (wrong wins a shared pixel); every other pixel transparent."""
+    n = truth.size
+    cols = round(n / image.dx)
+    rows = round((top + 1) / image.dy)
+    out = np.zeros((rows, cols, 4), dtype=np.uint8)
+    blue, wrong = (0, 114, 178, 255), (213, 94, 0, 255)
+    for i in range(n):
+        g = int(guess[i])
+        if not 0 <= g <= top:
+            continue
+        c, row = int((i + 0.5) * cols / n), int((g + 0.5) * rows / (top + 1))
+        # the pixel drawn there covers the point (cell, guess) on the axes
+        assert image.x0 + (c - 0.5) * image.dx <= i <= image.x0 + (c + 0.5) * image.dx
+        assert image.y0 + (row - 0.5) * image.dy <= g <= image.y0 + (row + 0.5) * image.dy
+        if g != truth[i]:
+            out[row, c] = wrong
+        elif tuple(out[row, c]) != wrong:
+            out[row, c] = blue
+    return out
+
+
 def test_defaults_show_the_attack_beside_honest_mechanisms(explorer):
     r = explorer.result
     assert explorer.values["dataset"] == "ADULT" and r.epsilon == 1.0
     assert NOT_DP in explorer.figure.layout.title.text and NOT_DP in explorer.title
     # the figure shows exactly the result: truth and the three guesses
-    ys = [np.asarray(t.y, dtype=float) for t in explorer.figure.data]
+    ys = [np.asarray(t.y, dtype=float) for t in explorer.figure.data if t.type == "scatter"]
     data = datasets.load("ADULT").astype(float)
     per = -(-r.truth.size // PLOT_COLUMNS)   # cells per pixel column
     # the true counts: exact at the cells drawn, and in each pixel column the same lowest and highest count
@@ -52,15 +86,13 @@ def test_defaults_show_the_attack_beside_honest_mechanisms(explorer):
     for c in range(columns[-1] + 1):
         drawn = ys[0][cells // per == c]
         assert drawn.min() == data[columns == c].min() and drawn.max() == data[columns == c].max()
-    bucket = -(-r.truth.size // DOT_COLUMNS)   # the dots: one per bucket of two pixel columns and distinct
-    for k, guess in ((1, r.gptt_guess), (3, r.svt_guess), (5, r.laplace_guess)):   # guess and colour
-        dots = explorer.figure.data[k]
-        x = np.asarray(dots.x, dtype=int)
-        np.testing.assert_array_equal(ys[k], guess[x])
-        np.testing.assert_array_equal(np.asarray(dots.marker.color) == 1, guess[x] != r.truth[x])
-        shown = [(i // bucket, guess[i], guess[i] == r.truth[i]) for i in x]
-        assert len(shown) == len(set(shown)) and set(shown) == {
-            (i // bucket, guess[i], guess[i] == r.truth[i]) for i in range(r.truth.size)}
+    top = int(np.floor(explorer.figure.layout.yaxis.range[1]))
+    for k, guess in ((1, r.gptt_guess), (3, r.svt_guess), (5, r.laplace_guess)):   # the dots: one image each
+        image = explorer.figure.data[k]
+        assert image.type == "image"
+        np.testing.assert_array_equal(_decode(image.source), _expected_dots(guess, r.truth, top, image))
+        np.testing.assert_array_equal(explorer.figure.data[k - 1].customdata, guess[cells])   # hover: the guess
+    assert [t.name for t in explorer.figure.data[6:]] == ["guess: blue = exact, vermillion = wrong"]
     assert r.gptt_accuracy == svt.fraction_exact(r.truth, r.gptt_guess, 15)
     assert "GPTT attack" in explorer.summary.value and NOT_DP in explorer.summary.value
 
@@ -236,3 +268,47 @@ def test_patched_redraws_show_exactly_a_fresh_figure_of_the_result():
         e.controls[name].value = value
         assert e.message.value == ""
         assert _figure_state(e.figure) == _figure_state(go.FigureWidget(attack_figure(e.result))), (name, value)
+
+
+def _wait_for_gptt_warmer(timeout_s: float = 60.0) -> None:
+    from dpviz.experiments.svt.attack_run import _cached_run
+
+    t0 = time.monotonic()
+    while _cached_run.pending() and time.monotonic() - t0 < timeout_s:
+        time.sleep(0.02)
+    assert not _cached_run.pending()
+
+
+def test_the_next_epsilon_step_is_computed_while_the_student_reads_the_figure():
+    """After a move of epsilon, the next step the same way is computed in the background: the move to it is a
+    cache hit, and the run equals one computed by a direct call with the cache emptied."""
+    from dpviz.experiments.svt import prefetch_gptt_runs
+    from dpviz.experiments.svt.attack_run import _cached_run
+    from dpviz.widgets.base import next_values
+
+    e = GPTTAttackExplorer(dataset="INCOME", seed=5)
+    down = next_values(e.controls["epsilon"], steps=1)[0]
+    e.controls["epsilon"].value = down
+    _wait_for_gptt_warmer()
+    further = next_values(e.controls["epsilon"], steps=1)[0]
+    assert further < down and _cached_run.cached(("INCOME", float(f"{further:.12g}"), 0.5, 0.0, 1, False,
+                                                   "average", 10, 5))
+    hits = _cached_run.cache_info()[0]
+    e.controls["epsilon"].value = further
+    assert _cached_run.cache_info()[0] == hits + 1
+    shown = e.result
+    from dpviz.experiments.svt import attack_run
+
+    for obj in vars(attack_run).values():        # every cache of the module: the run is computed from scratch
+        if callable(getattr(obj, "cache_clear", None)) and not isinstance(obj, type):
+            obj.cache_clear()
+    again = gptt_attack_run("INCOME", further, seed=5)
+    assert again is not shown
+    for name in ("gptt_guess", "svt_guess", "laplace_guess"):
+        np.testing.assert_array_equal(getattr(again, name), getattr(shown, name))
+    with pytest.raises(ValueError, match="epsilon"):
+        prefetch_gptt_runs([dict(name="INCOME", epsilon=-1.0)])
+    with pytest.raises(ValueError, match="unknown"):
+        prefetch_gptt_runs([dict(name="INCOME", epsilon=1.0, dataset="ADULT")])
+    with pytest.raises(TypeError, match="dict"):
+        prefetch_gptt_runs([("INCOME", 1.0)])

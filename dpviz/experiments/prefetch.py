@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import collections
 import functools
+import math
+import numbers
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterable
 from concurrent.futures import Future
 from typing import Any
 
-__all__ = ["single_flight", "SingleFlight"]
+__all__ = ["single_flight", "SingleFlight", "canonical"]
 
 
 class SingleFlight:
@@ -204,6 +206,41 @@ class SingleFlight:
             self._done.clear()
             self._queue.clear()
             self._hits = self._misses = 0
+
+
+def canonical(value: float) -> float:
+    """``value`` to 12 significant digits: the key a cached setting is stored under.
+
+    A slider's next value computed in Python (to prepare it) and in the browser (when the student moves) can
+    differ in the last bits; read to 12 digits both find the same cached result.
+
+    Parameters
+    ----------
+    value : float
+        A finite real number (of any sign).
+
+    Returns
+    -------
+    float
+        The number to 12 significant digits.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number (a bool or a string included).
+    ValueError
+        If ``value`` is NaN or infinite.
+
+    Examples
+    --------
+    >>> canonical(10 ** -1.01) == canonical(0.09772372209558108)
+    True
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"value must be a real number, got {value!r} ({type(value).__name__})")
+    if not math.isfinite(float(value)):
+        raise ValueError(f"value must be finite, got {value!r}")
+    return float(f"{float(value):.12g}")
 
 
 def single_flight(maxsize: int = 128, idle: float = 0.25) -> Callable[[Callable[..., Any]], SingleFlight]:

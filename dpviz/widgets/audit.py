@@ -97,11 +97,6 @@ class AuditExplorer(Explorer):
     def _side_panels(self) -> list[widgets.Widget]:
         return [self.verdict]
 
-    def _on_change(self, change: dict[str, Any]) -> None:
-        """Note which control moved (its neighbours are prepared first), then update."""
-        self._moved = next((k for k, w in self.controls.items() if w is change.get("owner")), None)
-        super()._on_change(change)
-
     def _next_moves(self) -> list[tuple[str, float, float, int]]:
         """(mechanism, claim, confidence, seed) one move of a control away: the last moved control's first."""
         v = self.values
@@ -112,8 +107,7 @@ class AuditExplorer(Explorer):
             "seed": [(m, c, conf, seed + 1)] if seed + 1 <= self.controls["seed"].max else [],
             "mechanism": [(o, c, conf, seed) for o in _PREPARE_ORDER if o != m],
         }
-        first = getattr(self, "_moved", None)
-        order = sorted(groups, key=lambda name: name != first)   # stable: the moved control's group first
+        order = sorted(groups, key=lambda name: name != self._moved)   # stable: the moved control's group first
         return [move for name in order for move in groups[name]]
 
     def _prepare_next_moves(self) -> None:

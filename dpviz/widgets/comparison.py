@@ -19,7 +19,7 @@ from dpviz.experiments.comparison import (
     prefetch_comparison_runs,
 )
 from dpviz.plots.comparison import explorer_figure, explorer_figure_spec
-from dpviz.widgets.base import Explorer, int_slider, log_slider, next_values, seed_box
+from dpviz.widgets.base import Explorer, int_slider, log_slider, seed_box
 
 __all__ = ["AlgorithmComparisonExplorer", "DATASET_OPTIONS", "SCALE_OPTIONS"]
 
@@ -95,8 +95,6 @@ class AlgorithmComparisonExplorer(Explorer):
             if name in values and values[name] is None:
                 raise ValueError(f"{name} = None is not a value this control accepts; allowed: {allowed}")
         self._started = 0.0
-        self._moved: str | None = None
-        self._up = False
         self.progress = widgets.IntProgress(value=0, min=0, max=1, description="computing",
                                             style={"description_width": "initial"},
                                             layout=widgets.Layout(width="420px"))
@@ -156,30 +154,14 @@ class AlgorithmComparisonExplorer(Explorer):
                                        workload=s["workload"], trials=s["trials"], rng=s["rng"],
                                        progress=self._on_progress)
 
-    def _on_change(self, change: dict[str, Any]) -> None:
-        """Note which control moved and which way (its next values that way are prepared first), then update."""
-        self._moved = next((k for k, w in self.controls.items() if w is change.get("owner")), None)
-        old, new = change.get("old"), change.get("new")
-        self._up = (isinstance(old, (int, float)) and isinstance(new, (int, float)) and not isinstance(old, bool)
-                    and not isinstance(new, bool) and new > old)
-        super()._on_change(change)
-
     def _next_moves(self) -> list[dict[str, Any]]:
         """The settings one or two moves of epsilon, the seed or the scale away: the last moved control's first,
         and its values the way it last moved first (a student presses the same arrow key again)."""
         seed = self.controls["seed"]
-
-        def ahead(name: str) -> list[Any]:
-            values = next_values(self.controls[name], steps=2 if name == "epsilon" else 1)
-            if name != self._moved:
-                return values
-            current = self.controls[name].value
-            return sorted(values, key=lambda v: (v > current) != self._up)   # stable: nearest first within a side
-
         groups = {
-            "epsilon": [self._setting(epsilon=e) for e in ahead("epsilon")],
+            "epsilon": [self._setting(epsilon=e) for e in self._ahead("epsilon", 2)],
             "seed": [self._setting(rng=seed.value + 1)] if seed.value < seed.max else [],
-            "scale": [self._setting(scale=s) for s in ahead("scale")],
+            "scale": [self._setting(scale=s) for s in self._ahead("scale")],
         }
         order = sorted(groups, key=lambda name: name != self._moved)   # stable: the moved control's group first
         return [setting for name in order for setting in groups[name]]
@@ -197,16 +179,15 @@ class AlgorithmComparisonExplorer(Explorer):
         return [self.progress, self.info]
 
     def _after_draw(self, result: ExplorerResult) -> None:
-        """Name the winner, DAWA's bucket count, and what was computed now or taken from the cache."""
+        """Name the winner and DAWA's bucket count; prepare the next moves.  (Which runs were computed now and which
+        came from the cache is in ``result.computed``: with runs prepared in the background it says nothing a
+        student needs, and a page exported without a kernel could not keep it true.)"""
         best = min(result.algorithms, key=lambda a: result.runs[a].scaled_errors.mean())
-        cached = [a for a in result.algorithms if a not in result.computed]
         parts = [f"lowest mean scaled error: <b>{html.escape(best)}</b> "
                  f"({result.runs[best].scaled_errors.mean():.3g})"]
         if result.partition is not None and result.partition_algorithm is not None:  # set together
             parts.append(f"{html.escape(result.partition_algorithm)} learned {result.partition.n_buckets} buckets "
                          f"in its first trial")
-        parts.append(f"computed now: {', '.join(result.computed) or 'nothing'}; "
-                     f"from the cache: {', '.join(cached) or 'nothing'}")
         self.info.value = "<br>".join(parts)
         self.progress.description = "done"
         prefetch_comparison_runs(self._next_moves())

@@ -12,7 +12,7 @@ from typing import Any
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
-from dpviz.experiments.svt import PAPER_DATASETS, GPTTAttackRun, gptt_attack_run
+from dpviz.experiments.svt import PAPER_DATASETS, GPTTAttackRun, gptt_attack_run, prefetch_gptt_runs
 from dpviz.plots.svt import attack_figure, attack_figure_spec
 from dpviz.svt import NOT_DP
 from dpviz.widgets.base import Explorer, log_slider, seed_box
@@ -40,7 +40,10 @@ class GPTTAttackExplorer(Explorer):
     cached per setting (:func:`dpviz.experiments.svt.gptt_attack_run`); a first
     visit of a setting runs the attack's 16.8 million queries in about 35 ms,
     but query noise draws 16.8 million Laplace values (about 0.4 s), and query
-    noise with many copies as many binomials (seconds).
+    noise with many copies as many binomials (seconds).  While the student reads
+    the figure, the settings one move of epsilon, the split or the seed away are
+    computed in the background (:func:`dpviz.experiments.svt.prefetch_gptt_runs`),
+    the last moved control's first, the way it moved first.
     """
 
     title = f"GPTT attack explorer: GPTT is {NOT_DP}; SVT and Laplace at the same epsilon are"
@@ -98,7 +101,25 @@ class GPTTAttackExplorer(Explorer):
     def _side_panels(self) -> list[widgets.Widget]:
         return [self.summary]
 
+    def _next_moves(self) -> list[dict[str, Any]]:
+        """The settings one or two moves of epsilon, one of the split or the seed away: the moved control's
+        first (only without query noise: with it a setting costs 0.4 s or more, too much to guess at)."""
+        v = self.values
+        if v["query_share"] != 0:
+            return []
+        base = dict(name=v["dataset"], epsilon=v["epsilon"], split=v["split"], calibrate=v["calibrate"],
+                    estimator=v["estimator"], seed=v["seed"])
+        seed = self.controls["seed"]
+        groups = {
+            "epsilon": [base | {"epsilon": e} for e in self._ahead("epsilon", 2)],
+            "split": [base | {"split": s} for s in self._ahead("split")],
+            "seed": [base | {"seed": v["seed"] + 1}] if v["seed"] < seed.max else [],
+        }
+        order = sorted(groups, key=lambda name: name != self._moved)   # stable: the moved control's group first
+        return [setting for name in order for setting in groups[name]]
+
     def _after_draw(self, result: GPTTAttackRun) -> None:
+        prefetch_gptt_runs(self._next_moves())
         rows = []
         for label, acc in ((f"GPTT attack ({NOT_DP})", result.gptt_accuracy),
                            (f"same attack through SVT (ε-DP, c = {result.svt_c})", result.svt_accuracy),

@@ -12,7 +12,7 @@ from dpviz.data_aware import Partition
 from dpviz.experiments import check_band
 from dpviz.experiments.comparison.data import SHAPES, WORKLOADS, make_histogram, make_workload
 from dpviz.experiments.comparison.runs import AlgorithmRun, run_algorithm, stable_seed
-from dpviz.experiments.prefetch import single_flight
+from dpviz.experiments.prefetch import canonical, single_flight
 from dpviz.histogram_algorithms import available_algorithms
 from dpviz.validation import check_choice, check_epsilon, check_int, check_positive
 
@@ -90,12 +90,6 @@ class ExplorerResult:
     partition_algorithm: str | None
     estimates: dict[str, np.ndarray]
     computed: tuple[str, ...]
-
-
-def _canonical(epsilon: float) -> float:
-    """``epsilon`` to 12 significant digits: a slider step computed in the browser and in Python may differ in
-    the last bits, and both must find the same cached runs (and draw the same seeded noise)."""
-    return float(f"{epsilon:.12g}")
 
 
 def _run_seed(seed: int, algorithm: str, source: str, workload: str, epsilon: float, n: int,
@@ -189,7 +183,7 @@ def comparison_explorer_run(source: str, algorithms: Sequence[str], epsilon: flo
     algs = tuple(check_choice("algorithms[]", a, available_algorithms()) for a in algorithms)
     if not algs:
         raise ValueError("algorithms must name at least one algorithm (tick at least one box)")
-    epsilon = _canonical(check_epsilon(epsilon))
+    epsilon = canonical(check_epsilon(epsilon))
     trials = check_int("trials", trials, minimum=2)
     seed = check_int("rng", rng, minimum=0)
     max_points = check_int("max_points", max_points, minimum=1)
@@ -299,7 +293,7 @@ def prefetch_comparison_runs(settings: Sequence[dict[str, Any]]) -> None:
         if not isinstance(source, str):
             raise TypeError(f"source must be a dataset name or a shape (a str), got {type(source).__name__}")
         algs = [check_choice("algorithms[]", a, available_algorithms()) for a in setting.get("algorithms", ())]
-        epsilon = _canonical(check_epsilon(setting.get("epsilon")))
+        epsilon = canonical(check_epsilon(setting.get("epsilon")))
         n = check_int("n", setting.get("n", 256), minimum=1)
         workload = check_choice("workload", setting.get("workload", "prefix"), WORKLOADS)
         trials = check_int("trials", setting.get("trials", 5), minimum=2)

@@ -17,7 +17,8 @@ Files
     ``PAPER_SMALL_BOUND``, ``TABLE_FIELDS``.
 ``attack_run.py``
     One cached run of the GPTT attack beside SVT and Laplace, for the explorer:
-    :func:`gptt_attack_run`, :class:`GPTTAttackRun`.
+    :func:`gptt_attack_run`, :class:`GPTTAttackRun`, :func:`prefetch_gptt_runs` (the explorer's next moves, computed
+    in the background).
 
 References
 ----------
@@ -27,7 +28,7 @@ References
 
 from __future__ import annotations
 
-from dpviz.experiments.svt.attack_run import GPTTAttackRun, gptt_attack_run
+from dpviz.experiments.svt.attack_run import GPTTAttackRun, gptt_attack_run, prefetch_gptt_runs
 from dpviz.experiments.svt.attack_tables import (
     PAPER_DATASETS,
     PAPER_SMALL_BOUND,
@@ -42,5 +43,5 @@ __all__ = [
     "ThresholdAnswers", "threshold_answers_experiment",
     "CounterexampleExperiment", "counterexample_experiment",
     "AttackTable", "attack_table", "PAPER_DATASETS", "PAPER_SMALL_BOUND", "TABLE_FIELDS",
-    "GPTTAttackRun", "gptt_attack_run",
+    "GPTTAttackRun", "gptt_attack_run", "prefetch_gptt_runs",
 ]

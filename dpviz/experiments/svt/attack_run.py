@@ -9,11 +9,14 @@ References
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from dpviz import datasets
+from dpviz.experiments.prefetch import canonical, single_flight
 from dpviz.svt import (
     ESTIMATORS,
     MAX_COPIES,
@@ -37,7 +40,7 @@ from dpviz.validation import (
     check_probability,
 )
 
-__all__ = ["GPTTAttackRun", "gptt_attack_run"]
+__all__ = ["GPTTAttackRun", "gptt_attack_run", "prefetch_gptt_runs"]
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,9 @@ def gptt_attack_run(name: str, epsilon: float, *, split: float = 0.5, query_shar
     * Laplace: every count plus ``Lap(1/epsilon)``, rounded.
 
     Results are cached per setting (the explorer revisits settings), and their
-    arrays are read-only.  ``seed`` seeds three independent streams.
+    arrays are read-only; :func:`prefetch_gptt_runs` computes settings in the
+    background.  ``seed`` seeds three independent streams.  Epsilon is read to
+    12 significant digits.
 
     Parameters
     ----------
@@ -164,8 +169,14 @@ def gptt_attack_run(name: str, epsilon: float, *, split: float = 0.5, query_shar
     >>> run.gptt_accuracy.small > run.laplace_accuracy.small > run.svt_accuracy.small
     True
     """
-    epsilon = check_epsilon(epsilon)
-    split = check_open_unit("split", split)
+    return _cached_run(*_setting(name, epsilon, split, query_share, copies, calibrate, estimator, svt_c, seed))
+
+
+def _setting(name: str, epsilon: float, split: float, query_share: float, copies: int, calibrate: bool,
+             estimator: str, svt_c: int, seed: int) -> tuple[Any, ...]:
+    """The validated arguments of :func:`gptt_attack_run`, in the order of :func:`_cached_run` (its cache key)."""
+    epsilon = canonical(check_epsilon(epsilon))
+    split = canonical(check_open_unit("split", split))
     query_share = check_probability("query_share", query_share, low_open=False, high_open=True)
     copies = check_int("copies", copies, minimum=1, maximum=MAX_COPIES)
     calibrate = check_bool("calibrate", calibrate)
@@ -182,13 +193,55 @@ def gptt_attack_run(name: str, epsilon: float, *, split: float = 0.5, query_shar
         raise ValueError(f"calibrate=True needs GPTT's threshold budget (1 - query_share) * split * epsilon "
                          f">= {MIN_CALIBRATED_EPSILON:.3g} (epsilon={epsilon!r}, split={split!r}); raise epsilon "
                          "or split, or pass calibrate=False")
-    return _cached_run(info.name, epsilon, split, query_share, copies, calibrate, estimator, svt_c, seed)
+    return info.name, epsilon, split, query_share, copies, calibrate, estimator, svt_c, seed
 
 
-@functools.lru_cache(maxsize=128)
+def prefetch_gptt_runs(settings: Sequence[dict[str, Any]]) -> None:
+    """Compute, in a background thread, the runs :func:`gptt_attack_run` will be asked for next.
+
+    Each setting is a dict of :func:`gptt_attack_run`'s arguments (``name`` and ``epsilon``, and optionally
+    ``split``, ``query_share``, ``copies``, ``calibrate``, ``estimator``, ``svt_c``, ``seed``), most wanted
+    first.  The thread starts once calls have been quiet for 0.25 s and never while a call computes; a later
+    call replaces the settings still waiting; a call asking for a run being computed waits for it.  A run is
+    the same whichever thread computes it (seeded).
+
+    Parameters
+    ----------
+    settings : sequence of dict
+        The settings, most wanted first.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a setting is not a dict, names an unknown argument or has an invalid value (as
+        :func:`gptt_attack_run` would say), before anything is queued.
+
+    Examples
+    --------
+    >>> prefetch_gptt_runs([dict(name="MEDCOST", epsilon=0.5, seed=3)])
+    >>> gptt_attack_run("MEDCOST", 0.5, seed=3).name
+    'MEDCOST'
+    """
+    defaults: dict[str, Any] = dict(split=0.5, query_share=0.0, copies=1, calibrate=False, estimator="average",
+                                    svt_c=10, seed=0)
+    keys = []
+    for setting in settings:
+        if not isinstance(setting, dict):
+            raise TypeError(f"each setting must be a dict of gptt_attack_run's arguments, got {type(setting).__name__}")
+        unknown = set(setting) - set(defaults) - {"name", "epsilon"}
+        if unknown:
+            raise ValueError(f"unknown setting argument(s) {sorted(unknown)}; allowed: name, epsilon, "
+                             f"{', '.join(defaults)}")
+        if "name" not in setting or "epsilon" not in setting:
+            raise ValueError("each setting needs a name and an epsilon")
+        keys.append(_setting(**(defaults | setting)))
+    _cached_run.warm(keys)
+
+
+@single_flight(maxsize=128)
 def _cached_run(name: str, epsilon: float, split: float, query_share: float, copies: int, calibrate: bool,
                 estimator: str, svt_c: int, seed: int) -> GPTTAttackRun:
-    """Uncached body of :func:`gptt_attack_run` on validated arguments (the lru_cache keys on them).
+    """Uncached body of :func:`gptt_attack_run` on validated arguments (the cache keys on them).
 
     The three methods are cached apart as well: a change of GPTT's own options (query noise, copies,
     calibration) reuses the SVT attack and the Laplace counts, which do not depend on them.
