@@ -33,7 +33,7 @@ PAGES = {
     "selection": "epsilon",
 }
 PLOT_DATA_JS = """() => JSON.stringify(Array.from(document.querySelectorAll('.js-plotly-plot'))
-    .map(p => (p.data || []).map(t => [t.x, t.y])))"""
+    .map(p => (p.data || []).map(t => [t.x, t.y, t.source])))"""
 
 
 def _watch(page, base):
