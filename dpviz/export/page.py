@@ -3,11 +3,12 @@
 The page needs no network and no Python.  plotly.js is the bundle of the installed plotly package (the very
 version the live explorer draws with), gzipped and base64-encoded (4.8 MB -> 1.96 MB); the frames likewise
 (:mod:`dpviz.export.packing`).  The browser inflates both with its ``DecompressionStream`` (Chrome/Edge 80+,
-Firefox 113+, Safari 16.4+).  Each grid value gets its own plot, drawn once with ``Plotly.newPlot`` (the first
-at once, the others while the page is idle); moving the range input shows that plot and swaps the side panels'
-HTML, and its ``aria-valuetext`` says the value (``ε = 0.1``).  A redraw with ``Plotly.react`` took 30-800 ms
-(4096-point marker traces), over the 100 ms budget; swapping drawn plots (the others are ``display: none``, out
-of the render tree) is much cheaper (benchmarks/bench_exports.py measures it).
+Firefox 113+, Safari 16.4+).  Each grid value gets its own plot, drawn once with ``Plotly.newPlot``: the
+starting value's first, then the two one step away before the control is live, then the others while the page
+is idle, always the one nearest the value shown.  Moving the range input shows that plot (the others are
+``display: none``, out of the render tree) and swaps the side panels' HTML, and its ``aria-valuetext`` says the
+value (``ε = 0.1``): a key press swaps drawn plots, much cheaper than a redraw with ``Plotly.react``; a jump to
+a value not drawn yet costs a ``Plotly.newPlot`` (benchmarks/bench_exports.py measures both).
 """
 
 from __future__ import annotations
@@ -83,19 +84,26 @@ _SCRIPT = r"""
         const layout = {};
         for (const [key, i] of Object.entries(frame.layout)) layout[key] = piece(i);
         plots[k] = Plotly.newPlot(div, frame.data.map(piece), layout).then(() => {
-          if (div !== current) div.className = "dpviz-frame dpviz-hidden";
+          if (div !== current) place(div, placement(k));
           return div;
         });
       }
       return plots[k];
     }
     let current = null;
+    // the frame's state is one of four classes; plotly's own classes on the div (js-plotly-plot, which its
+    // stylesheet keys on) must stay, so classList, never className
+    const STATES = ["dpviz-drawing", "dpviz-near", "dpviz-hidden", "dpviz-shown"];
+    const place = (div, state) => { div.classList.remove(...STATES); div.classList.add(state); };
+    // the plots one step from the one shown stay laid out (invisible, over it): showing one is a swap of
+    // visibility, not the layout of a thousand SVG elements; the others are out of the render tree
+    const placement = k => (current && Math.abs(k - Number(current.dataset.frame)) === 1 ? "dpviz-near" : "dpviz-hidden");
     window.addEventListener("resize", () => { if (current) Plotly.Plots.resize(current); });
     async function show(k) {
       const div = await draw(k);
-      if (current && current !== div) current.className = "dpviz-frame dpviz-hidden";
       current = div;
-      div.className = "dpviz-frame dpviz-shown";
+      place(div, "dpviz-shown");
+      plots.forEach((p, j) => { if (p && j !== k) p.then(d => { if (d !== current) place(d, placement(j)); }); });
       const text = meta.label + " = " + meta.labels[k];
       input.setAttribute("aria-valuetext", text);
       shown.textContent = meta.labels[k];
@@ -107,12 +115,20 @@ _SCRIPT = r"""
     input.addEventListener("input", () => enqueue(Number(input.value)));
     window.dpvizShow = k => { input.value = String(k); return enqueue(k); };
     window.dpvizDrawAll = () => Promise.all(packed.frames.map((_, k) => draw(k)));
-    await show(Number(input.value));
+    const start = Number(input.value);
+    await show(start);
+    // the values one step away are drawn before the control is live: a first key press only swaps plots
+    for (const j of [start + 1, start - 1]) if (j >= 0 && j < plots.length) await draw(j);
     status.textContent = "";
     document.body.dataset.ready = "true";
-    const order = packed.frames.map((_, k) => k).sort((a, b) => Math.abs(a - input.value) - Math.abs(b - input.value));
+    // the others while the page is idle, always the one nearest the value shown first
     const idle = window.requestIdleCallback || (f => setTimeout(f, 50));
-    const next = () => { const k = order.shift(); if (k !== undefined) draw(k).then(() => idle(next)); };
+    const next = () => {
+      const at = Number(document.body.dataset.shown);
+      let k = -1;
+      plots.forEach((p, j) => { if (!p && (k < 0 || Math.abs(j - at) < Math.abs(k - at))) k = j; });
+      if (k >= 0) draw(k).then(() => idle(next));
+    };
     idle(next);
   } catch (err) {
     status.textContent = "This page needs a browser with DecompressionStream (Chrome 80+, Firefox 113+, " +
@@ -130,7 +146,10 @@ h1 { font-size: 1.15em; }
 #dpviz-value { font-variant-numeric: tabular-nums; min-width: 5em; font-weight: bold; }
 .dpviz-fixed, .dpviz-note { color: #555; font-size: 0.9em; }
 #dpviz-figure { width: 100%; min-height: 450px; position: relative; }
-.dpviz-frame.dpviz-drawing { position: absolute; top: 0; left: 0; width: 100%; visibility: hidden; }
+.dpviz-frame.dpviz-drawing, .dpviz-frame.dpviz-near { position: absolute; top: 0; left: 0; width: 100%;
+  visibility: hidden; pointer-events: none; }
+/* plotly sets visibility: visible on some of its layers, which would show through a hidden frame */
+.dpviz-frame.dpviz-drawing *, .dpviz-frame.dpviz-near * { visibility: hidden !important; }
 .dpviz-frame.dpviz-hidden { display: none; }
 """
 

@@ -17,7 +17,7 @@ from dpviz.export import explorer_names, export
 NAMES = explorer_names()
 FINGERPRINT_JS = """() => {
   const plot = document.querySelector('.dpviz-frame.dpviz-shown');
-  return JSON.stringify(plot._fullData.map(t => [Array.from(t.x || []), Array.from(t.y || [])]));
+  return JSON.stringify(plot._fullData.map(t => [Array.from(t.x || []), Array.from(t.y || []), t.source || null]));
 }"""
 
 
@@ -52,6 +52,14 @@ def test_exported_page_switches_every_grid_value(browser, exported, screenshot_d
             assert not seen or fingerprint != seen[-1], f"{name}: the figure did not change at step {k}"
             seen.append(fingerprint)
         assert page.locator(".dpviz-frame.dpviz-shown").count() == 1
+        # plotly's stylesheet keys on its own class on the plot div: with it the layers stack (absolute) and
+        # the mode bar hides until hover; without it the title falls below the plot
+        styled = page.evaluate("""() => {
+          const shown = document.querySelector('.dpviz-frame.dpviz-shown');
+          return [shown.classList.contains('js-plotly-plot'),
+                  getComputedStyle(shown.querySelector('.main-svg')).position];
+        }""")
+        assert styled == [True, "absolute"], f"{name}: plotly's CSS does not apply to the shown plot: {styled}"
         page.screenshot(path=str(screenshot_dir / f"export_{name}.png"), full_page=True)
     finally:
         page.close()
