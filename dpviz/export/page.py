@@ -97,7 +97,8 @@ _SCRIPT = r"""
     const place = (div, state) => { div.classList.remove(...STATES); div.classList.add(state); };
     // the plots one step from the one shown stay laid out (invisible, over it): showing one is a swap of
     // visibility, not the layout of a thousand SVG elements; the others are out of the render tree
-    const placement = k => (current && Math.abs(k - Number(current.dataset.frame)) === 1 ? "dpviz-near" : "dpviz-hidden");
+    const placement = k =>
+      (current && Math.abs(k - Number(current.dataset.frame)) === 1 ? "dpviz-near" : "dpviz-hidden");
     window.addEventListener("resize", () => { if (current) Plotly.Plots.resize(current); });
     async function show(k) {
       const div = await draw(k);
