@@ -4,8 +4,8 @@ The page needs no network and no Python.  plotly.js is the bundle of the install
 version the live explorer draws with), gzipped and base64-encoded (4.8 MB -> 1.96 MB); the frames likewise
 (:mod:`dpviz.export.packing`).  The browser inflates both with its ``DecompressionStream`` (Chrome/Edge 80+,
 Firefox 113+, Safari 16.4+).  Each grid value gets its own plot, drawn once with ``Plotly.newPlot``: the
-starting value's first, then the two one step away before the control is live, then the others while the page
-is idle, always the one nearest the value shown.  Moving the range input shows that plot (the others are
+starting value's first, then the two one step away, and only then is the control enabled; the others are drawn
+while the page is idle, always the one nearest the value shown.  Moving the range input shows that plot (the others are
 ``display: none``, out of the render tree) and swaps the side panels' HTML, and its ``aria-valuetext`` says the
 value (``ε = 0.1``): a key press swaps drawn plots, much cheaper than a redraw with ``Plotly.react``; a jump to
 a value not drawn yet costs a ``Plotly.newPlot`` (benchmarks/bench_exports.py measures both).
@@ -79,6 +79,7 @@ _SCRIPT = r"""
         const div = document.createElement("div");
         div.className = "dpviz-frame dpviz-drawing";
         div.dataset.frame = String(k);
+        div.dataset.epoch = String(epoch);   // laid out at the window size of this epoch
         box.appendChild(div);
         const frame = packed.frames[k];
         const layout = {};
@@ -99,11 +100,18 @@ _SCRIPT = r"""
     // visibility, not the layout of a thousand SVG elements; the others are out of the render tree
     const placement = k =>
       (current && Math.abs(k - Number(current.dataset.frame)) === 1 ? "dpviz-near" : "dpviz-hidden");
-    window.addEventListener("resize", () => { if (current) Plotly.Plots.resize(current); });
+    // a window resize lays out the plot shown; the others are laid out again when next shown
+    let epoch = 0;
+    window.addEventListener("resize", () => { epoch += 1; if (current) { Plotly.Plots.resize(current);
+      current.dataset.epoch = String(epoch); } });
     async function show(k) {
       const div = await draw(k);
       current = div;
       place(div, "dpviz-shown");
+      if ((div.dataset.epoch || "0") !== String(epoch)) {
+        div.dataset.epoch = String(epoch);
+        Plotly.Plots.resize(div);
+      }
       plots.forEach((p, j) => { if (p && j !== k) p.then(d => { if (d !== current) place(d, placement(j)); }); });
       const text = meta.label + " = " + meta.labels[k];
       input.setAttribute("aria-valuetext", text);
@@ -112,7 +120,8 @@ _SCRIPT = r"""
       document.body.dataset.shown = String(k);
     }
     let queue = Promise.resolve();
-    const enqueue = k => (queue = queue.then(() => show(k)));
+    // one failed draw must not stop the later moves: the error goes to the console, the queue goes on
+    const enqueue = k => (queue = queue.then(() => show(k)).catch(err => console.error(err)));
     input.addEventListener("input", () => enqueue(Number(input.value)));
     window.dpvizShow = k => { input.value = String(k); return enqueue(k); };
     window.dpvizDrawAll = () => Promise.all(packed.frames.map((_, k) => draw(k)));
@@ -121,6 +130,7 @@ _SCRIPT = r"""
     // the values one step away are drawn before the control is live: a first key press only swaps plots
     for (const j of [start + 1, start - 1]) if (j >= 0 && j < plots.length) await draw(j);
     status.textContent = "";
+    input.disabled = false;
     document.body.dataset.ready = "true";
     // the others while the page is idle, always the one nearest the value shown first
     const idle = window.requestIdleCallback || (f => setTimeout(f, 50));
@@ -128,7 +138,7 @@ _SCRIPT = r"""
       const at = Number(document.body.dataset.shown);
       let k = -1;
       plots.forEach((p, j) => { if (!p && (k < 0 || Math.abs(j - at) < Math.abs(k - at))) k = j; });
-      if (k >= 0) draw(k).then(() => idle(next));
+      if (k >= 0) draw(k).catch(err => console.error(err)).then(() => idle(next));
     };
     idle(next);
   } catch (err) {
@@ -189,7 +199,7 @@ def page_html(snap: Snapshot) -> str:
 <h1>{html.escape(snap.title)}</h1>
 <div class="dpviz-controls">
 <label for="dpviz-control">{label}</label>
-<input type="range" id="dpviz-control" min="0" max="{last}" step="1" value="{snap.start}"
+<input type="range" id="dpviz-control" min="0" max="{last}" step="1" value="{snap.start}" disabled
  aria-valuetext="{label} = {html.escape(snap.labels[snap.start])}">
 <output id="dpviz-value" for="dpviz-control">{html.escape(snap.labels[snap.start])}</output>
 </div>
