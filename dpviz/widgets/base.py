@@ -37,7 +37,7 @@ from typing import Any
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
-from dpviz.plots.bands import patch_figure, sync_figure
+from dpviz.plots.bands import patch_figure, replace_figure, sync_figure
 from dpviz.widgets.accessibility import TEXT_COLOURS, make_accessible
 from dpviz.widgets.controls import (
     _guard,
@@ -49,6 +49,7 @@ from dpviz.widgets.controls import (
     next_values,
     seed_box,
 )
+from dpviz.widgets.figure_widget import ExplorerFigure
 
 __all__ = ["Explorer", "BUSY_CLASS", "LOG10_CLASS", "log_slider", "int_slider", "seed_box", "control_range",
            "next_values"]
@@ -245,12 +246,17 @@ class Explorer:
         self.result = result
         if spec:
             traces, layout = fig
-            if self.figure is None or not patch_figure(self.figure, traces, layout, self._shown):
+            if self.figure is None:
                 fig = go.Figure(data=traces, layout=layout)
+            elif not patch_figure(self.figure, traces, layout, self._shown):
+                if [t.get("type", "scatter") for t in traces] != [t.type for t in self.figure.data]:
+                    replace_figure(self.figure, traces, layout)   # traces added or removed: no go.Figure first
+                else:
+                    fig = go.Figure(data=traces, layout=layout)
             self._shown = (traces, layout)
         if self.figure is None:
             # the first figure is built whole: the browser view is created from this state
-            self.figure = go.FigureWidget(fig)
+            self.figure = ExplorerFigure(fig)
         elif isinstance(fig, go.Figure):   # not patched: copy what differs
             sync_figure(self.figure, fig)
         self.message.value = ""

@@ -1,0 +1,42 @@
+"""The explorers' plotly figure widget: plotly's ``FigureWidget`` without the browser's report of plotly.js defaults.
+
+After every update sent from Python, plotly's browser side diffs each trace's full data (every default plotly.js
+filled in) against the data it was given and sends the difference back as ``_js2py_traceDeltas``: 100-200 kB per
+move of the comparison explorer. The kernel then echoed it to the browser (ipywidgets 8 ``echo_update``) and merged
+it into the Python-side defaults, after which ipywidgets compared the report (its typed arrays arrive as numpy
+arrays) with ``==`` and raised ``ValueError`` (plotly 7.1, ipywidgets 8.1). Measured in the course app, that was
+180 ms of kernel time after every move, during which the next move waited, and an error message sent to the page.
+The explorers never read plotly's defaults in Python, so :class:`ExplorerFigure` does not sync that property: the
+kernel still decodes the report but sets nothing, echoes nothing and raises nothing (the browser still computes and
+sends it). ``on_edits_completed`` callbacks, which wait for that report, never run; they did not in plotly 7 either
+(its browser side sends the layout report under a misspelt name, so the layout edit never completes). Everything
+else (updates from Python, zoom and legend clicks from the browser) is plotly's own.
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+from traitlets import Dict
+
+__all__ = ["ExplorerFigure"]
+
+
+class ExplorerFigure(go.FigureWidget):
+    """A ``plotly.graph_objects.FigureWidget`` that ignores the browser's trace-defaults report.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        As for ``plotly.graph_objects.FigureWidget`` (a figure, or data and layout).
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> fig = ExplorerFigure(go.Figure(data=[go.Scatter(y=[1.0, 2.0])]))
+    >>> "_js2py_traceDeltas" in fig.keys, fig.data[0].y
+    (False, (1.0, 2.0))
+    """
+
+    # not synced: ipywidgets decodes the browser's message but sets (and echoes) only synced properties, so
+    # plotly's observer of this property never runs
+    _js2py_traceDeltas = Dict(allow_none=True)

@@ -1,0 +1,51 @@
+"""ExplorerFigure: the kernel sets, merges and echoes nothing of the browser's report of plotly.js defaults."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from dpviz.widgets import LaplaceExplorer
+from dpviz.widgets.figure_widget import ExplorerFigure
+
+
+def _report(fig: go.FigureWidget) -> dict:
+    """What plotly's browser side sends after an update: each trace's defaults; typed arrays arrive as numpy arrays
+    (plotly's deserializer)."""
+    return {"_js2py_traceDeltas": {
+        "trace_deltas": [{"uid": t.uid, "x": np.arange(len(t.y)), "error_y": {"array": np.zeros(len(t.y))}}
+                         for t in fig.data],
+        "trace_edit_id": fig._last_trace_edit_id}}
+
+
+def _figure(cls: type) -> go.FigureWidget:
+    return cls(go.Figure(data=[go.Scatter(y=np.array([1.0, 2.0, 3.0]), marker=dict(color=np.array([1, 2, 3])))]))
+
+
+def test_plotly_figurewidget_merges_the_report_and_fails_on_array_properties() -> None:
+    # the behaviour ExplorerFigure exists for: if plotly fixes it, this test says the subclass can go
+    fig = _figure(go.FigureWidget)
+    fig.plotly_update(restyle_data={"y": [np.array([3.0, 2.0, 1.0])]}, trace_indexes=[0])
+    with pytest.raises(ValueError, match="truth value of an array"):
+        fig.set_state(_report(fig))
+
+
+def test_explorer_figure_drops_the_report_and_keeps_its_data() -> None:
+    fig = _figure(ExplorerFigure)
+    fig.plotly_update(restyle_data={"y": [np.array([3.0, 2.0, 1.0])]}, trace_indexes=[0])
+    fig.set_state(_report(fig))   # no error, nothing merged
+    assert "_js2py_traceDeltas" not in fig.keys
+    assert not fig._js2py_traceDeltas
+    assert fig.data[0].y.tolist() == [3.0, 2.0, 1.0] and fig.data[0].marker.color.tolist() == [1, 2, 3]
+    # what the browser sends on a legend click or zoom still reaches Python
+    fig.set_state({"_js2py_relayout": {"relayout_data": {"xaxis.range": [0, 1]}, "source_view_id": "v"}})
+    assert tuple(fig.layout.xaxis.range) == (0, 1)
+
+
+def test_explorers_draw_into_an_explorer_figure() -> None:
+    e = LaplaceExplorer()
+    assert isinstance(e.figure, ExplorerFigure)
+    before = [t.y.tolist() if t.y is not None else None for t in e.figure.data]
+    e.controls["epsilon"].value = 0.5
+    assert [t.y.tolist() if t.y is not None else None for t in e.figure.data] != before
