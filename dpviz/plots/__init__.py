@@ -6,8 +6,16 @@ ones matplotlib (``-> matplotlib.axes.Axes``).  Topic modules:
 Shared pieces: :mod:`dpviz.plots.palette` and :mod:`dpviz.plots.bands`.
 """
 
-from dpviz.plots.bands import mpl_band, new_axes, patch_figure, plotly_band, plotly_line, sync_figure
+from dpviz.plots.bands import (
+    mpl_band,
+    new_axes,
+    patch_figure,
+    plotly_band,
+    plotly_line,
+    replace_figure,
+    sync_figure,
+)
 from dpviz.plots.palette import ALT, PALETTE, SIMULATED, TEMPLATE, THEORY, TRUTH, band_fill, color
 
 __all__ = ["PALETTE", "TEMPLATE", "TRUTH", "SIMULATED", "THEORY", "ALT", "color", "band_fill", "plotly_band",
-           "plotly_line", "mpl_band", "sync_figure", "patch_figure", "new_axes"]
+           "plotly_line", "mpl_band", "sync_figure", "patch_figure", "replace_figure", "new_axes"]

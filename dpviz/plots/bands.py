@@ -18,7 +18,7 @@ from dpviz.plots.palette import band_fill
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["plotly_band", "plotly_line", "mpl_band", "sync_figure", "patch_figure", "new_axes"]
+__all__ = ["plotly_band", "plotly_line", "mpl_band", "sync_figure", "patch_figure", "replace_figure", "new_axes"]
 
 
 def plotly_band(x: ArrayLike, lower: ArrayLike, upper: ArrayLike, *, name: str, color: str,
@@ -146,6 +146,36 @@ def sync_figure(target: go.FigureWidget, source: go.Figure) -> None:
             target.data = ()
             target.add_traces(list(source.data))
             target.layout = source.layout
+
+
+def replace_figure(target: go.FigureWidget, traces: list[dict[str, Any]], layout: dict[str, Any]) -> None:
+    """Replace every trace and the layout of ``target`` by the plain-dict figure ``(traces, layout)``, in one batch.
+
+    For a redraw whose traces change in number or type (an algorithm ticked or unticked), where neither
+    :func:`patch_figure` nor :func:`sync_figure`'s in-place update applies.  The dicts are validated once, by
+    the widget (building a ``go.Figure`` first, then copying it, validated them twice: 13 ms of the comparison
+    explorer's 33 ms).
+
+    Parameters
+    ----------
+    target : plotly.graph_objects.FigureWidget
+        The figure shown in the notebook.
+    traces : list of dict
+        The new traces, as plotly property dicts with a ``type``.
+    layout : dict
+        The new layout, as a plotly property dict.
+
+    Examples
+    --------
+    >>> fig = go.FigureWidget(go.Figure(data=[{"type": "scatter", "y": [1.0]}, {"type": "bar", "y": [2.0]}]))
+    >>> replace_figure(fig, [{"type": "scatter", "y": [3.0]}], {"title": {"text": "one trace"}})
+    >>> len(fig.data), fig.data[0].y, fig.layout.title.text
+    (1, (3.0,), 'one trace')
+    """
+    with target.batch_update():
+        target.data = ()
+        target.add_traces(traces)
+        target.layout = layout
 
 
 def _flat(spec: dict[str, Any], prefix: str = "") -> dict[str, Any]:
