@@ -89,6 +89,8 @@ def _raises(fn: object) -> bool:
 
 
 @pytest.mark.parametrize("qualname,obj", OBJECTS, ids=[q for q, _ in OBJECTS])
+# numpydoc lists a widget class's members, which reads ipywidgets' deprecated class properties
+@pytest.mark.filterwarnings(r"ignore:Widget\.\w+ is deprecated:DeprecationWarning")
 def test_numpydoc(qualname: str, obj: object) -> None:
     errors = {code: msg for code, msg in validate(qualname)["errors"]}
     assert "GL08" not in errors, f"{qualname} has no docstring"

@@ -26,8 +26,9 @@ class ExplorerFigure(go.FigureWidget):
 
     Parameters
     ----------
-    *args, **kwargs
-        As for ``plotly.graph_objects.FigureWidget`` (a figure, or data and layout).
+    data, layout, frames, skip_invalid, **kwargs
+        As for ``plotly.graph_objects.FigureWidget``: a figure (or its traces), its layout and frames, and
+        whether to drop invalid properties instead of raising.
 
     Examples
     --------
