@@ -40,14 +40,14 @@ import plotly.graph_objects as go
 from dpviz.plots.bands import patch_figure, replace_figure, sync_figure
 from dpviz.widgets.accessibility import TEXT_COLOURS, make_accessible
 from dpviz.widgets.controls import (
-    _guard,
-    _set_initial,
-    _short,
     control_range,
+    guard_control,
     int_slider,
     log_slider,
     next_values,
     seed_box,
+    set_initial_value,
+    short_value,
 )
 from dpviz.widgets.figure_widget import ExplorerFigure
 
@@ -100,7 +100,7 @@ class Explorer:
         if unknown:
             raise ValueError(f"unknown control(s) {sorted(unknown)}; controls are {sorted(self.controls)}")
         for name, value in values.items():
-            _set_initial(name, self.controls[name], value)
+            set_initial_value(name, self.controls[name], value)
         if self.main_control not in self.controls:
             raise TypeError(f"{type(self).__name__}.main_control {self.main_control!r} is not one of its controls")
         self.controls[self.main_control].add_class("dpviz-main-control")
@@ -108,7 +108,7 @@ class Explorer:
             if isinstance(w, widgets.FloatLogSlider) and w.base == 10:
                 w.add_class(LOG10_CLASS)   # the page template announces 10**position, not the exponent
         for name, w in self.controls.items():
-            _guard(name, w, self._refuse)
+            guard_control(name, w, self._refuse)
         self.message = widgets.HTML(value="", layout=widgets.Layout(min_height="1.5em"))
         self.message.add_class("dpviz-message")
         self.goals = widgets.HTML(value="")
@@ -313,7 +313,7 @@ class Explorer:
         for name, value in moved.items():
             self.set_quietly(name, value)
         if moved:
-            back = ", ".join(f"{n} back to {_short(v)}" for n, v in moved.items())
+            back = ", ".join(f"{n} back to {short_value(v)}" for n, v in moved.items())
             self._show(f"{self.message_text}; {back}")
 
     def set_quietly(self, name: str, value: Any) -> None:
@@ -345,7 +345,7 @@ class Explorer:
 
     # ---------------------------------------------------------------- display
     def __repr__(self) -> str:
-        vals = ", ".join(f"{k}={_short(v)}" for k, v in self.values.items())
+        vals = ", ".join(f"{k}={short_value(v)}" for k, v in self.values.items())
         return f"{type(self).__name__}({vals})"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """The controls of an explorer: sliders built alike, the values one keyboard step away, and guards.
 
-Every control is *guarded* (:func:`_guard`): a value it cannot show (out of range, of the wrong type, not one of
+Every control is *guarded* (:func:`guard_control`): a value it cannot show (out of range, of the wrong type, not one of
 its options, NaN) is refused before ipywidgets would clip or coerce it -- from Python or from the browser -- and
 the explorer names the control, the value and what is allowed.  :func:`next_values` says where a keyboard step
 takes a control, for explorers that prepare their next moves while the student reads the figure.
@@ -17,7 +17,8 @@ import ipywidgets as widgets
 import numpy as np
 import traitlets
 
-__all__ = ["log_slider", "int_slider", "seed_box", "control_range", "next_values"]
+__all__ = ["log_slider", "int_slider", "seed_box", "control_range", "next_values", "guard_control",
+           "set_initial_value", "short_value"]
 
 
 def log_slider(value: float, lo_exp: float, hi_exp: float, label: str, step: float = 0.01) -> widgets.FloatLogSlider:
@@ -215,7 +216,7 @@ class _Guarded:
         try:
             _check_value(self._dpviz_name, self, value)
         except (TypeError, ValueError) as exc:
-            self._dpviz_refused(f"{exc}; {self._dpviz_name} stays at {_short(self.value)}")  # type: ignore[attr-defined]
+            self._dpviz_refused(f"{exc}; {self._dpviz_name} stays at {short_value(self.value)}")  # type: ignore[attr-defined]
             return False
         return True
 
@@ -234,8 +235,18 @@ class _Guarded:
 _GUARDED: dict[type, type] = {}
 
 
-def _guard(name: str, widget: widgets.Widget, refused: Callable[[str], None]) -> None:
-    """Make ``widget`` a guarded control named ``name`` whose refusals go to ``refused(message)``."""
+def guard_control(name: str, widget: widgets.Widget, refused: Callable[[str], None]) -> None:
+    """Make ``widget`` a guarded control named ``name`` whose refusals go to ``refused(message)``.
+
+    Parameters
+    ----------
+    name : str
+        The control's name in the explorer (used in the refusal messages).
+    widget : ipywidgets.Widget
+        The control; its class becomes a guarded subclass of its own class.
+    refused : callable
+        Called with the message when a value is refused (the explorer shows it).
+    """
     cls = type(widget)
     if cls not in _GUARDED:
         _GUARDED[cls] = type(f"Guarded{cls.__name__}", (_Guarded, cls), {})
@@ -247,11 +258,27 @@ def _guard(name: str, widget: widgets.Widget, refused: Callable[[str], None]) ->
         widget.tooltip = f"{name}: from {bounds[0]:g} to {bounds[1]:g}"   # a text box does not show its range
 
 
-def _set_initial(name: str, widget: widgets.Widget, value: Any) -> None:
+def set_initial_value(name: str, widget: widgets.Widget, value: Any) -> None:
     """Set a control's starting value, refusing (not clipping) one the control cannot show.
 
     ipywidgets' bounded sliders silently clip an out-of-range value; an explorer
     built with ``epsilon=-1`` must say so instead of running at the slider's minimum.
+
+    Parameters
+    ----------
+    name : str
+        The control's name in the explorer (used in the error message).
+    widget : ipywidgets.Widget
+        The control.
+    value : object
+        The starting value.
+
+    Raises
+    ------
+    ValueError
+        If the control cannot show ``value`` (out of range, NaN, not one of its options).
+    TypeError
+        If ``value`` is of a type the control does not take.
     """
     _check_value(name, widget, value)
     try:
@@ -262,6 +289,22 @@ def _set_initial(name: str, widget: widgets.Widget, value: Any) -> None:
         raise ValueError(f"{name} = {value!r} is not a value this control accepts{allowed}") from exc
 
 
-def _short(v: Any) -> str:
-    """A control value for ``repr``: floats to 4 significant digits."""
+def short_value(v: Any) -> str:
+    """A control value for ``repr``: floats to 4 significant digits.
+
+    Parameters
+    ----------
+    v : object
+        The value.
+
+    Returns
+    -------
+    str
+        ``f"{v:.4g}"`` for a float, ``repr(v)`` otherwise.
+
+    Examples
+    --------
+    >>> short_value(0.123456), short_value("laplace")
+    ('0.1235', "'laplace'")
+    """
     return f"{v:.4g}" if isinstance(v, float) else repr(v)
