@@ -36,6 +36,10 @@ __all__ = ["LeastSquares", "DENSE_MAX"]
 #: Largest n handled with dense n x n algebra.
 DENSE_MAX = 4096
 
+#: Strategies with at most this many cells (and entries) are factorised densely even when sparse: at that size
+#: scipy.sparse's per-call overhead (about 1 ms per factorisation at n = 16) exceeds the dense algebra.
+_SMALL_N, _SMALL_SIZE = 64, 64 * 1024
+
 
 def _is_sparse(M: Any) -> bool:
     """``scipy.sparse.issparse`` as a plain bool (its type guard would hide the dense branch from mypy)."""
@@ -48,7 +52,7 @@ class LeastSquares:
     ``LeastSquares(A)`` accepts a dense array, a scipy.sparse matrix or a
     :class:`dpviz.workloads.Workload` (to use a workload as its own strategy).
     Sparse strategies are factorised in the prefix basis (see the module
-    docstring), dense ones by Cholesky, rank-deficient ones by an
+    docstring), dense and small ones (n <= 64) by Cholesky, rank-deficient ones by an
     eigendecomposition (pseudo-inverse), in which case only workloads in the
     row space of ``A`` can be answered (:meth:`check_answerable`).
 
@@ -111,7 +115,10 @@ class LeastSquares:
             self._dense_init(A.gram())
             return
         A = check_matrix("A", A)  # dense or sparse: typed Any below
-        if not _is_sparse(A) and np.count_nonzero(A) <= 0.3 * A.size:
+        small = A.shape[1] <= _SMALL_N and A.shape[0] * A.shape[1] <= _SMALL_SIZE
+        if small and _is_sparse(A):
+            A = np.asarray(A.toarray(), dtype=float)
+        elif not small and not _is_sparse(A) and np.count_nonzero(A) <= 0.3 * A.size:
             A = sp.csr_array(A)
         self.n_rows, self.n = int(A.shape[0]), int(A.shape[1])
         self.l1, self.l2 = _sens.l1(A), _sens.l2(A)
