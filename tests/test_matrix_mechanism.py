@@ -29,8 +29,9 @@ def _brute(W, A, eps):
 
 
 # --------------------------------------------------------------------------- exact error
-@pytest.mark.parametrize("n", [1, 2, 5, 8, 13])
+@pytest.mark.parametrize("n", [1, 2, 5, 8, 13, 70])
 def test_expected_error_equals_pseudo_inverse_formula(n):
+    """n <= 64 is factorised densely, n = 70 through the sparse prefix-basis path: both equal the pseudo-inverse."""
     rng = np.random.default_rng(n)
     works = [wl.identity(n), wl.prefix(n), wl.all_ranges(n), wl.random_ranges(n, 7, rng=3),
              wl.from_matrix(rng.random((3, n)))]
@@ -350,3 +351,19 @@ def test_svd_bound_is_a_lower_bound_not_attained_for_all_ranges_at_n8():
     assert lower <= best <= lower * 1.0003
     assert lower > bound * 1.015   # 160.93 vs 158.34: the bound is not attained by any strategy
     assert best == pytest.approx(160.93, abs=0.05) and bound == pytest.approx(158.34, abs=0.01)
+
+
+def test_a_cache_shared_across_workloads_gives_each_workload_its_own_errors():
+    """Fixed strategies are cached by domain size and shared across workloads; adaptive ones (built from the
+    workload's queries) must not be: one cache visited by every workload gives the totals of a fresh computation."""
+    from dpviz.experiments.matrix_mechanism import compare_strategies
+
+    shared: dict = {}
+    for name in wl.WORKLOADS:
+        W = wl.build(name, 16)
+        warm = compare_strategies(W, 0.7, cache=shared)
+        fresh = compare_strategies(W, 0.7)
+        np.testing.assert_allclose(warm.total_error, fresh.total_error, rtol=1e-12)
+    fixed = [k for k in shared if k[0] == "ls" and k[1] not in st.ADAPTIVE]
+    assert fixed and all(k[2] == ("n", 16) for k in fixed)   # one factorisation per fixed strategy, not per workload
+    assert len(fixed) == len([s for s in st.for_mechanism("laplace") if s not in st.ADAPTIVE])

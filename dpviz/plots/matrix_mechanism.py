@@ -17,7 +17,7 @@ from dpviz.experiments.matrix_mechanism import (
     QueryErrorExperiment,
     StrategyComparison,
 )
-from dpviz.plots.bands import new_axes, plotly_line
+from dpviz.plots.bands import new_axes
 from dpviz.plots.palette import SIMULATED, TEMPLATE, THEORY, TRUTH, band_fill, color
 from dpviz.plots.readability import log_axis
 
@@ -28,6 +28,7 @@ __all__ = [
     "p_identity_axes",
     "matrix_mechanism_title",
     "matrix_mechanism_figure",
+    "matrix_mechanism_figure_spec",
     "query_error_axes",
     "comparison_axes",
     "strategy_heatmap_axes",
@@ -72,47 +73,87 @@ def matrix_mechanism_figure(run: MatrixMechanismRun) -> go.Figure:
     -------
     plotly.graph_objects.Figure
         The three-panel figure.
+
+    Examples
+    --------
+    >>> from dpviz.experiments.matrix_mechanism import matrix_mechanism_explorer_run
+    >>> fig = matrix_mechanism_figure(matrix_mechanism_explorer_run("prefix", "identity", 4, 1.0, 20, rng=0))
+    >>> [t.type for t in fig.data]
+    ['scatter', 'scatter', 'scatter', 'bar', 'scatter', 'heatmap']
+    """
+    traces, layout = matrix_mechanism_figure_spec(run)
+    return go.Figure(data=traces, layout=layout)
+
+
+def matrix_mechanism_figure_spec(run: MatrixMechanismRun) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """:func:`matrix_mechanism_figure` as plain dicts, so that a redraw sends only the arrays that changed.
+
+    Parameters
+    ----------
+    run : MatrixMechanismRun
+        One explorer update.
+
+    Returns
+    -------
+    traces : list of dict
+        The six traces (band, simulated, exact, totals, lower bound, heat map), in drawing order.
+    layout : dict
+        The layout (three panels, title and legend).
+
+    Examples
+    --------
+    >>> from dpviz.experiments.matrix_mechanism import matrix_mechanism_explorer_run
+    >>> traces, layout = matrix_mechanism_figure_spec(
+    ...     matrix_mechanism_explorer_run("prefix", "identity", 4, 1.0, 20, rng=0))
+    >>> traces[2]["name"], traces[2]["y"].tolist()   # prefix i sums i + 1 cells of variance 2
+    ('exact expected error', [2.0, 4.0, 6.0, 8.0])
     """
     e = run.experiment
     c = run.comparison
     m = e.predicted.size
     q = np.arange(1, m + 1)
     lo, hi = np.maximum(e.simulated - 2 * e.stderr, 0.0), e.simulated + 2 * e.stderr
-    traces = [
-        # the band as one closed polygon (one trace instead of two keeps the in-place redraw cheap)
-        go.Scatter(x=np.concatenate([q, q[::-1]]), y=np.concatenate([hi, lo[::-1]]), fill="toself",
-                   fillcolor=band_fill(SIMULATED), line=dict(width=0, color=SIMULATED), mode="lines",
-                   name="simulated +- 2 s.e.", hoverinfo="skip"),
-        plotly_line(q, e.simulated, name="simulated mean squared error", color=SIMULATED, mode="markers",
-                    hover="%{y:.7~g}"),
-        plotly_line(q, e.predicted, name="exact expected error", color=THEORY),
-    ]
+
+    def line(y: np.ndarray, name: str, colour: str, mode: str) -> dict[str, Any]:
+        return dict(type="scatter", x=q, y=np.asarray(y, dtype=float), mode=mode, name=name,
+                    line=dict(color=colour), marker=dict(color=colour),
+                    hovertemplate=f"{name}: %{{y:.7~g}}<extra></extra>")
+
     sel = c.names.index(run.strategy)
-    colors = [THEORY if i == sel else "#9AA5B1" for i in range(len(c.names))]
-    traces.append(go.Bar(x=list(c.labels), y=c.total_error, marker=dict(color=colors), name="total error",
-                         showlegend=False, xaxis="x2", yaxis="y2",
-                         customdata=c.ratio,
-                         hovertemplate="%{x}: %{y:.7~g} (%{customdata:.7~g} x bound)<extra></extra>"))
-    traces.append(go.Scatter(x=list(c.labels), y=np.full(len(c.names), c.lower_bound), mode="lines",
-                             line=dict(color=TRUTH, dash="dash"), name="SVD lower bound", xaxis="x2", yaxis="y2",
-                             hovertemplate=f"lower bound {c.lower_bound:.7g}<extra></extra>"))
     A = run.matrix
     lim = float(np.abs(A).max()) or 1.0
-    traces.append(go.Heatmap(z=A, zmin=-lim, zmax=lim, colorscale="RdBu", reversescale=True, xaxis="x3",
-                             yaxis="y3", showscale=False,
-                             hovertemplate="row %{y}, cell %{x}: %{z:.7~g}<extra></extra>"))
+    traces: list[dict[str, Any]] = [
+        # the band as one closed polygon (one trace instead of two keeps the in-place redraw cheap)
+        dict(type="scatter", x=np.concatenate([q, q[::-1]]), y=np.concatenate([hi, lo[::-1]]), fill="toself",
+             fillcolor=band_fill(SIMULATED), line=dict(width=0, color=SIMULATED), mode="lines",
+             name="simulated +- 2 s.e.", hoverinfo="skip"),
+        line(e.simulated, "simulated mean squared error", SIMULATED, "markers"),
+        line(e.predicted, "exact expected error", THEORY, "lines"),
+        dict(type="bar", x=list(c.labels), y=np.asarray(c.total_error, dtype=float),
+             marker=dict(color=[THEORY if i == sel else "#9AA5B1" for i in range(len(c.names))]),
+             name="total error", showlegend=False, xaxis="x2", yaxis="y2", customdata=np.asarray(c.ratio),
+             hovertemplate="%{x}: %{y:.7~g} (%{customdata:.7~g} x bound)<extra></extra>"),
+        dict(type="scatter", x=list(c.labels), y=np.full(len(c.names), c.lower_bound), mode="lines",
+             line=dict(color=TRUTH, dash="dash"), name="SVD lower bound", xaxis="x2", yaxis="y2",
+             hovertemplate=f"lower bound {c.lower_bound:.7g}<extra></extra>"),
+        dict(type="heatmap", z=A, zmin=-lim, zmax=lim, colorscale="RdBu", reversescale=True, xaxis="x3",
+             yaxis="y3", showscale=False, name="strategy matrix",
+             hovertemplate="row %{y}, cell %{x}: %{z:.7~g}<extra></extra>"),
+    ]
     layout = dict(
         title=dict(text=matrix_mechanism_title(run), font=dict(size=14), y=0.985, yanchor="top"), height=740,
         template=TEMPLATE, margin=dict(l=90, r=20, t=95, b=110),
         legend=dict(orientation="h", y=1.02, x=0.0, yanchor="bottom"),
-        xaxis=dict(domain=[0.0, 1.0], anchor="y", title="workload query (workload order)"),
-        yaxis=dict(domain=[0.6, 0.97], title="squared error", rangemode="tozero"),
+        xaxis=dict(domain=[0.0, 1.0], anchor="y", title=dict(text="workload query (workload order)")),
+        yaxis=dict(domain=[0.6, 0.97], title=dict(text="squared error"), rangemode="tozero"),
         xaxis2=dict(domain=[0.0, 0.55], anchor="y2", tickangle=-35),
-        yaxis2=log_axis(c.total_error, [c.lower_bound], domain=[0.0, 0.42], anchor="x2", title="total expected error"),
-        xaxis3=dict(domain=[0.64, 1.0], anchor="y3", title="cell"),
-        yaxis3=dict(domain=[0.0, 0.42], anchor="x3", autorange="reversed", title=f"strategy row ({A.shape[0]})"),
+        yaxis2=log_axis(c.total_error, [c.lower_bound], domain=[0.0, 0.42], anchor="x2",
+                        title=dict(text="total expected error")),
+        xaxis3=dict(domain=[0.64, 1.0], anchor="y3", title=dict(text="cell")),
+        yaxis3=dict(domain=[0.0, 0.42], anchor="x3", autorange="reversed",
+                    title=dict(text=f"strategy row ({A.shape[0]})")),
     )
-    return go.Figure(data=traces, layout=layout)
+    return traces, layout
 
 
 def query_error_axes(exp: QueryErrorExperiment, ax: Axes | None = None, *, title: str | None = None) -> Axes:

@@ -37,7 +37,7 @@ menu.py
 from dpviz.strategies.eigen import eigen_design
 from dpviz.strategies.fixed import hierarchical, identity, workload
 from dpviz.strategies.greedy import greedy_h
-from dpviz.strategies.menu import LABELS, STRATEGIES, build, for_mechanism
+from dpviz.strategies.menu import ADAPTIVE, LABELS, STRATEGIES, build, cache_key, for_mechanism
 from dpviz.strategies.p_identity_template import default_p, p_identity
 from dpviz.strategies.wavelets import rescaled_wavelet, wavelet
 from dpviz.strategies.weighted_marginals import marginal_strategy, marginal_weights, marginals_error
@@ -57,6 +57,8 @@ __all__ = [
     "marginals_error",
     "build",
     "for_mechanism",
+    "cache_key",
+    "ADAPTIVE",
     "STRATEGIES",
     "LABELS",
 ]

@@ -13,11 +13,13 @@ from dpviz.strategies.weighted_marginals import marginal_strategy
 from dpviz.validation import check_choice
 from dpviz.workloads import Workload
 
-__all__ = ["build", "STRATEGIES", "LABELS", "for_mechanism"]
+__all__ = ["build", "STRATEGIES", "LABELS", "ADAPTIVE", "for_mechanism", "cache_key"]
 
 #: Names accepted by :func:`build`.
 STRATEGIES = ("identity", "workload", "hierarchical_2", "hierarchical_4", "hierarchical_16", "wavelet",
               "rescaled_wavelet", "greedy_h", "optimized", "eigen_design")
+#: The strategies built from the workload's queries; the others depend on its domain size only.
+ADAPTIVE = ("workload", "greedy_h", "optimized", "eigen_design")
 #: Display names.
 LABELS = {
     "identity": "Identity",
@@ -60,6 +62,35 @@ def for_mechanism(mechanism: str) -> tuple[str, ...]:
     return tuple(nm for nm in STRATEGIES if mechanism == "gaussian" or nm != "eigen_design")
 
 
+def cache_key(name: str, W: Workload, mechanism: str) -> tuple[Any, ...]:
+    """What a built strategy depends on: ``(name, W.key, mechanism)`` for an :data:`ADAPTIVE` strategy,
+    ``(name, ("n", W.n))`` for a fixed one (the same matrix serves every workload on n cells).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`STRATEGIES`.
+    W : Workload
+        The workload.
+    mechanism : {"laplace", "gaussian"}
+        The noise the strategy is built for.
+
+    Returns
+    -------
+    tuple
+        A hashable key.
+
+    Examples
+    --------
+    >>> from dpviz import workloads
+    >>> cache_key("wavelet", workloads.prefix(8), "laplace") == cache_key("wavelet", workloads.identity(8), "gaussian")
+    True
+    >>> cache_key("greedy_h", workloads.prefix(8), "laplace") == cache_key("greedy_h", workloads.identity(8), "laplace")
+    False
+    """
+    return (name, W.key, mechanism) if name in ADAPTIVE else (name, ("n", W.n))
+
+
 def build(name: str, W: Workload, *, mechanism: str = "laplace",
           cache: dict | None = None) -> Any:
     """Strategy by menu name (one of :data:`STRATEGIES`) for workload ``W``.
@@ -68,9 +99,9 @@ def build(name: str, W: Workload, *, mechanism: str = "laplace",
     optimised strategy is built for (L1 or L2): "optimized" is the weighted-marginals strategy
     (:func:`~dpviz.strategies.marginal_strategy`) for a marginal workload and a p-Identity strategy
     (:func:`~dpviz.strategies.p_identity`, seed 0) otherwise; the eigen-design is an L2 design and is
-    refused under "laplace".  Results are stored in ``cache``
-    (a dict keyed by ``(name, W.key, mechanism)``: the workload's queries, not its name) when given, so an
-    optimiser runs once per workload and domain size.
+    refused under "laplace".  Results are stored in ``cache`` (keyed by :func:`cache_key`: the workload's
+    queries, not its name, for an adaptive strategy, the domain size for a fixed one) when given, so an
+    optimiser runs once per workload and a fixed strategy once per domain size.
 
     Parameters
     ----------
@@ -81,7 +112,7 @@ def build(name: str, W: Workload, *, mechanism: str = "laplace",
     mechanism : {"laplace", "gaussian"}, default "laplace"
         Noise the optimised strategies are built for (L1 or L2 sensitivity).
     cache : dict, optional
-        Strategies already built, keyed by ``(name, W.key, mechanism)``; filled in place.
+        Strategies already built, keyed by :func:`cache_key`; filled in place.
 
     Returns
     -------
@@ -109,7 +140,7 @@ def build(name: str, W: Workload, *, mechanism: str = "laplace",
                          "mechanism; use 'optimized' (a p-Identity strategy optimised for L1)")
     if not isinstance(W, Workload):
         raise TypeError(f"W must be a dpviz.workloads.Workload, got {type(W).__name__}")
-    key = (name, W.key, mechanism)
+    key = cache_key(name, W, mechanism)
     if cache is not None and key in cache:
         return cache[key]
     n = W.n

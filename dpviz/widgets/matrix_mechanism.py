@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from dpviz import strategies as st
 from dpviz import workloads as wl
 from dpviz.experiments.matrix_mechanism import MatrixMechanismRun, matrix_mechanism_explorer_run
-from dpviz.plots.matrix_mechanism import matrix_mechanism_figure
+from dpviz.plots.matrix_mechanism import matrix_mechanism_figure, matrix_mechanism_figure_spec
 from dpviz.widgets.base import Explorer, int_slider, log_slider, seed_box
 
 __all__ = ["MatrixMechanismExplorer"]
@@ -69,6 +69,9 @@ class MatrixMechanismExplorer(Explorer):
 
     def _figure(self, result: MatrixMechanismRun) -> go.Figure:
         return matrix_mechanism_figure(result)
+
+    def _figure_spec(self, result: MatrixMechanismRun) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        return matrix_mechanism_figure_spec(result)
 
     def _side_panels(self) -> list[widgets.Widget]:
         return [self.summary]

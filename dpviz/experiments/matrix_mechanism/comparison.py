@@ -108,7 +108,7 @@ def _check_names(names: Any) -> tuple[str, ...]:
 
 
 def least_squares_for(name: str, W: wl.Workload, mechanism: str, cache: dict | None) -> mm.LeastSquares:
-    """The least-squares reconstruction of a named strategy for ``W``, built once per (strategy, W, mechanism).
+    """The least-squares reconstruction of a named strategy for ``W``, once per :func:`~dpviz.strategies.cache_key`.
 
     Parameters
     ----------
@@ -133,7 +133,7 @@ def least_squares_for(name: str, W: wl.Workload, mechanism: str, cache: dict | N
     >>> ls.l1
     1.0
     """
-    key = ("ls", name, W.key, mechanism)
+    key = ("ls", *st.cache_key(name, W, mechanism))   # a fixed strategy's factorisation serves every workload
     if cache is not None and key in cache:
         return cache[key]
     ls = mm.LeastSquares(st.build(name, W, mechanism=mechanism, cache=cache))
