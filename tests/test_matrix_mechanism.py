@@ -367,3 +367,19 @@ def test_a_cache_shared_across_workloads_gives_each_workload_its_own_errors():
     fixed = [k for k in shared if k[0] == "ls" and k[1] not in st.ADAPTIVE]
     assert fixed and all(k[2] == ("n", 16) for k in fixed)   # one factorisation per fixed strategy, not per workload
     assert len(fixed) == len([s for s in st.for_mechanism("laplace") if s not in st.ADAPTIVE])
+
+
+@pytest.mark.parametrize("n", [16, 100])
+def test_estimate_without_keeping_the_reconstruction_matrix_equals_the_pseudo_inverse(n):
+    """keep=False (a strategy used once: solve for these answers only) and keep=True (build R = (A^T A)^+ A^T)
+    give the dense pseudo-inverse estimate, on the dense (n = 16) and the sparse prefix-basis (n = 100) paths."""
+    A = st.hierarchical(n, 2)
+    y = np.random.default_rng(n).laplace(size=(3, A.shape[0]))
+    Ad = A.toarray()
+    dense = y @ np.linalg.pinv(Ad).T
+    once = mm.LeastSquares(A).estimate(y, keep=False)
+    kept = mm.LeastSquares(A).estimate(y)
+    np.testing.assert_allclose(once, dense, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(kept, dense, rtol=1e-9, atol=1e-9)
+    with pytest.raises(TypeError, match="keep"):
+        mm.LeastSquares(A).estimate(y, keep="no")

@@ -224,13 +224,19 @@ class LeastSquares:
             return self._op.answer(x)
         return np.asarray(self._A @ np.asarray(x, dtype=float).T).T
 
-    def estimate(self, y: npt.ArrayLike) -> np.ndarray:
+    def estimate(self, y: npt.ArrayLike, *, keep: bool = True) -> np.ndarray:
         """Least-squares estimate ``x_hat = (A^T A)^+ A^T y`` (one solve for all trials).
+
+        Up to n = 4096 the reconstruction matrix ``R = (A^T A)^+ A^T`` is built on the first call and kept,
+        so that later calls are one matrix product; ``keep=False`` solves for these answers only (for a
+        strategy used once, where building ``R`` would cost ``p`` solves).  The two differ by rounding.
 
         Parameters
         ----------
         y : array_like
             Noisy strategy answers, shape (p,) or (k, p).
+        keep : bool, default True
+            Build (or use) the kept reconstruction matrix.
 
         Returns
         -------
@@ -241,12 +247,21 @@ class LeastSquares:
         ------
         ValueError
             If ``y`` is not finite, not 1-D or 2-D, or its last axis is not the number of rows of A.
+        TypeError
+            If ``keep`` is not a bool.
+
+        Examples
+        --------
+        >>> ls = LeastSquares(np.array([[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]]))
+        >>> ls.estimate(np.array([3.0, 1.0, 2.0]), keep=False).round(12).tolist()
+        [1.0, 2.0]
         """
+        keep = check_bool("keep", keep)
         y = check_array("y", y, ndim=(1, 2))
         if y.shape[-1] != self.n_rows:
             raise ValueError(f"y must have {self.n_rows} entries (rows of A) on its last axis, got shape {y.shape}")
         if self.method == "sparse-prefix":
-            if self.n <= 256 and self.n * self.n_rows <= 1_000_000:
+            if keep and self.n <= 256 and self.n * self.n_rows <= 1_000_000:
                 # small problems: SuperLU's per-right-hand-side overhead dominates, so apply the
                 # reconstruction matrix (A^T A)^{-1} A^T, built once by the same factorisation
                 if getattr(self, "_R", None) is None:
@@ -256,7 +271,7 @@ class LeastSquares:
             return _s_inv(self._lu.solve(rhs)).T
         if self._op is not None:
             return self.solve(self._op.rmatvec(y).T).T
-        if self.n * self.n_rows <= 16_000_000:
+        if keep and self.n * self.n_rows <= 16_000_000:
             # dense: apply the reconstruction matrix R = (A^T A)^+ A^T, computed once (one matrix product per call)
             if getattr(self, "_R", None) is None:
                 At = self._A.T.toarray() if _is_sparse(self._A) else self._A.T

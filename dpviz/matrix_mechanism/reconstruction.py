@@ -9,7 +9,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 from scipy.optimize import lsq_linear
 
-from dpviz.matrix_mechanism.least_squares import _as_ls
+from dpviz.matrix_mechanism.least_squares import LeastSquares, _as_ls
 from dpviz.validation import check_array, check_bool
 
 __all__ = ["reconstruct", "query_weights"]
@@ -52,7 +52,7 @@ def reconstruct(A: Any, y: npt.ArrayLike, *, nonnegative: bool = False) -> np.nd
     """
     ls = _as_ls(A)
     if not check_bool("nonnegative", nonnegative):
-        return ls.estimate(y)
+        return ls.estimate(y, keep=isinstance(A, LeastSquares))   # a matrix given here is used once
     y = check_array("y", y, ndim=(1, 2))
     if y.shape[-1] != ls.n_rows:
         raise ValueError(f"y must have {ls.n_rows} entries (rows of A) on its last axis, got shape {y.shape}")

@@ -28,7 +28,7 @@ import numpy.typing as npt
 from dpviz import mechanisms
 from dpviz.accountant import charge
 from dpviz.matrix_mechanism.accuracy import CALIBRATIONS, Calibration, noise_variance
-from dpviz.matrix_mechanism.least_squares import _as_ls
+from dpviz.matrix_mechanism.least_squares import LeastSquares, _as_ls
 from dpviz.matrix_mechanism.reconstruction import reconstruct
 from dpviz.rng import RngLike
 from dpviz.validation import (
@@ -162,6 +162,7 @@ def run(W: Any, A: Any, x: npt.ArrayLike, epsilon: float, *, rng: RngLike = None
         y = mechanisms.laplace(truth_a, ls.l1, epsilon, rng=rng, size=size)
     else:
         y = mechanisms.gaussian(truth_a, ls.l2, epsilon, delta, rng=rng, size=size, calibration=calibration)
-    x_hat = reconstruct(ls, y, nonnegative=nonnegative)
+    # a strategy given as a matrix is factorised here and used once: solve for these answers only
+    x_hat = reconstruct(ls, y, nonnegative=True) if nonnegative else ls.estimate(y, keep=isinstance(A, LeastSquares))
     return MatrixMechanismRelease(answers=W.answer(x_hat), estimate=x_hat, measurements=y, truth=W.answer(x),
                                   noise_variance=var, mechanism="laplace" if delta is None else "gaussian")

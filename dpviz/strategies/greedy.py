@@ -21,19 +21,27 @@ from dpviz.validation import check_int
 __all__ = ["greedy_h"]
 
 
+#: The coarse grid of weights searched first, with its squares and those of 1 - p (the same for every call).
+_GRID = np.linspace(0.0, 0.999, 1000)
+_GRID_P2, _GRID_Q2 = _GRID**2, (1 - _GRID) ** 2
+#: Offsets of the fine search around the best coarse weight.
+_FINE = np.linspace(-1e-3, 1e-3, 201)
+
+
 def _argmin_p(S: np.ndarray, q: np.ndarray, k: np.ndarray, d: float) -> np.ndarray:
     """Per node, the p in [0, 0.999] minimising ``(S - c_d(p) q) / (1-p)^2``.
 
     Here ``c_d(p) = d p^2 / ((1-p)^2 + d p^2 k)``.
     """
-    def f(P: np.ndarray) -> np.ndarray:
-        c = d * P**2 / ((1 - P) ** 2 + d * P**2 * k[:, None])
-        return (S[:, None] - c * q[:, None]) / (1 - P) ** 2
+    def f(P2: np.ndarray, Q2: np.ndarray) -> np.ndarray:
+        """The objective at weights with squares ``P2`` and ``(1-p)^2 = Q2`` (the grid's are computed once)."""
+        dP2 = d * P2
+        c = dP2 / (Q2 + dP2 * k[:, None])
+        return (S[:, None] - c * q[:, None]) / Q2
 
-    grid = np.linspace(0.0, 0.999, 1000)
-    p0 = grid[np.argmin(f(np.broadcast_to(grid, (S.size, grid.size))), axis=1)]
-    fine = np.clip(p0[:, None] + np.linspace(-1e-3, 1e-3, 201)[None, :], 0.0, 0.999)
-    return fine[np.arange(S.size), np.argmin(f(fine), axis=1)]
+    p0 = _GRID[np.argmin(f(_GRID_P2, _GRID_Q2), axis=1)]
+    fine = np.clip(p0[:, None] + _FINE[None, :], 0.0, 0.999)
+    return fine[np.arange(S.size), np.argmin(f(fine**2, (1 - fine) ** 2), axis=1)]
 
 
 def greedy_h(W: Any, branching: int = 2, *, gram: bool = False) -> sp.csr_array:
