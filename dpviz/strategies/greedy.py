@@ -44,6 +44,21 @@ def _argmin_p(S: np.ndarray, q: np.ndarray, k: np.ndarray, d: float) -> np.ndarr
     return fine[np.arange(S.size), np.argmin(f(fine**2, (1 - fine) ** 2), axis=1)]
 
 
+def _block_forms(G: np.ndarray, u: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """``u_I^T G_II u_I`` for each block ``I = [lo, hi)`` of consecutive cells (all as long as the first but
+    the last, which may be shorter).  Blocks of up to 64 cells are gathered into one (blocks, s, s) array (one
+    call instead of one per block: the tree's lower levels have many small blocks); larger ones are few."""
+    s = int(hi[0] - lo[0]) if lo.size else 0
+    full = int(np.count_nonzero(hi - lo == s))
+    if s > 64 or full < 2:
+        return np.array([u[a:c] @ (G[a:c, a:c] @ u[a:c]) for a, c in zip(lo, hi, strict=True)])
+    idx = lo[:full, None] + np.arange(s)[None, :]
+    ub = u[idx]
+    out = np.einsum("mi,mij,mj->m", ub, G[idx[:, :, None], idx[:, None, :]], ub, optimize=False)
+    rest = [u[a:c] @ (G[a:c, a:c] @ u[a:c]) for a, c in zip(lo[full:], hi[full:], strict=True)]
+    return np.concatenate([out, rest]) if rest else out
+
+
 def greedy_h(W: Any, branching: int = 2, *, gram: bool = False) -> sp.csr_array:
     """GreedyH [LHMW14]: a b-ary tree of intervals whose node weights are chosen greedily for the workload.
 
@@ -119,12 +134,10 @@ def greedy_h(W: Any, branching: int = 2, *, gram: bool = False) -> sp.csr_array:
         S = np.add.reduceat(err, first[:-1])
         kc = np.add.reduceat(kk, first[:-1])
         lo, hi = tree.node_bounds(l)
-        Gu = [G[a:c, a:c] @ u[a:c] for a, c in zip(lo, hi, strict=True)]
-        q = np.array([u[a:c] @ g for a, c, g in zip(lo, hi, Gu, strict=True)])
+        q = _block_forms(G, u, lo, hi)
         # diagonal-block part of q (sum over children of u_c^T G_cc u_c), for the discount of cross terms
         cl, ch = tree.node_bounds(l - 1)
-        q_child = np.add.reduceat(np.array([u[a:c] @ G[a:c, a:c] @ u[a:c] for a, c in zip(cl, ch, strict=True)]),
-                                  first[:-1])
+        q_child = np.add.reduceat(_block_forms(G, u, cl, ch), first[:-1])
         d = float(b) ** (-(tree.height - l) / 2.0)
         p = _argmin_p(S, q_child + d * (q - q_child), kc, d)
         single = nchild == 1
