@@ -49,3 +49,27 @@ def test_explorers_draw_into_an_explorer_figure() -> None:
     before = [t.y.tolist() if t.y is not None else None for t in e.figure.data]
     e.controls["epsilon"].value = 0.5
     assert [t.y.tolist() if t.y is not None else None for t in e.figure.data] != before
+
+
+@pytest.mark.parametrize("cls", [go.FigureWidget, ExplorerFigure])
+def test_on_change_callbacks_still_run_on_updates_from_python(cls: type) -> None:
+    """ExplorerFigure skips plotly's callback dispatch only when nothing listens: a callback on a layout
+    sub-object or on a trace's marker is called exactly as by plotly's own FigureWidget."""
+    fig = _figure(cls)
+    fig.update_layout(xaxis=dict(range=[0, 1]))
+    seen: list[str] = []
+    fig.layout.xaxis.on_change(lambda obj, rng: seen.append(f"range {list(rng)}"), "range")
+    fig.data[0].marker.on_change(lambda obj, colour: seen.append(f"colour {[int(c) for c in colour]}"), "color")
+    fig.plotly_update(restyle_data={"marker.color": [np.array([3, 2, 1])]}, relayout_data={"xaxis.range": [0, 5]},
+                      trace_indexes=[0])
+    assert seen == ["colour [3, 2, 1]", "range [0, 5]"] or seen == ["range [0, 5]", "colour [3, 2, 1]"]
+
+
+def test_explorer_figure_skips_the_dispatch_when_nothing_listens(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(go.FigureWidget, "_dispatch_layout_change_callbacks", lambda *a: calls.append("layout"))
+    monkeypatch.setattr(go.FigureWidget, "_dispatch_trace_change_callbacks", lambda *a: calls.append("trace"))
+    fig = _figure(ExplorerFigure)
+    fig.plotly_update(restyle_data={"y": [np.array([3.0, 2.0, 1.0])]}, relayout_data={"title.text": "t"},
+                      trace_indexes=[0])
+    assert calls == [] and fig.data[0].y.tolist() == [3.0, 2.0, 1.0] and fig.layout.title.text == "t"
