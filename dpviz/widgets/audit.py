@@ -105,10 +105,17 @@ class AuditExplorer(Explorer):
             "claimed_epsilon": [(m, o, conf, seed) for o in sorted(CLAIMS, key=lambda x: abs(x - c)) if o != c],
             "confidence": [(m, c, o, seed) for o in CONFIDENCES if o != conf],
             "seed": [(m, c, conf, seed + 1)] if seed + 1 <= self.controls["seed"].max else [],
-            "mechanism": [(o, c, conf, seed) for o in _PREPARE_ORDER if o != m],
+            "mechanism": [(o, c, conf, seed) for o in self._mechanisms_ahead()],
         }
-        order = sorted(groups, key=lambda name: name != self._moved)   # stable: the moved control's group first
-        return [move for name in order for move in groups[name]]
+        return self._moved_first(groups)
+
+    def _mechanisms_ahead(self) -> list[str]:
+        """The mechanisms to prepare: the dropdown's neighbours first (the way it last moved first, as a student
+        pressing the arrow key again would reach them), then the others of :data:`_PREPARE_ORDER`, cheapest
+        first."""
+        near = [o for o in self._ahead("mechanism", steps=1) if o in _PREPARE_ORDER]
+        current = self.controls["mechanism"].value
+        return near + [o for o in _PREPARE_ORDER if o != current and o not in near]
 
     def _prepare_next_moves(self) -> None:
         """Have the curves of the next moves prepared in the background (see the class docstring)."""

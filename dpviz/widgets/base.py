@@ -176,9 +176,9 @@ class Explorer:
         """Observer of every control's value: note which control moved and which way, then update unless the
         change was made quietly."""
         self._moved = next((k for k, w in self.controls.items() if w is change.get("owner")), None)
-        old, new = change.get("old"), change.get("new")
-        self._up = (isinstance(old, (int, float)) and isinstance(new, (int, float)) and not isinstance(old, bool)
-                    and not isinstance(new, bool) and new > old)
+        if self._moved is not None:
+            old, new = self._position(self._moved, change.get("old")), self._position(self._moved, change.get("new"))
+            self._up = old is not None and new is not None and new > old
         if not self._updating:
             self.update()
 
@@ -188,8 +188,28 @@ class Explorer:
         values = next_values(self.controls[name], steps=steps)
         if name != self._moved:
             return values
-        current = self.controls[name].value
-        return sorted(values, key=lambda v: (v > current) != self._up)   # stable: nearest first on each side
+        current = self._position(name, self.controls[name].value)
+        if current is None:
+            return values
+        # stable: nearest first on each side
+        return sorted(values, key=lambda v: ((self._position(name, v) or 0.0) > current) != self._up)
+
+    def _position(self, name: str, value: Any) -> float | None:
+        """Where ``value`` lies along control ``name``: the number itself, or its index among a dropdown's
+        options (None for anything else), so that "which way did it move" means the same for both."""
+        widget = self.controls[name]
+        if isinstance(widget, widgets.Dropdown):
+            values = [o[1] if isinstance(o, tuple) else o for o in widget.options]
+            return float(values.index(value)) if value in values else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        return None
+
+    def _moved_first(self, groups: dict[str, list[Any]]) -> list[Any]:
+        """The next moves of every control (``groups``: control name -> its next settings, nearest first) as one
+        list, the last moved control's first (the others in the order given)."""
+        order = sorted(groups, key=lambda name: name != self._moved)   # stable: the moved control's group first
+        return [move for name in order for move in groups[name]]
 
     def _refuse(self, text: str) -> None:
         """Show why a control value was refused (the control and the figure keep their last good state)."""

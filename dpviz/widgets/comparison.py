@@ -163,8 +163,7 @@ class AlgorithmComparisonExplorer(Explorer):
             "seed": [self._setting(rng=seed.value + 1)] if seed.value < seed.max else [],
             "scale": [self._setting(scale=s) for s in self._ahead("scale")],
         }
-        order = sorted(groups, key=lambda name: name != self._moved)   # stable: the moved control's group first
-        return [setting for name in order for setting in groups[name]]
+        return self._moved_first(groups)
 
     def _figure(self, result: ExplorerResult) -> go.Figure:
         """The whole figure of a result (the first draw; later ones patch it)."""

@@ -115,8 +115,7 @@ class GPTTAttackExplorer(Explorer):
             "split": [base | {"split": s} for s in self._ahead("split")],
             "seed": [base | {"seed": v["seed"] + 1}] if v["seed"] < seed.max else [],
         }
-        order = sorted(groups, key=lambda name: name != self._moved)   # stable: the moved control's group first
-        return [setting for name in order for setting in groups[name]]
+        return self._moved_first(groups)
 
     def _after_draw(self, result: GPTTAttackRun) -> None:
         prefetch_gptt_runs(self._next_moves())
