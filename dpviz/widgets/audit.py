@@ -110,10 +110,10 @@ class AuditExplorer(Explorer):
         return self._moved_first(groups)
 
     def _mechanisms_ahead(self) -> list[str]:
-        """The mechanisms to prepare: the dropdown's neighbours first (the way it last moved first, as a student
-        pressing the arrow key again would reach them), then the others of :data:`_PREPARE_ORDER`, cheapest
-        first."""
-        near = [o for o in self._ahead("mechanism", steps=1) if o in _PREPARE_ORDER]
+        """The mechanisms to prepare: those up to two steps along the dropdown first (the way it last moved
+        first, as a student pressing the arrow key again would reach them; the slowest take about a second, so
+        two steps give them two pauses), then the others of :data:`_PREPARE_ORDER`, cheapest first."""
+        near = [o for o in self._ahead("mechanism", steps=2) if o in _PREPARE_ORDER]
         current = self.controls["mechanism"].value
         return near + [o for o in _PREPARE_ORDER if o != current and o not in near]
 
