@@ -182,3 +182,13 @@ def test_eigen_design_bounds_its_run_time_and_checks_tol():
         st.eigen_design(wl.all_ranges(8), tol=1e-300, max_iter=10**15)
     with pytest.raises(TypeError, match="tol"):
         st.eigen_design(wl.all_ranges(8), tol=True)
+
+
+def test_cache_key_refuses_what_build_refuses():
+    W = wl.prefix(8)
+    with pytest.raises(ValueError, match="strategy"):
+        st.cache_key("bogus", W, "laplace")
+    with pytest.raises(ValueError, match="mechanism"):
+        st.cache_key("wavelet", W, "exponential")
+    with pytest.raises(TypeError, match="Workload"):
+        st.cache_key("wavelet", np.eye(8), "laplace")

@@ -80,6 +80,13 @@ def cache_key(name: str, W: Workload, mechanism: str) -> tuple[Any, ...]:
     tuple
         A hashable key.
 
+    Raises
+    ------
+    ValueError
+        If ``name`` or ``mechanism`` is not one of the allowed values.
+    TypeError
+        If ``W`` is not a :class:`~dpviz.workloads.Workload`.
+
     Examples
     --------
     >>> from dpviz import workloads
@@ -88,6 +95,10 @@ def cache_key(name: str, W: Workload, mechanism: str) -> tuple[Any, ...]:
     >>> cache_key("greedy_h", workloads.prefix(8), "laplace") == cache_key("greedy_h", workloads.identity(8), "laplace")
     False
     """
+    check_choice("strategy", name, STRATEGIES)
+    check_choice("mechanism", mechanism, ("laplace", "gaussian"))
+    if not isinstance(W, Workload):
+        raise TypeError(f"W must be a dpviz.workloads.Workload, got {type(W).__name__}")
     return (name, W.key, mechanism) if name in ADAPTIVE else (name, ("n", W.n))
 
 
