@@ -28,3 +28,15 @@ def test_bad_starting_values_are_refused_by_name():
         SubsamplingExplorer(rate=2.0)
     with pytest.raises(ValueError, match="unknown control"):
         SubsamplingExplorer(p=0.5)
+
+
+def test_exceedance_fractions_equal_the_comparison_table_with_ties():
+    """The simulated tails count samples strictly above each threshold: equal to the (samples, thresholds)
+    comparison table, samples equal to a threshold included."""
+    from dpviz.experiments.subsampling import _exceedances
+
+    gen = np.random.default_rng(7)
+    for _ in range(50):
+        y = np.round(gen.laplace(size=int(gen.integers(1, 500))), int(gen.integers(0, 2)))
+        t = np.concatenate([np.round(gen.normal(size=int(gen.integers(1, 20))), 1), y[:2]])
+        np.testing.assert_array_equal(_exceedances(y, t), (y[:, None] > t).mean(axis=0))

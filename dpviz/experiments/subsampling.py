@@ -61,17 +61,14 @@ class SubsamplingTails:
 
 
 def _exceedances(y: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """``(y[:, None] > t).mean(axis=0)`` by one binary search per sample instead of a (samples, t) table.
+    """``(y[:, None] > t).mean(axis=0)`` without a (samples, t) table: y sorted once, one binary search per threshold.
 
-    ``y > t_j`` exactly when more than j of the sorted thresholds lie below y; the counts are exact
-    integers, so dividing by ``y.size`` gives the very numbers the mean gives.
+    The number of samples above ``t_j`` is ``y.size`` minus the number at or below it, an exact integer, so
+    dividing by ``y.size`` gives the very numbers the mean gives.  (Sorting 300,000 samples takes half the time
+    of a binary search of each sample among the thresholds.)
     """
-    order = np.argsort(t, kind="stable")
-    below = np.searchsorted(t[order], y, side="left")            # thresholds strictly below each y
-    counts = np.bincount(below, minlength=t.size + 1)[::-1].cumsum()[::-1][1:]
-    out = np.empty(t.size)
-    out[order] = counts / y.size
-    return out
+    at_or_below = np.searchsorted(np.sort(y), t, side="right")
+    return (y.size - at_or_below) / y.size
 
 
 def subsampling_tails(epsilon: float, rate: float, flagged: int = 10, thresholds: ArrayLike | None = None, *,
