@@ -186,8 +186,11 @@ def test_eigen_design_bounds_its_run_time_and_checks_tol():
 
 def test_cache_key_refuses_what_build_refuses():
     W = wl.prefix(8)
-    with pytest.raises(ValueError, match="strategy"):
+    with pytest.raises(ValueError, match="name"):
         st.cache_key("bogus", W, "laplace")
+    with pytest.raises(ValueError, match="eigen_design"):
+        st.cache_key("eigen_design", W, "laplace")
+    assert st.cache_key("eigen_design", W, "gaussian") == ("eigen_design", W.key, "gaussian")
     with pytest.raises(ValueError, match="mechanism"):
         st.cache_key("wavelet", W, "exponential")
     with pytest.raises(TypeError, match="Workload"):

@@ -179,11 +179,12 @@ def test_rapid_moves_always_show_the_current_settings_curve_and_start_no_extra_t
     _wait_prepared()
 
 
-def test_the_mechanism_a_keyboard_step_further_is_prepared_first():
+def test_the_mechanism_a_keyboard_step_further_is_prepared_first(monkeypatch):
     """A student stepping down the mechanism dropdown with the arrow key reaches the next options next: the two
     further down are prepared before the others (which follow cheapest first); stepping up, those above are."""
     import dpviz.widgets.audit as widget_module
 
+    monkeypatch.setattr(widget_module, "MAX_SAMPLES", 3_000)   # the moves below prepare curves in the background
     e = AuditExplorer(samples=500.0)
     names = [v for _, v in e.controls["mechanism"].options]
     e.controls["mechanism"].value = names[2]             # down the list
@@ -192,3 +193,4 @@ def test_the_mechanism_a_keyboard_step_further_is_prepared_first():
     assert set(first[:len(widget_module._PREPARE_ORDER) - 1]) == set(widget_module._PREPARE_ORDER) - {names[2]}
     e.controls["mechanism"].value = names[1]             # and back up
     assert [m[0] for m in e._next_moves()][:3] == [names[0], names[2], names[3]]
+    _wait_prepared()

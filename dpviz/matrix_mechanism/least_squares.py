@@ -5,8 +5,9 @@ Sparse strategies are factorised in the prefix basis (see
 is ``(n+1) tr(N^{-1}) - 1^T N^{-1} 1`` (every range is a difference of two
 prefixes; ``W^T W = S^T ((n+1) I - 1 1^T) S`` in the extended prefix basis) and
 of all prefixes ``tr(N^{-1})``, so the n^2-row all-range workload is never
-formed.  Dense strategies (eigen-designs) use a dense Cholesky factor, or an
-eigendecomposition when ``A`` is rank-deficient.
+formed.  Dense strategies (eigen-designs), and sparse ones of at most 64 cells
+whose ``A^T A`` has a well-conditioned Cholesky factor, use a dense Cholesky
+factor; rank-deficient dense ones an eigendecomposition.
 """
 
 from __future__ import annotations
@@ -36,8 +37,9 @@ __all__ = ["LeastSquares", "DENSE_MAX"]
 #: Largest n handled with dense n x n algebra.
 DENSE_MAX = 4096
 
-#: Strategies with at most this many cells (and entries) are factorised densely even when sparse: at that size
-#: scipy.sparse's per-call overhead (about 1 ms per factorisation at n = 16) exceeds the dense algebra.
+#: Sparse strategies with at most this many cells (and entries) are factorised by a dense Cholesky factor when it is
+#: well conditioned: at that size scipy.sparse's per-call overhead (about 1 ms per factorisation at n = 16) exceeds
+#: the dense algebra.  Otherwise (e.g. weights spanning 1e7) they take the sparse path, which stays exact there.
 _SMALL_N, _SMALL_SIZE = 64, 64 * 1024
 
 
@@ -52,8 +54,8 @@ class LeastSquares:
     ``LeastSquares(A)`` accepts a dense array, a scipy.sparse matrix or a
     :class:`dpviz.workloads.Workload` (to use a workload as its own strategy).
     Sparse strategies are factorised in the prefix basis (see the module
-    docstring), dense and small ones (n <= 64) by Cholesky, rank-deficient ones by an
-    eigendecomposition (pseudo-inverse), in which case only workloads in the
+    docstring), dense ones and small well-conditioned ones (n <= 64, at most 65,536 entries) by
+    Cholesky, rank-deficient ones by an eigendecomposition (pseudo-inverse), in which case only workloads in the
     row space of ``A`` can be answered (:meth:`check_answerable`).
 
     Parameters
@@ -117,7 +119,8 @@ class LeastSquares:
         A = check_matrix("A", A)  # dense or sparse: typed Any below
         small = A.shape[1] <= _SMALL_N and A.shape[0] * A.shape[1] <= _SMALL_SIZE
         if small and _is_sparse(A):
-            A = np.asarray(A.toarray(), dtype=float)
+            if self._small_cholesky(np.asarray(A.toarray(), dtype=float)):
+                return
         elif not small and not _is_sparse(A) and np.count_nonzero(A) <= 0.3 * A.size:
             A = sp.csr_array(A)
         self.n_rows, self.n = int(A.shape[0]), int(A.shape[1])
@@ -160,6 +163,21 @@ class LeastSquares:
         self._Z = None
         self.method = "sparse-prefix"
         self.rank = n
+        return True
+
+    def _small_cholesky(self, D: np.ndarray) -> bool:
+        """Factorise the small dense strategy ``D`` by a Cholesky factor of ``D^T D``; False, with nothing set,
+        when the factor does not exist or its pivots span more than 1e10 (the sparse path is exact there)."""
+        try:
+            c, low = sla.cho_factor(D.T @ D, lower=True, check_finite=False)
+        except np.linalg.LinAlgError:
+            return False
+        d = np.diag(c) ** 2
+        if not d.min() > 1e-10 * d.max():
+            return False
+        self.n_rows, self.n = int(D.shape[0]), int(D.shape[1])
+        self.l1, self.l2 = _sens.l1(D), _sens.l2(D)
+        self._A, self._chol, self.method, self.rank = D, (c, low), "cholesky", self.n
         return True
 
     def _dense_init(self, N: np.ndarray) -> None:
@@ -227,9 +245,10 @@ class LeastSquares:
     def estimate(self, y: npt.ArrayLike, *, keep: bool = True) -> np.ndarray:
         """Least-squares estimate ``x_hat = (A^T A)^+ A^T y`` (one solve for all trials).
 
-        Up to n = 4096 the reconstruction matrix ``R = (A^T A)^+ A^T`` is built on the first call and kept,
-        so that later calls are one matrix product; ``keep=False`` solves for these answers only (for a
-        strategy used once, where building ``R`` would cost ``p`` solves).  The two differ by rounding.
+        For a small strategy (sparse: n <= 256 and n p <= 1e6; dense: n p <= 1.6e7; not a Workload) the
+        reconstruction matrix ``R = (A^T A)^+ A^T`` is built on the first call and kept, so that later calls
+        are one matrix product; ``keep=False`` solves for these answers only (for a strategy used once, where
+        building ``R`` would cost ``p`` solves).  The two differ by rounding.
 
         Parameters
         ----------

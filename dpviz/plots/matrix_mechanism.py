@@ -74,6 +74,11 @@ def matrix_mechanism_figure(run: MatrixMechanismRun) -> go.Figure:
     plotly.graph_objects.Figure
         The three-panel figure.
 
+    Raises
+    ------
+    TypeError
+        If ``run`` is not a :class:`~dpviz.experiments.matrix_mechanism.MatrixMechanismRun`.
+
     Examples
     --------
     >>> from dpviz.experiments.matrix_mechanism import matrix_mechanism_explorer_run
@@ -100,6 +105,11 @@ def matrix_mechanism_figure_spec(run: MatrixMechanismRun) -> tuple[list[dict[str
     layout : dict
         The layout (three panels, title and legend).
 
+    Raises
+    ------
+    TypeError
+        If ``run`` is not a :class:`~dpviz.experiments.matrix_mechanism.MatrixMechanismRun`.
+
     Examples
     --------
     >>> from dpviz.experiments.matrix_mechanism import matrix_mechanism_explorer_run
@@ -108,6 +118,9 @@ def matrix_mechanism_figure_spec(run: MatrixMechanismRun) -> tuple[list[dict[str
     >>> traces[2]["name"], traces[2]["y"].tolist()   # prefix i sums i + 1 cells of variance 2
     ('exact expected error', [2.0, 4.0, 6.0, 8.0])
     """
+    if not isinstance(run, MatrixMechanismRun):
+        raise TypeError(f"run must be a MatrixMechanismRun (from matrix_mechanism_explorer_run), "
+                        f"got {type(run).__name__}")
     e = run.experiment
     c = run.comparison
     m = e.predicted.size

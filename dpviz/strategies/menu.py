@@ -83,7 +83,8 @@ def cache_key(name: str, W: Workload, mechanism: str) -> tuple[Any, ...]:
     Raises
     ------
     ValueError
-        If ``name`` or ``mechanism`` is not one of the allowed values.
+        If ``name`` or ``mechanism`` is not one of the allowed values, or ``name`` is "eigen_design" with
+        ``mechanism="laplace"`` (as :func:`build`).
     TypeError
         If ``W`` is not a :class:`~dpviz.workloads.Workload`.
 
@@ -95,8 +96,11 @@ def cache_key(name: str, W: Workload, mechanism: str) -> tuple[Any, ...]:
     >>> cache_key("greedy_h", workloads.prefix(8), "laplace") == cache_key("greedy_h", workloads.identity(8), "laplace")
     False
     """
-    check_choice("strategy", name, STRATEGIES)
+    check_choice("name", name, STRATEGIES)
     check_choice("mechanism", mechanism, ("laplace", "gaussian"))
+    if name == "eigen_design" and mechanism == "laplace":
+        raise ValueError("name='eigen_design' is an L2 (Gaussian) design and is not offered under the Laplace "
+                         "mechanism")
     if not isinstance(W, Workload):
         raise TypeError(f"W must be a dpviz.workloads.Workload, got {type(W).__name__}")
     return (name, W.key, mechanism) if name in ADAPTIVE else (name, ("n", W.n))
