@@ -18,12 +18,13 @@ import numpy as np
 import numpy.typing as npt
 import scipy.linalg as sla
 import scipy.sparse as sp
-from scipy.sparse.linalg import splu
 
+from dpviz.matrix_mechanism.dense_factor import _cholesky, _pseudo_inverse
 from dpviz.matrix_mechanism.prefix_basis import (
     _BLOCK,
     _blocked_prefix_stats,
     _diff_matrix,
+    _prefix_factor,
     _s_inv,
     _s_inv_t,
     _selected_inverse,
@@ -145,63 +146,33 @@ class LeastSquares:
 
     # ------------------------------------------------------------------ factorisations
     def _sparse_init(self) -> bool:
-        n = self.n
-        self._At = sp.csr_array(self._A @ _diff_matrix(n))
-        N = sp.csc_array(self._At.T @ self._At)
-        if N.nnz > 0.2 * n * n and n <= DENSE_MAX:
+        factor = _prefix_factor(self._A, DENSE_MAX)
+        if factor is None:
             return False
-        try:  # N is symmetric positive definite if A has full column rank: L D L^T, no pivoting
-            lu = splu(N, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
-        except RuntimeError:  # exactly singular
-            return False
-        probe = np.random.default_rng(12345).standard_normal(n)  # private fixed probe, not DP noise
-        back = lu.solve(np.asarray(N @ probe))
-        if not np.all(np.isfinite(back)) or np.linalg.norm(back - probe) > 1e-6 * np.linalg.norm(probe):
-            return False
-        self._lu = lu
-        self._symmetric = bool(np.array_equal(lu.perm_r, lu.perm_c)) and bool(np.all(lu.U.diagonal() > 0))
+        self._At, self._lu, self._symmetric = factor
         self._Z = None
-        self.method = "sparse-prefix"
-        self.rank = n
+        self.method, self.rank = "sparse-prefix", self.n
         return True
 
     def _small_cholesky(self, D: np.ndarray) -> bool:
         """Factorise the small dense strategy ``D`` by a Cholesky factor of ``D^T D``; False, with nothing set,
         when the factor does not exist or its pivots span more than 1e10 (the sparse path is exact there)."""
-        try:
-            c, low = sla.cho_factor(D.T @ D, lower=True, check_finite=False)
-        except np.linalg.LinAlgError:
-            return False
-        d = np.diag(c) ** 2
-        if not d.min() > 1e-10 * d.max():
+        chol = _cholesky(D.T @ D)
+        if chol is None:
             return False
         self.n_rows, self.n = int(D.shape[0]), int(D.shape[1])
         self.l1, self.l2 = _sens.l1(D), _sens.l2(D)
-        self._A, self._chol, self.method, self.rank = D, (c, low), "cholesky", self.n
+        self._A, self._chol, self.method, self.rank = D, chol, "cholesky", self.n
         return True
 
     def _dense_init(self, N: np.ndarray) -> None:
-        n = self.n
         N = np.asarray(N, dtype=float)
-        try:
-            c, low = sla.cho_factor(N, lower=True, check_finite=False)
-            d = np.diag(c) ** 2
-            if d.min() > 1e-10 * d.max():
-                self._chol = (c, low)
-                self.method = "cholesky"
-                self.rank = n
-                return
-        except np.linalg.LinAlgError:
-            pass
-        w, V = np.linalg.eigh(N)
-        tol = max(w.max(), 0.0) * max(n, self.n_rows) * np.finfo(float).eps * 10
-        keep = w > tol
-        self.rank = int(keep.sum())
-        if self.rank == 0:
-            raise ValueError("A is all zeros: it measures nothing")
-        self._V, self._w = V[:, keep], w[keep]
-        self._null = V[:, ~keep] if self.rank < n else None
-        self.method = "eigh"
+        chol = _cholesky(N)
+        if chol is not None:
+            self._chol, self.method, self.rank = chol, "cholesky", self.n
+            return
+        self._V, self._w, self._null = _pseudo_inverse(N, self.n_rows)
+        self.method, self.rank = "eigh", int(self._w.size)
 
     # ------------------------------------------------------------------ linear algebra
     def solve(self, C: npt.ArrayLike) -> np.ndarray:

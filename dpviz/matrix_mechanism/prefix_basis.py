@@ -9,7 +9,7 @@ once with ``scipy.sparse.linalg.splu`` and every least-squares solve is a
 sparse triangular solve.  ``N^{-1} = S (A^T A)^{-1} S^T`` is also the
 covariance of the noisy prefix sums, which is what range workloads need.
 
-This module holds the basis change and the two ways to read entries of
+This module holds the basis change, the factorisation of ``N``, and the two ways to read entries of
 ``N^{-1}`` without forming it: Takahashi's selected inverse and blocked solves.
 """
 
@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.linalg import splu
 
 __all__: list[str] = []
 
@@ -29,6 +30,28 @@ _BLOCK = 512
 def _diff_matrix(n: int) -> sp.csr_array:
     """``S^{-1}``: ones on the diagonal, -1 just below (so ``(A S^{-1})[:, k] = A[:, k] - A[:, k+1]``)."""
     return sp.diags_array([np.ones(n), -np.ones(n - 1)], offsets=[0, -1], shape=(n, n), format="csr")
+
+
+def _prefix_factor(A: sp.csr_array, dense_max: int) -> tuple[sp.csr_array, Any, bool] | None:
+    """``(A~, splu(N), symmetric)`` for a sparse strategy ``A`` with n columns, or None when ``N`` is too dense
+    to gain from sparsity (more than 20 % filled, n <= ``dense_max``), singular or too ill-conditioned (a fixed
+    probe does not come back to 1e-6).  ``symmetric``: the factor is ``L D L^T`` with positive pivots, so
+    :func:`_selected_inverse` applies."""
+    n = A.shape[1]
+    At = sp.csr_array(A @ _diff_matrix(n))
+    N = sp.csc_array(At.T @ At)
+    if N.nnz > 0.2 * n * n and n <= dense_max:
+        return None
+    try:  # N is symmetric positive definite if A has full column rank: L D L^T, no pivoting
+        lu = splu(N, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
+    except RuntimeError:  # exactly singular
+        return None
+    probe = np.random.default_rng(12345).standard_normal(n)  # private fixed probe, not DP noise
+    back = lu.solve(np.asarray(N @ probe))
+    if not np.all(np.isfinite(back)) or np.linalg.norm(back - probe) > 1e-6 * np.linalg.norm(probe):
+        return None
+    symmetric = bool(np.array_equal(lu.perm_r, lu.perm_c)) and bool(np.all(lu.U.diagonal() > 0))
+    return At, lu, symmetric
 
 
 def _s_inv_t(C: np.ndarray) -> np.ndarray:
