@@ -96,13 +96,24 @@ def cache_key(name: str, W: Workload, mechanism: str) -> tuple[Any, ...]:
     >>> cache_key("greedy_h", workloads.prefix(8), "laplace") == cache_key("greedy_h", workloads.identity(8), "laplace")
     False
     """
-    check_choice("name", name, STRATEGIES)
+    _check_request("name", name, W, mechanism)
+    return _key(name, W, mechanism)
+
+
+def _check_request(label: str, name: str, W: Any, mechanism: str) -> None:
+    """Refuse an unknown strategy (called ``label`` in the message) or mechanism, the eigen-design under Laplace,
+    and a ``W`` that is not a Workload."""
+    check_choice(label, name, STRATEGIES)
     check_choice("mechanism", mechanism, ("laplace", "gaussian"))
     if name == "eigen_design" and mechanism == "laplace":
-        raise ValueError("name='eigen_design' is an L2 (Gaussian) design and is not offered under the Laplace "
-                         "mechanism")
+        raise ValueError(f"{label}='eigen_design' is an L2 (Gaussian) design and is not offered under the Laplace "
+                         "mechanism; use 'optimized' (a p-Identity strategy optimised for L1)")
     if not isinstance(W, Workload):
         raise TypeError(f"W must be a dpviz.workloads.Workload, got {type(W).__name__}")
+
+
+def _key(name: str, W: Workload, mechanism: str) -> tuple[Any, ...]:
+    """:func:`cache_key` of a checked request."""
     return (name, W.key, mechanism) if name in ADAPTIVE else (name, ("n", W.n))
 
 
@@ -148,14 +159,8 @@ def build(name: str, W: Workload, *, mechanism: str = "laplace",
     >>> build("hierarchical_2", workloads.prefix(4)).shape
     (7, 4)
     """
-    check_choice("strategy", name, STRATEGIES)
-    check_choice("mechanism", mechanism, ("laplace", "gaussian"))
-    if name == "eigen_design" and mechanism == "laplace":
-        raise ValueError("strategy='eigen_design' is an L2 (Gaussian) design and is not offered under the Laplace "
-                         "mechanism; use 'optimized' (a p-Identity strategy optimised for L1)")
-    if not isinstance(W, Workload):
-        raise TypeError(f"W must be a dpviz.workloads.Workload, got {type(W).__name__}")
-    key = cache_key(name, W, mechanism)
+    _check_request("strategy", name, W, mechanism)
+    key = _key(name, W, mechanism)
     if cache is not None and key in cache:
         return cache[key]
     n = W.n
