@@ -73,3 +73,34 @@ def test_explorer_figure_skips_the_dispatch_when_nothing_listens(monkeypatch: py
     fig.plotly_update(restyle_data={"y": [np.array([3.0, 2.0, 1.0])]}, relayout_data={"title.text": "t"},
                       trace_indexes=[0])
     assert calls == [] and fig.data[0].y.tolist() == [3.0, 2.0, 1.0] and fig.layout.title.text == "t"
+
+
+def test_the_shipped_bundle_is_plotlys_with_only_the_report_methods_returning_at_once() -> None:
+    """lean_bundle() differs from plotly's widgetbundle.js by exactly one ``return;`` at the start of each report
+    method, and the report is computed nowhere else (plotly 7.1, the version this was measured on)."""
+    from pathlib import Path
+
+    import plotly
+
+    from dpviz.widgets.figure_widget import QUIET_METHODS, lean_bundle
+
+    stock = (Path(plotly.__file__).parent / "package_data" / "widgetbundle.js").read_text(encoding="utf-8")
+    lean = lean_bundle()
+    assert ExplorerFigure()._esm == lean
+    if plotly.__version__ != "7.1.0":
+        pytest.skip(f"the bundle's method names were checked on plotly 7.1.0, not {plotly.__version__}")
+    for method in QUIET_METHODS:
+        assert lean.count(f"{method}(ne){{return;") == 1, method
+    assert lean.replace("){return;", "){") == stock
+    assert len(lean) == len(stock) + len("return;") * len(QUIET_METHODS)
+    assert "_js2py_traceDeltas" in stock and lean.count('model.set("_js2py_traceDeltas"') == 1   # in the quiet one
+
+
+def test_a_bundle_without_the_methods_is_shipped_unchanged() -> None:
+    from dpviz.widgets.figure_widget import _quiet
+
+    source = "class V{_sendTraceDeltas(a){send(a)}x(){this._sendTraceDeltas(1)}}"
+    quieted = "class V{_sendTraceDeltas(a){return;send(a)}x(){this._sendTraceDeltas(1)}}"   # the call site kept
+    assert _quiet(source, ("_sendTraceDeltas",)) == quieted
+    assert _quiet(source, ("_sendTraceDeltas", "_sendLayoutDelta")) == source   # one missing: nothing changed
+    assert _quiet(source + source, ("_sendTraceDeltas",)) == source + source    # defined twice: nothing changed

@@ -14,17 +14,67 @@ either (its browser side sends the layout report under a misspelt name, so the l
 Second, after every update plotly works out which objects of the changed properties have ``on_change`` callbacks,
 parsing every changed path again: about a third of the comparison explorer's 10 ms patch. :class:`ExplorerFigure`
 first checks whether any object of the figure has such a callback (0.05 ms) and does that work only if one does.
+Third, the browser side itself: :class:`ExplorerFigure` ships plotly's own widget bundle (the ES module anywidget
+loads) with two methods made to return at once, ``_sendTraceDeltas`` and ``_sendLayoutDelta``, the ones that compute
+and send that report. In the course app they ran between plotly.js's update and its last redraw of the plot, so a
+student waited for them on every move: merging every trace's full data with plotly.js's defaults, diffing it and
+sending 100 kB to a kernel that discards it (:func:`lean_bundle`). If a plotly release renames them, the bundle is
+shipped unchanged and only that saving is lost (a test pins the version this was checked on).
+
 Everything else (updates from Python, zoom and legend clicks from the browser) is plotly's own.
 """
 
 from __future__ import annotations
 
+import functools
+import re
+from pathlib import Path
 from typing import Any
 
+import plotly
 import plotly.graph_objects as go
 from traitlets import Dict
 
-__all__ = ["ExplorerFigure"]
+__all__ = ["ExplorerFigure", "lean_bundle", "QUIET_METHODS"]
+
+#: The methods of plotly's browser-side figure view that compute and send the report of plotly.js defaults.
+QUIET_METHODS = ("_sendTraceDeltas", "_sendLayoutDelta")
+
+
+@functools.cache
+def lean_bundle() -> str:
+    """plotly's widget bundle (``plotly/package_data/widgetbundle.js``) with :data:`QUIET_METHODS` returning at once.
+
+    Each method is located by its definition (``name(arg){``), which must occur exactly once in the bundle, and
+    ``return;`` is inserted as its first statement; every call site is left as it is.  If either definition is
+    not found exactly once (a plotly release that renamed or inlined it), the bundle is returned unchanged.
+
+    Returns
+    -------
+    str
+        The ES module's source text (about 4.9 MB).
+
+    Examples
+    --------
+    >>> src = lean_bundle()
+    >>> "_sendTraceDeltas(ne){return;" in src, len(src) > 1_000_000
+    (True, True)
+    """
+    source = (Path(plotly.__file__).parent / "package_data" / "widgetbundle.js").read_text(encoding="utf-8")
+    return _quiet(source, QUIET_METHODS)
+
+
+def _quiet(source: str, methods: tuple[str, ...]) -> str:
+    """``source`` with ``return;`` first in each method definition ``name(arg){`` of ``methods``; ``source``
+    unchanged unless every definition occurs exactly once."""
+    out = source
+    for method in methods:
+        found = list(re.finditer(rf"(?<![\w$.]){re.escape(method)}\(([\w$]+)\)\{{", out))
+        if len(found) != 1:
+            return source
+        end = found[0].end()
+        out = out[:end] + "return;" + out[end:]
+    return out
 
 
 class ExplorerFigure(go.FigureWidget):
@@ -43,6 +93,9 @@ class ExplorerFigure(go.FigureWidget):
     >>> "_js2py_traceDeltas" in fig.keys, fig.data[0].y
     (False, (1.0, 2.0))
     """
+
+    # plotly's bundle without the browser-side report (see the module docstring)
+    _esm = lean_bundle()
 
     # not synced: ipywidgets decodes the browser's message but sets (and echoes) only synced properties, so
     # plotly's observer of this property never runs
