@@ -79,10 +79,11 @@ def test_short_keeps_three_significant_digits():
 
 
 def test_direct_labels_never_overlap():
-    ann = direct_labels(list("abcdef"), 5.0, [10.0, 10.5, 11.0, 1e3, 1e3, 1e-2], ["#000"] * 6, log=True,
-                        min_gap=0.3)
-    ys = sorted(a["y"] for a in ann)
+    trace = direct_labels(list("abcdef"), 5.0, [10.0, 10.5, 11.0, 1e3, 1e3, 1e-2], ["#000"] * 6, log=True,
+                          min_gap=0.3)
+    ys = sorted(np.log10(trace["y"]))   # decades apart on the log axis
     assert all(b - a >= 0.3 - 1e-12 for a, b in zip(ys, ys[1:], strict=False)), ys
+    assert trace["text"] == list("abcdef") and trace["mode"] == "text" and trace["cliponaxis"] is False
 
 
 @pytest.mark.parametrize("name", EXPLORERS)

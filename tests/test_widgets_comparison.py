@@ -115,7 +115,8 @@ def _shown(fig):
         return a.tolist() if a.dtype.kind not in "fc" else np.where(np.isnan(a), None, a).tolist()
     traces = [(t.name, plain(t.x), plain(t.y), plain(t.customdata),
                plain(getattr(t.error_y, "array", None)), plain(getattr(t.error_y, "arrayminus", None)),
-               plain(t.marker.color) if isinstance(t.marker.color, (list, tuple, np.ndarray)) else t.marker.color)
+               plain(t.marker.color) if isinstance(t.marker.color, (list, tuple, np.ndarray)) else t.marker.color,
+               plain(t.text), plain(t.textfont.color) if t.textfont is not None else None)   # the line labels
               for t in fig.data]
     return traces, fig.layout.title.text, [a.text for a in fig.layout.annotations]
 

@@ -222,7 +222,7 @@ def patch_figure(target: go.FigureWidget, traces: list[dict[str, Any]], layout: 
     changed traces with the layout's changes; a changed trace that keeps a property's value, or has no
     such property, is passed over there.  Nothing is applied, and False is
     returned, when there is nothing to compare with or the figures differ in structure (number,
-    type, name or axes of the traces, or the set of properties): redraw with :func:`sync_figure`
+    type or axes of the traces, or the set of properties): redraw with :func:`sync_figure`
     then.
 
     Parameters
@@ -255,7 +255,8 @@ def patch_figure(target: go.FigureWidget, traces: list[dict[str, Any]], layout: 
     old_traces, old_layout = shown
 
     def signature(ts: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
-        return [(t.get("type"), t.get("name"), t.get("xaxis"), t.get("yaxis")) for t in ts]
+        # not the names: a renamed trace (H_16 -> H_15) is patched like any other property
+        return [(t.get("type"), t.get("xaxis"), t.get("yaxis")) for t in ts]
 
     if signature(traces) != signature(old_traces):
         return False

@@ -209,9 +209,9 @@ def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict[str, Any]], dict[
     finite2 = np.concatenate([np.ravel(v) for v in shown2]) if shown2 else np.zeros(0)
     finite2 = finite2[np.isfinite(finite2) & (finite2 > 0)]
     decades = float(np.log10(finite2.max() / finite2.min())) if finite2.size else 1.0
-    labels = direct_labels(names, float(np.max(r.query_rank)) if len(r.query_rank) else 0.0, ends,
-                           [algorithm_color(a) for a in names], xref="x2", yref="y2", log=True,
-                           min_gap=max(decades, 0.5) / 11)
+    traces.append(direct_labels(names, float(np.max(r.query_rank)) if len(r.query_rank) else 0.0, ends,
+                                [algorithm_color(a) for a in names], xaxis="x2", yaxis="y2", log=True,
+                                min_gap=max(decades, 0.5) / 11))
     layout = dict(
         title=dict(text=explorer_title(r), font=dict(size=13)), template=TEMPLATE, height=960,
         margin=dict(l=80, r=90, t=80, b=120), legend=dict(orientation="h", yanchor="top", y=-0.07, font=dict(size=10)),
@@ -226,7 +226,7 @@ def explorer_figure_spec(r: ExplorerResult) -> tuple[list[dict[str, Any]], dict[
         annotations=[head(f"DPBench scaled error ||W x_hat - W x||_2 / (m * scale): mean and {lo:g}-{hi:g} % of "
                           "trials (lower is better)", 1.0),
                      head(f"error per query: mean over trials and {lo:g}-{hi:g} % band", 0.63),
-                     head(title3, 0.27), *labels],
+                     head(title3, 0.27)],
     )
     return traces, layout
 

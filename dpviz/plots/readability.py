@@ -164,36 +164,42 @@ def short(value: float, digits: int = 3) -> str:
     return f"{v:.{digits}g}"
 
 
-def direct_labels(labels: Sequence[str], x: float, y: ArrayLike, colors: Sequence[str], *, xref: str = "x",
-                  yref: str = "y", log: bool = False, min_gap: float = 0.0) -> list[dict[str, Any]]:
-    """Plotly annotations naming lines at their right end (instead of a legend), pushed apart to not overlap.
+def direct_labels(labels: Sequence[str], x: float, y: ArrayLike, colors: Sequence[str], *, xaxis: str = "x",
+                  yaxis: str = "y", log: bool = False, min_gap: float = 0.0) -> dict[str, Any]:
+    """One plotly text trace naming lines at their right end (instead of a legend), pushed apart to not overlap.
+
+    A single ``mode="text"`` scatter trace, not one annotation per line: plotly.js measures and places every
+    annotation on each redraw, which cost about a tenth of the comparison explorer's redraw in the browser, while
+    a text trace is drawn with the data.  It is not clipped to the plot area (the names run into the right
+    margin), takes no hover and has no legend entry.
 
     Parameters
     ----------
     labels : sequence of str
         The name of each line.
     x : float
-        Where the labels start (the lines' last x; the text runs to the right of it).
+        Where the labels start, in data units (the lines' last x; the text runs to the right of it).
     y : array_like
-        Each line's last y.
+        Each line's last y, in data units.
     colors : sequence of str
         Each line's colour (the label is written in it).
-    xref, yref : str, default "x", "y"
+    xaxis, yaxis : str, default "x", "y"
         The axes the lines are drawn on.
     log : bool, default False
-        Whether the y axis is logarithmic (positions are then in decades, as plotly expects).
+        Whether the y axis is logarithmic (``min_gap`` is then in decades).
     min_gap : float, default 0.0
         Smallest distance between two labels, in axis units (decades on a log axis).
 
     Returns
     -------
-    list of dict
-        One annotation per finite ``y``.
+    dict
+        The trace: one text per finite (positive, on a log axis) ``y``, in the order of ``labels``.
 
     Examples
     --------
-    >>> [round(a["y"], 2) for a in direct_labels(["a", "b"], 10.0, [1.0, 1.05], ["#000", "#111"], min_gap=0.5)]
-    [1.0, 1.5]
+    >>> t = direct_labels(["a", "b"], 10.0, [1.0, 1.05], ["#000", "#111"], min_gap=0.5)
+    >>> t["text"], t["y"].round(2).tolist(), t["textfont"]["color"]
+    (['a', 'b'], [1.0, 1.5], ['#000', '#111'])
     """
     ys = np.asarray(y, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -204,5 +210,9 @@ def direct_labels(labels: Sequence[str], x: float, y: ArrayLike, colors: Sequenc
     for k in finite:
         p = max(float(pos[k]), last + min_gap)
         placed[int(k)] = last = p
-    return [dict(x=x, y=placed[k], xref=xref, yref=yref, text=labels[k], showarrow=False, xanchor="left",
-                 xshift=4, font=dict(color=colors[k], size=11)) for k in sorted(placed)]
+    keep = sorted(placed)
+    at = np.array([placed[k] for k in keep], dtype=float)
+    return dict(type="scatter", mode="text", x=np.full(len(keep), float(x)), y=10.0 ** at if log else at,
+                text=[labels[k] for k in keep], textposition="middle right",
+                textfont=dict(color=[colors[k] for k in keep], size=11), cliponaxis=False, showlegend=False,
+                hoverinfo="skip", name="line labels", xaxis=xaxis, yaxis=yaxis)

@@ -140,8 +140,8 @@ def explorer_figure(exp: SumExploration) -> go.Figure:
         t["showlegend"] = False
     ends = [float(np.asarray(v)[-1]) for v in middle]
     spread = float(np.nanmax([np.nanmax(v) for v in middle]) - np.nanmin([np.nanmin(v) for v in middle])) or 1.0
-    labels = direct_labels(["bias (simulated)", "bias (exact)", "std (simulated)"], float(x[-1]), ends,
-                           [THEORY, THEORY, SIMULATED], xref="x2", yref="y2", min_gap=spread / 9)
+    traces.append(direct_labels(["bias (simulated)", "bias (exact)", "std (simulated)"], float(x[-1]), ends,
+                                [THEORY, THEORY, SIMULATED], xaxis="x2", yaxis="y2", min_gap=spread / 9))
     taus = np.asarray(exp.taus, dtype=float)
     finite = taus[np.isfinite(taus)]
     if finite.size:
@@ -156,7 +156,7 @@ def explorer_figure(exp: SumExploration) -> go.Figure:
     layout = dict(
         title=dict(text=explorer_title(exp), font=dict(size=13)), height=800,
         margin=dict(l=70, r=110, t=60, b=110), template=TEMPLATE,
-        legend=dict(orientation="h", yanchor="top", y=-0.09), annotations=labels,
+        legend=dict(orientation="h", yanchor="top", y=-0.09),
         xaxis=dict(range=xr, anchor="y", matches="x2", showticklabels=False),
         yaxis=dict(domain=[0.56, 1.0], title=dict(text="prefix sum (M$)")),
         xaxis2=dict(range=xr, anchor="y2", title=dict(text="query threshold t (k$)")),

@@ -27,7 +27,7 @@ from dpviz.plots.hierarchy.axes import (
     release_axes,
     width_curves_axes,
 )
-from dpviz.plots.hierarchy.figures import add_width_traces, explorer_figure, width_curves_figure
+from dpviz.plots.hierarchy.figures import add_width_traces, explorer_figure, explorer_figure_spec, width_curves_figure
 from dpviz.plots.hierarchy.style import METHOD_COLORS, curves_title
 from dpviz.plots.hierarchy.tree import tree_axes
 from dpviz.plots.palette import PALETTE  # noqa: F401  (the lecture picks extra colours as P.PALETTE[...])
@@ -38,6 +38,7 @@ __all__ = [
     "add_width_traces",
     "width_curves_figure",
     "explorer_figure",
+    "explorer_figure_spec",
     "width_curves_axes",
     "release_axes",
     "cover_axes",

@@ -20,7 +20,7 @@ from dpviz.plots.hierarchy.style import (
 from dpviz.plots.palette import TEMPLATE, TRUTH, band_fill
 from dpviz.plots.readability import direct_labels, log_axis, short
 
-__all__ = ["add_width_traces", "width_curves_figure", "explorer_figure"]
+__all__ = ["add_width_traces", "width_curves_figure", "explorer_figure", "explorer_figure_spec"]
 
 
 def _band_polygon(x: ArrayLike, lower: ArrayLike, upper: ArrayLike, *, name: str, color: str, legendgroup: str,
@@ -126,6 +126,24 @@ def _signed(value: float) -> str:
 
 
 def explorer_figure(run: HierarchyRun) -> go.Figure:
+    """The explorer's three panels as a plotly figure; see :func:`explorer_figure_spec`.
+
+    Parameters
+    ----------
+    run : HierarchyRun
+        What to draw (from :func:`dpviz.experiments.hierarchy.hierarchy_explorer_run`).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The three-panel figure.
+    """
+    traces, layout = explorer_figure_spec(run)
+    # traces are plain dicts built here; skipping plotly's re-validation keeps a redraw within budget
+    return go.Figure(data=traces, layout=layout, _validate=False)
+
+
+def explorer_figure_spec(run: HierarchyRun) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The explorer's three panels: one release; the cover nodes' errors before/after inference; MSE vs width.
 
     The middle panel draws each cover node's *error* (count minus true count) before and after constrained
@@ -140,8 +158,10 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
 
     Returns
     -------
-    plotly.graph_objects.Figure
-        The three-panel figure.
+    traces : list of dict
+        The traces, in drawing order (plain dicts, so that a redraw can send only the arrays that changed).
+    layout : dict
+        The layout: three stacked axes, the title and the panel heads.
     """
     c = run.curves
     b = c.branching
@@ -188,10 +208,10 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
     mse_shown = [c.lower[m] for m in c.methods] + [c.upper[m] for m in c.methods] + [c.analytic[m] for m in c.methods]
     mse_decades = float(np.log10(max(np.nanmax(np.concatenate([np.ravel(v) for v in mse_shown])), 1e-300)
                                  / max(np.nanmin(np.concatenate([np.ravel(v) for v in mse_shown])), 1e-300)))
-    mse_labels = direct_labels([method_label(m, b) for m in c.methods], float(np.log10(widths.max())),
-                               [float(np.asarray(c.analytic[m])[-1]) for m in c.methods],
-                               [METHOD_COLORS[m] for m in c.methods], xref="x3", yref="y3", log=True,
-                               min_gap=max(mse_decades, 0.5) / 10)
+    traces.append(direct_labels([method_label(m, b) for m in c.methods], float(widths.max()),
+                                [float(np.asarray(c.analytic[m])[-1]) for m in c.methods],
+                                [METHOD_COLORS[m] for m in c.methods], xaxis="x3", yaxis="y3", log=True,
+                                min_gap=max(mse_decades, 0.5) / 10))
     a = run.answers
     root = "measured" if c.measure_root else "not measured"
 
@@ -218,9 +238,8 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
                           f"inference | range error: H_{b} {_signed(a['tree'] - a['truth'])}, H_{b}+CI "
                           f"{_signed(a['tree_ci'] - a['truth'])}", 0.64),
                      head(f"MSE vs range width ({c.trials} trials): mean of the simulations with their "
-                          f"{c.band[0]:g}-{c.band[1]:g} % range (bars), exact curve (line)", 0.34), *mse_labels],
+                          f"{c.band[0]:g}-{c.band[1]:g} % range (bars), exact curve (line)", 0.34)],
         shapes=[dict(type="rect", xref="x", yref="paper", x0=cov.start - 0.5, x1=cov.stop - 0.5, y0=0.76, y1=1.0,
                      fillcolor="rgba(0,0,0,0.07)", line=dict(width=0), layer="below")],
     )
-    # traces are plain dicts built here; skipping plotly's re-validation keeps a redraw within budget
-    return go.Figure(data=traces, layout=layout, _validate=False)
+    return traces, layout
