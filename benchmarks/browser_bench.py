@@ -239,7 +239,8 @@ def _lab_first_figure(page, url: str) -> float:
     page.click(".jp-Notebook .jp-Cell >> nth=0")   # the notebook has the focus the commands act on
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
     t0 = time.perf_counter()
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    # not awaited: the command's promise settles once every cell has run, long after the first figure
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
     page.wait_for_function(LAB_FIGURE_JS, timeout=300_000, polling=50)
     return (time.perf_counter() - t0) * 1e3
 

@@ -130,3 +130,22 @@ def test_patch_figure_sends_one_message_when_only_some_traces_have_a_property():
     np.testing.assert_array_equal(fig.data[0].y, [0.0, 2.0, 4.0])
     np.testing.assert_array_equal(fig.data[1].x, [2.0, 3.0, 4.0])
     assert fig.data[1].error_y.array is None and fig.layout.title.text == "k 2.0"
+
+
+def test_patch_figure_sends_a_string_title_as_title_text():
+    """plotly.js 3+ ignores ``xaxis.title`` given as a string, so a changed string title must go out as
+    ``xaxis.title.text`` (the axis kept its title only when plotly.py validated the figure first)."""
+    import plotly.graph_objects as go
+
+    from dpviz.plots.bands import patch_figure
+
+    def spec(t: str) -> tuple[list[dict], dict]:
+        return [{"type": "scatter", "y": np.zeros(2)}], {"xaxis": {"title": t}, "title": f"figure {t}"}
+
+    old, new = spec("density"), spec("probability")
+    fig = go.FigureWidget(go.Figure(data=old[0], layout=old[1]))
+    sent: list[dict] = []
+    fig._send_relayout_msg = lambda data, *a, **kw: sent.append(data)
+    assert patch_figure(fig, new[0], new[1], old)
+    assert sent == [{"xaxis.title.text": "probability", "title.text": "figure probability"}]
+    assert fig.layout.xaxis.title.text == "probability" and fig.layout.title.text == "figure probability"

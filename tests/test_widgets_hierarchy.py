@@ -17,6 +17,7 @@ from dpviz import hierarchy as H  # noqa: E402
 from dpviz.experiments import hierarchy as E  # noqa: E402
 from dpviz.plots import hierarchy as P  # noqa: E402
 from dpviz.widgets.hierarchy import HierarchyExplorer  # noqa: E402
+from tests.figure_state import assert_shows  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -145,17 +146,6 @@ def test_budget_split_control_reaches_the_result():
     np.testing.assert_array_equal(r.curves.simulated["tree"], direct.curves.simulated["tree"])
 
 
-def _plain(value):
-    """A plotly property value as plain Python: arrays as lists (NaN as None), dicts and tuples recursively."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items() if k != "uid"}
-    if isinstance(value, (list, tuple, np.ndarray)):
-        a = np.asarray(value, dtype=object if not isinstance(value, np.ndarray) else None)
-        if a.dtype.kind == "f":
-            return np.where(np.isnan(a), None, a).tolist()
-        return [_plain(v) for v in value] if a.dtype == object else a.tolist()
-    return value
-
 
 def test_patched_figure_equals_a_fresh_figure_after_any_moves():
     """Every move is sent as one patch of what changed (trace names included: "H_16" becomes "H_15"); after any
@@ -170,10 +160,5 @@ def test_patched_figure_equals_a_fresh_figure_after_any_moves():
     for name, value in moves:
         e.controls[name].value = value
         assert e.message_text == ""
-        got = _plain(e.figure.to_plotly_json())
-        traces, layout = P.explorer_figure_spec(e.result)
-        want = _plain(go.Figure(data=traces, layout=layout).to_plotly_json())   # validated, as the widget is
-        assert got["data"] == want["data"], (name, value)
-        for key in ("title", "annotations", "shapes", "xaxis", "yaxis", "xaxis2", "yaxis2", "xaxis3", "yaxis3"):
-            assert got["layout"].get(key) == want["layout"].get(key), (name, value, key)
+        assert_shows(e.figure, *P.explorer_figure_spec(e.result), (name, value))
     assert len(sent) == len(moves)   # one message per move: every move was patched

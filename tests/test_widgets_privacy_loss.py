@@ -69,3 +69,20 @@ def test_bad_starting_values_are_refused_by_name():
         PrivacyLossExplorer(group=50)
     with pytest.raises(ValueError, match="unknown control"):
         PrivacyLossExplorer(eps=1.0)
+
+
+def test_patched_figure_equals_a_fresh_figure_after_any_moves():
+    """A move is sent as one patch of what changed (or the figure is rebuilt when its structure changes, as
+    between a discrete and a continuous mechanism); after any sequence of moves the figure in the notebook equals
+    one drawn from scratch for the same result."""
+    from dpviz.plots.definition import privacy_loss_figure_spec
+    from tests.figure_state import assert_shows
+
+    e = PrivacyLossExplorer(samples=20_000, seed=1)
+    moves = [("epsilon", 0.5), ("group", 3), ("mechanism", "Gaussian"), ("delta", 1e-3), ("epsilon", 2.0),
+             ("mechanism", "randomized response"), ("group", 1), ("epsilon", 0.1), ("mechanism", "Laplace"),
+             ("samples", 30_000), ("seed", 2)]
+    for name, value in moves:
+        e.controls[name].value = value
+        assert e.message_text == "", (name, value)
+        assert_shows(e.figure, *privacy_loss_figure_spec(e.result), (name, value))

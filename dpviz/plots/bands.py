@@ -179,11 +179,17 @@ def replace_figure(target: go.FigureWidget, traces: list[dict[str, Any]], layout
 
 
 def _flat(spec: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """The leaves of a nested plotly property dict as dotted paths (``{"marker.color": ...}``); lists kept whole."""
+    """The leaves of a nested plotly property dict as dotted paths (``{"marker.color": ...}``); lists kept whole.
+
+    A title given as a string is the path ``title.text``: plotly.py accepts ``title="..."`` and stores
+    ``{"text": "..."}``, but plotly.js (3 and later) ignores a string sent as ``xaxis.title`` (the axis would
+    lose its title on the next patch)."""
     out: dict[str, Any] = {}
     for key, value in spec.items():
         if isinstance(value, dict):
             out.update(_flat(value, f"{prefix}{key}."))
+        elif key == "title" and isinstance(value, str):
+            out[f"{prefix}title.text"] = value
         else:
             out[f"{prefix}{key}"] = value
     return out

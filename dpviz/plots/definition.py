@@ -3,7 +3,7 @@ a randomized-response survey, the posterior bounds and the loss after post-proce
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -15,8 +15,8 @@ from dpviz.plots.palette import PALETTE, TEMPLATE
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["privacy_loss_title", "privacy_loss_figure", "privacy_loss_axes", "survey_axes", "posterior_axes",
-           "post_processing_axes"]
+__all__ = ["privacy_loss_title", "privacy_loss_figure", "privacy_loss_figure_spec", "privacy_loss_axes", "survey_axes",
+           "posterior_axes", "post_processing_axes"]
 
 _D, _DP, _LOSS, _BOUND, _ONE = PALETTE["blue"], PALETTE["vermillion"], PALETTE["black"], PALETTE["green"], \
     PALETTE["grey"]
@@ -71,9 +71,7 @@ def privacy_loss_title(v: PrivacyLossView) -> str:
 def privacy_loss_figure(v: PrivacyLossView) -> go.Figure:
     """Two panels: the output distributions on D and D' (exact and simulated), and their privacy loss.
 
-    The bottom panel shows the exact loss ``ln(p_D / p_D')`` at each output, the simulated loss of each bin
-    (±1.96 standard errors) and the bound ``±group·ε``; for a group, the one-person bound ``±ε`` too.  The
-    trace list is the same for every mechanism, so the explorer redraws in place.
+    The figure of :func:`privacy_loss_figure_spec`, validated by plotly.
 
     Parameters
     ----------
@@ -85,6 +83,35 @@ def privacy_loss_figure(v: PrivacyLossView) -> go.Figure:
     plotly.graph_objects.Figure
         The two-panel figure.
     """
+    traces, layout = privacy_loss_figure_spec(v)
+    return go.Figure(data=traces, layout=layout)
+
+
+def _scatter(**props: Any) -> dict[str, Any]:
+    """A scatter trace as a plain dict on the loss panel's axes unless ``yaxis`` says otherwise."""
+    return {"type": "scatter", "xaxis": "x", "yaxis": "y", **props}
+
+
+def privacy_loss_figure_spec(v: PrivacyLossView) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Two panels: the output distributions on D and D' (exact and simulated), and their privacy loss.
+
+    The bottom panel shows the exact loss ``ln(p_D / p_D')`` at each output, the simulated loss of each bin
+    (±1.96 standard errors) and the bound ``±group·ε``; for a group, the one-person bound ``±ε`` too.  The
+    trace list is the same for every mechanism, so the explorer redraws in place; as plain dicts, a redraw
+    sends only the arrays and titles that changed.
+
+    Parameters
+    ----------
+    v : PrivacyLossView
+        The view to draw.
+
+    Returns
+    -------
+    traces : list of dict
+        The ten traces, in drawing order.
+    layout : dict
+        The layout (two stacked panels sharing the x axis).
+    """
     discrete = v.mechanism == "randomized response"
     label_d, label_dp = _datasets(v)
     unit = 1.0 if discrete else v.bin_width
@@ -95,33 +122,33 @@ def privacy_loss_figure(v: PrivacyLossView) -> go.Figure:
         x0, x1 = x0 - 0.3, x1 + 0.3
     one = v.group > 1
     traces = [
-        go.Scatter(x=v.outputs, y=v.density, mode=mode, name=f"{label_d}: exact (line), simulated (o)",
+        _scatter(x=v.outputs, y=v.density, mode=mode, name=f"{label_d}: exact (line), simulated (o)",
                    line={"color": _D, "width": 2},
                    marker={"color": _D, "size": 12, "symbol": "diamond"}, yaxis="y2", legendgroup="d"),
-        go.Scatter(x=v.outputs, y=v.density_prime, mode=mode, name=f"{label_dp}: exact (dashed), simulated (x)",
+        _scatter(x=v.outputs, y=v.density_prime, mode=mode, name=f"{label_dp}: exact (dashed), simulated (x)",
                    line={"color": _DP, "width": 2, "dash": "dash"},
                    marker={"color": _DP, "size": 12, "symbol": "square"}, yaxis="y2", legendgroup="dp"),
-        go.Scatter(x=v.bin_centres, y=v.simulated_bin / unit, mode="markers", name=f"simulated on D ({v.samples:,})",
+        _scatter(x=v.bin_centres, y=v.simulated_bin / unit, mode="markers", name=f"simulated on D ({v.samples:,})",
                    marker={"color": _D, "symbol": "circle-open", "size": 7}, yaxis="y2", legendgroup="d",
                    showlegend=False),
-        go.Scatter(x=v.bin_centres, y=v.simulated_bin_prime / unit, mode="markers",
+        _scatter(x=v.bin_centres, y=v.simulated_bin_prime / unit, mode="markers",
                    name=f"simulated on D' ({v.samples:,})", marker={"color": _DP, "symbol": "x-thin-open", "size": 7},
                    yaxis="y2", legendgroup="dp", showlegend=False),
-        go.Scatter(x=v.outputs, y=v.loss, mode=mode,
+        _scatter(x=v.outputs, y=v.loss, mode=mode,
                    name="privacy loss ln(p_D / p_D'): exact (line), simulated (dots, 95 % bars)",
                    line={"color": _LOSS, "width": 2}, marker={"color": _LOSS, "size": 12, "symbol": "diamond-wide"},
                    legendgroup="loss"),
-        go.Scatter(x=v.bin_centres[ok], y=v.simulated_loss[ok], mode="markers", name="privacy loss, simulated",
+        _scatter(x=v.bin_centres[ok], y=v.simulated_loss[ok], mode="markers", name="privacy loss, simulated",
                    marker={"color": PALETTE["purple"], "size": 6}, legendgroup="loss", showlegend=False,
                    error_y={"type": "data", "array": 1.96 * v.stderr[ok], "visible": True,
                             "color": PALETTE["purple"]}),
-        go.Scatter(x=[x0, x1], y=[v.bound, v.bound], mode="lines", name=f"{_bound_name(v)} ±{v.bound:.3g}",
+        _scatter(x=[x0, x1], y=[v.bound, v.bound], mode="lines", name=f"{_bound_name(v)} ±{v.bound:.3g}",
                    line={"color": _BOUND, "dash": "dash"}, legendgroup="bound"),
-        go.Scatter(x=[x0, x1], y=[-v.bound, -v.bound], mode="lines", showlegend=False,
+        _scatter(x=[x0, x1], y=[-v.bound, -v.bound], mode="lines", showlegend=False,
                    line={"color": _BOUND, "dash": "dash"}, legendgroup="bound"),
-        go.Scatter(x=[x0, x1], y=[v.epsilon, v.epsilon], mode="lines", name=f"one person's bound ±{v.epsilon:.3g}",
+        _scatter(x=[x0, x1], y=[v.epsilon, v.epsilon], mode="lines", name=f"one person's bound ±{v.epsilon:.3g}",
                    line={"color": _ONE, "dash": "dot"}, visible=one, legendgroup="one"),
-        go.Scatter(x=[x0, x1], y=[-v.epsilon, -v.epsilon], mode="lines", showlegend=False,
+        _scatter(x=[x0, x1], y=[-v.epsilon, -v.epsilon], mode="lines", showlegend=False,
                    line={"color": _ONE, "dash": "dot"}, visible=one, legendgroup="one"),
     ]
     xlabel = _output_label(v)
@@ -132,7 +159,7 @@ def privacy_loss_figure(v: PrivacyLossView) -> go.Figure:
         yaxis=dict(domain=[0.0, 0.46], title="privacy loss", zeroline=True, zerolinecolor="#888"),
         yaxis2=dict(domain=[0.56, 1.0], title="probability" if discrete else "density", anchor="x", rangemode="tozero"),
     )
-    return go.Figure(data=traces, layout=layout)
+    return traces, layout
 
 
 def privacy_loss_axes(v: PrivacyLossView, axes: list[Axes] | None = None) -> list[Axes]:
