@@ -162,3 +162,45 @@ def test_patched_figure_equals_a_fresh_figure_after_any_moves():
         assert e.message_text == ""
         assert_shows(e.figure, *P.explorer_figure_spec(e.result), (name, value))
     assert len(sent) == len(moves)   # one message per move: every move was patched
+
+
+def test_the_next_branching_steps_are_prepared_while_the_student_reads_the_figure():
+    """After a move of b, the next two values the same way are computed in the background; moving there finds
+    them cached and shows the same numbers as the uncached experiment called directly."""
+    import time
+
+    from dpviz.experiments.hierarchy import dataset_histogram, hierarchy_explorer_run
+    from dpviz.experiments.hierarchy.prepared import _cached_run, _setting
+    from dpviz.experiments.prefetch import canonical
+
+    e = HierarchyExplorer(n=256, trials=20, seed=5, dataset="ADULT")
+    e.controls["branching"].value = 9                    # moving down: 8 and 7 are prepared next
+    s = e._setting()
+    keys = {b: _setting(*(s[k] for k in ("dataset", "n")), b, s["epsilon"],
+                        **{k: s[k] for k in s if k not in ("dataset", "n", "branching", "epsilon")}) for b in (8, 7)}
+    t0 = time.monotonic()
+    while not all(_cached_run.cached(k) for k in keys.values()) and time.monotonic() - t0 < 60:
+        time.sleep(0.02)
+    assert all(_cached_run.cached(k) for k in keys.values())
+    e.controls["branching"].value = 8
+    direct = hierarchy_explorer_run(dataset_histogram("ADULT", 256), 8, canonical(e.values["epsilon"]), trials=20,
+                                    query=e.query_bins(256, e.values["range"]), ranges_per_trial=32, rng=5)
+    np.testing.assert_array_equal(e.result.noisy_leaves, direct.noisy_leaves)
+    np.testing.assert_array_equal(e.result.ci_leaves, direct.ci_leaves)
+    for m in direct.curves.methods:
+        np.testing.assert_array_equal(e.result.curves.simulated[m], direct.curves.simulated[m])
+
+
+def test_prefetch_hierarchy_runs_refuses_bad_settings_before_queueing():
+    from dpviz.experiments.hierarchy import prefetch_hierarchy_runs
+
+    with pytest.raises(TypeError, match="dict"):
+        prefetch_hierarchy_runs([("ADULT", 64, 4, 1.0)])
+    with pytest.raises(ValueError, match="unknown setting argument"):
+        prefetch_hierarchy_runs([dict(dataset="ADULT", n=64, branching=4, epsilon=1.0, rng=3)])
+    with pytest.raises(ValueError, match="missing epsilon"):
+        prefetch_hierarchy_runs([dict(dataset="ADULT", n=64, branching=4)])
+    with pytest.raises(ValueError, match="epsilon"):
+        prefetch_hierarchy_runs([dict(dataset="ADULT", n=64, branching=4, epsilon=-1.0)])
+    with pytest.raises(ValueError, match="allocation"):
+        prefetch_hierarchy_runs([dict(dataset="ADULT", n=64, branching=4, epsilon=1.0, allocation="even")])

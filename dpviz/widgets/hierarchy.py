@@ -8,7 +8,7 @@ from typing import Any
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
-from dpviz.experiments.hierarchy import HierarchyRun, dataset_histogram, hierarchy_explorer_run
+from dpviz.experiments.hierarchy import HierarchyRun, hierarchy_dataset_run, prefetch_hierarchy_runs
 from dpviz.hierarchy import ALLOCATIONS
 from dpviz.plots.hierarchy import explorer_figure, explorer_figure_spec
 from dpviz.widgets.base import Explorer, int_slider, log_slider, seed_box
@@ -33,7 +33,11 @@ class HierarchyExplorer(Explorer):
     and MSE vs range width (simulated band and mean beside the exact curve)
     for Flat, H_b and H_b + CI.  Everything is
     epsilon-DP; nothing is charged to an accountant (each redraw is a fresh
-    illustration, not a release).
+    illustration, not a release).  Runs are cached per setting, and while the
+    student reads the figure the settings two moves of b or epsilon away are
+    computed in the background
+    (:func:`dpviz.experiments.hierarchy.prefetch_hierarchy_runs`), the last
+    moved control's first.
 
     Parameters
     ----------
@@ -85,14 +89,28 @@ class HierarchyExplorer(Explorer):
         stop = min(n, max(start + 1, int(math.ceil(fractions[1] * n))))
         return start, stop
 
+    def _setting(self, **change: Any) -> dict[str, Any]:
+        """The current controls as arguments of :func:`hierarchy_dataset_run`, with ``change`` applied."""
+        v = self.values | change
+        return dict(dataset=v["dataset"], n=v["n"], branching=v["branching"], epsilon=v["epsilon"],
+                    allocation=v["allocation"], measure_root=v["measure_root"], constrained=v["constrained"],
+                    trials=v["trials"], query=self.query_bins(v["n"], v["range"]), ranges_per_trial=32,
+                    seed=v["seed"])
+
     def _compute(self, **values: Any) -> HierarchyRun:
-        v = values
-        n = v["n"]
-        x = dataset_histogram(v["dataset"], n)
-        return hierarchy_explorer_run(x, v["branching"], v["epsilon"], allocation=v["allocation"],
-                                      measure_root=v["measure_root"], constrained=v["constrained"],
-                                      trials=v["trials"], query=self.query_bins(n, v["range"]),
-                                      ranges_per_trial=32, rng=v["seed"])
+        s = self._setting(**values)
+        return hierarchy_dataset_run(s.pop("dataset"), s.pop("n"), s.pop("branching"), s.pop("epsilon"), **s)
+
+    def _next_moves(self) -> list[dict[str, Any]]:
+        """The settings one or two moves of the branching factor or epsilon away, the last moved control's
+        first, and its values the way it last moved first (a student presses the same arrow key again)."""
+        groups = {name: [self._setting(**{name: value}) for value in self._ahead(name, 2)]
+                  for name in ("branching", "epsilon")}
+        return self._moved_first(groups)
+
+    def _after_draw(self, result: HierarchyRun) -> None:
+        """Prepare the next moves while the student reads the figure."""
+        prefetch_hierarchy_runs(self._next_moves())
 
     def _figure(self, result: HierarchyRun) -> go.Figure:
         """The whole figure of a result."""

@@ -16,6 +16,9 @@ Where things are
 ``explorer.py``
     What the hierarchy explorer draws: :class:`CoverNodes`, :class:`HierarchyRun`,
     :func:`hierarchy_explorer_run`.
+``prepared.py``
+    The explorer's runs on a named dataset, cached and prepared in the background:
+    :func:`hierarchy_dataset_run`, :func:`prefetch_hierarchy_runs`.
 ``picture.py``
     One small tree drawn node by node: :class:`TreePicture`, :func:`tree_picture`.
 ``branching.py``
@@ -42,6 +45,7 @@ from dpviz.experiments.hierarchy.data import coarsen, dataset_histogram, default
 from dpviz.experiments.hierarchy.dimensions import DimensionSimulation, dimension_simulation, dimension_study
 from dpviz.experiments.hierarchy.explorer import CoverNodes, HierarchyRun, hierarchy_explorer_run
 from dpviz.experiments.hierarchy.picture import MAX_PICTURE_LEAVES, TreePicture, tree_picture
+from dpviz.experiments.hierarchy.prepared import hierarchy_dataset_run, prefetch_hierarchy_runs
 from dpviz.experiments.hierarchy.widths import METHOD_LABELS, METHODS, WidthCurves, range_error_by_width
 
 __all__ = [
@@ -56,6 +60,8 @@ __all__ = [
     "CoverNodes",
     "HierarchyRun",
     "hierarchy_explorer_run",
+    "hierarchy_dataset_run",
+    "prefetch_hierarchy_runs",
     "MAX_PICTURE_LEAVES",
     "TreePicture",
     "tree_picture",
