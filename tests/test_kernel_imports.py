@@ -31,3 +31,14 @@ def test_laplace_quantile_is_scipys_bit_for_bit() -> None:
 
 def test_lazily_imported_special_still_answers() -> None:
     assert randomized_response_probability(1.0) == float(special.expit(1.0))
+
+
+def test_a_lectures_imports_load_no_optimiser_or_statistics() -> None:
+    """Lecture 03's imports and its exercises module pay for neither scipy.optimize (one root, found when asked)
+    nor scipy.stats (only the privacy check of the exercises audits with it): about 0.9 s before its first
+    explorer appeared in JupyterLab."""
+    code = ("import sys; from dpviz import hierarchy, mechanisms, wavelet, sensitivity; "
+            "from dpviz.experiments import hierarchy as E; from dpviz.exercises import lecture01, lecture03; "
+            "print([m for m in ('scipy.optimize', 'scipy.stats') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

@@ -69,7 +69,10 @@ def _quiet(source: str, methods: tuple[str, ...]) -> str:
     unchanged unless every definition occurs exactly once."""
     out = source
     for method in methods:
-        found = list(re.finditer(rf"(?<![\w$.]){re.escape(method)}\(([\w$]+)\)\{{", out))
+        # a definition, not a call (``this.name(x)``) or a longer name; the check is made on each match, since a
+        # look-behind in the pattern makes the regex scan the 4.9 MB bundle 25 times slower (155 ms a method)
+        found = [m for m in re.finditer(rf"{re.escape(method)}\(([\w$]+)\)\{{", out)
+                 if m.start() == 0 or not (out[m.start() - 1].isalnum() or out[m.start() - 1] in "_$.")]
         if len(found) != 1:
             return source
         end = found[0].end()
