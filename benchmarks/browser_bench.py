@@ -6,8 +6,8 @@ headless with Playwright, and prints rows against budgets like ``make bench``:
 * ``first figure, cold``: the server just started, navigation to the first plotly figure drawn with data;
   budget < 10 s.
 * ``first figure, warm``: the same page opened again once the server is idle (with kernel preheating on in
-  app/voila.json, once every page's pool is filled -- app/voila_pool.py fills them one at a time -- and refilled);
-  budget < 5 s.
+  app/voila.json, once every page's pool is filled -- app/voila_pool.py fills them one at a time -- and refilled;
+  for a lecture, in a fresh kernel: the cold visit's session is shut down first); budget < 5 s.
 * ``input -> figure``: from the input event (a ``keydown`` on the main control's slider handle, seen by a
   capture listener in the page) to the plot's DOM done changing (a ``MutationObserver`` on the plot: the last
   mutation of the burst the move caused), over >= 30 moves of the control with the CSS class
@@ -176,15 +176,19 @@ def _moves(page, root: str | None, how: str, n: int = MOVES) -> list[float]:
     return out
 
 
-def _bench_page(browser, url: str, pid: int, name: str, root: str | None, prepare=None) -> list[dict]:
+def _bench_page(browser, url: str, pid: int, name: str, root: str | None, prepare=None, reset=None) -> list[dict]:
     """Rows of one page: cold first figure (the caller just started the server), warm, and both input kinds.
 
-    Warm: once the server is idle again (its kernel pool refilled after the cold visit took one).  The moves
+    Warm: once the server is idle again (its kernel pool refilled after the cold visit took one; for a
+    lecture, ``reset`` first shuts the cold visit's kernel down, so the warm visit starts a fresh kernel as a
+    second student would, instead of reconnecting to the first one and restoring its widgets).  The moves
     start once the refill after the warm visit is done too (a one-off of a few seconds of CPU per visit).
     """
     rows = []
     for kind, budget in (("cold", FIRST_COLD_MS), ("warm", FIRST_WARM_MS)):
         if kind == "warm":
+            if reset is not None:
+                reset()
             print(f"  {name}: server idle after {wait_idle(pid):.0f} s", flush=True)
         page = browser.new_page(viewport={"width": 1280, "height": 1600})
         try:
@@ -245,6 +249,23 @@ def _lab_first_figure(page, url: str) -> float:
     return (time.perf_counter() - t0) * 1e3
 
 
+def _lab_end_sessions(url: str) -> None:
+    """Shut down every notebook session (and its kernel) of the JupyterLab server serving ``url``."""
+    import json
+    import urllib.parse
+    import urllib.request
+
+    parts = urllib.parse.urlsplit(url)
+    token = urllib.parse.parse_qs(parts.query)["token"][0]
+    api = f"{parts.scheme}://{parts.netloc}/api/sessions"
+    headers = {"Authorization": f"token {token}"}
+    with urllib.request.urlopen(urllib.request.Request(api, headers=headers), timeout=30) as r:
+        sessions = json.load(r)
+    for session in sessions:
+        request = urllib.request.Request(f"{api}/{session['id']}", headers=headers, method="DELETE")
+        urllib.request.urlopen(request, timeout=30).close()
+
+
 def run(names: list[str] | None = None) -> list[dict]:
     from playwright.sync_api import sync_playwright
 
@@ -259,7 +280,8 @@ def run(names: list[str] | None = None) -> list[dict]:
                     if name in LECTURES:
                         with lab_server() as (url, pid):
                             rows += _bench_page(browser, url.format(page=LECTURES[name]), pid, name, LAB_ROOT,
-                                                prepare=_lab_first_figure)
+                                                prepare=_lab_first_figure,
+                                                reset=lambda url=url: _lab_end_sessions(url))
                     else:
                         with voila_server() as (url, pid):
                             rows += _bench_page(browser, url.format(page=name), pid, name, None)
