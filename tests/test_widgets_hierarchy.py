@@ -147,21 +147,28 @@ def test_budget_split_control_reaches_the_result():
 
 
 
-def test_patched_figure_equals_a_fresh_figure_after_any_moves():
+def test_patched_figure_equals_a_fresh_figure_after_any_moves(monkeypatch):
     """Every move is sent as one patch of what changed (trace names included: "H_16" becomes "H_15"); after any
     sequence of moves the figure in the notebook equals one drawn from scratch for the same result."""
+    import dpviz.widgets.base as base
+
     e = HierarchyExplorer(n=256, trials=20, seed=1)
-    sent: list[int] = []
-    original = e.figure._send_update_msg
-    e.figure._send_update_msg = lambda *a, **kw: (sent.append(1), original(*a, **kw))
+    patched: list[bool] = []
+    original = base.patch_figure
+
+    def spy(*args, **kwargs):
+        patched.append(original(*args, **kwargs))
+        return patched[-1]
     moves = [("branching", 15), ("constrained", False), ("epsilon", 0.1), ("measure_root", False),
              ("range", (0.2, 0.9)), ("allocation", "geometric"), ("branching", 2), ("dataset", "NETTRACE"),
              ("n", 512), ("constrained", True), ("branching", 64), ("seed", 2)]
+    monkeypatch.setattr(base, "patch_figure", spy)
     for name, value in moves:
         e.controls[name].value = value
         assert e.message_text == ""
         assert_shows(e.figure, *P.explorer_figure_spec(e.result), (name, value))
-    assert len(sent) == len(moves)   # one message per move: every move was patched
+    # every move was patched but the change of dataset (NETTRACE's counts axis turns logarithmic: new keys)
+    assert patched == [name != "dataset" for name, _ in moves], patched
 
 
 def test_the_next_branching_steps_are_prepared_while_the_student_reads_the_figure():
@@ -204,3 +211,34 @@ def test_prefetch_hierarchy_runs_refuses_bad_settings_before_queueing():
         prefetch_hierarchy_runs([dict(dataset="ADULT", n=64, branching=4, epsilon=-1.0)])
     with pytest.raises(ValueError, match="allocation"):
         prefetch_hierarchy_runs([dict(dataset="ADULT", n=64, branching=4, epsilon=1.0, allocation="even")])
+    with pytest.raises(ValueError, match="dataset='NOPE'"):
+        prefetch_hierarchy_runs([dict(dataset="NOPE", n=64, branching=4, epsilon=1.0)])
+    with pytest.raises(ValueError, match="query stop"):
+        prefetch_hierarchy_runs([dict(dataset="ADULT", n=64, branching=4, epsilon=1.0, query=(0, 1000))])
+    with pytest.raises(ValueError, match="query stop"):
+        prefetch_hierarchy_runs([dict(dataset="ADULT", n=64, branching=4, epsilon=1.0, query=(5, 5))])
+    with pytest.raises(TypeError, match="sequence of dicts"):
+        prefetch_hierarchy_runs(dict(dataset="ADULT", n=64, branching=4, epsilon=1.0))
+
+
+def test_bad_settings_compute_and_cache_nothing():
+    """A call with a bad setting raises before the cache sees it: no miss is counted, nothing is stored."""
+    from dpviz.experiments.hierarchy import hierarchy_dataset_run
+    from dpviz.experiments.hierarchy.prepared import _cached_run
+
+    before = _cached_run.cache_info()
+    for bad in (dict(dataset="NOPE"), dict(n=10**9), dict(query=(0, 65)), dict(trials=True), dict(seed=-1)):
+        args = dict(dataset="ADULT", n=64, branching=4, epsilon=1.0) | bad
+        with pytest.raises((TypeError, ValueError)):
+            hierarchy_dataset_run(args.pop("dataset"), args.pop("n"), args.pop("branching"), args.pop("epsilon"),
+                                  **args)
+    assert _cached_run.cache_info() == before
+
+
+def test_a_cached_run_is_read_only():
+    from dpviz.experiments.hierarchy import hierarchy_dataset_run
+
+    run = hierarchy_dataset_run("ADULT", 64, 4, 1.0, trials=4, seed=11)
+    for array in (run.truth, run.noisy_leaves, run.ci_leaves, run.cover.noisy, run.curves.simulated["tree"]):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 0

@@ -111,6 +111,13 @@ def privacy_loss_figure_spec(v: PrivacyLossView) -> tuple[list[dict[str, Any]], 
         The ten traces, in drawing order.
     layout : dict
         The layout (two stacked panels sharing the x axis).
+
+    Examples
+    --------
+    >>> from dpviz.experiments.definition import privacy_loss_view
+    >>> traces, layout = privacy_loss_figure_spec(privacy_loss_view("Laplace", 0.5, samples=10_000, rng=0))
+    >>> len(traces), traces[6]["y"]   # the epsilon-DP bound: the loss stays within +-0.5
+    (10, [0.5, 0.5])
     """
     discrete = v.mechanism == "randomized response"
     label_d, label_dp = _datasets(v)
@@ -123,33 +130,33 @@ def privacy_loss_figure_spec(v: PrivacyLossView) -> tuple[list[dict[str, Any]], 
     one = v.group > 1
     traces = [
         _scatter(x=v.outputs, y=v.density, mode=mode, name=f"{label_d}: exact (line), simulated (o)",
-                   line={"color": _D, "width": 2},
-                   marker={"color": _D, "size": 12, "symbol": "diamond"}, yaxis="y2", legendgroup="d"),
+                 line={"color": _D, "width": 2},
+                 marker={"color": _D, "size": 12, "symbol": "diamond"}, yaxis="y2", legendgroup="d"),
         _scatter(x=v.outputs, y=v.density_prime, mode=mode, name=f"{label_dp}: exact (dashed), simulated (x)",
-                   line={"color": _DP, "width": 2, "dash": "dash"},
-                   marker={"color": _DP, "size": 12, "symbol": "square"}, yaxis="y2", legendgroup="dp"),
+                 line={"color": _DP, "width": 2, "dash": "dash"},
+                 marker={"color": _DP, "size": 12, "symbol": "square"}, yaxis="y2", legendgroup="dp"),
         _scatter(x=v.bin_centres, y=v.simulated_bin / unit, mode="markers", name=f"simulated on D ({v.samples:,})",
-                   marker={"color": _D, "symbol": "circle-open", "size": 7}, yaxis="y2", legendgroup="d",
-                   showlegend=False),
+                 marker={"color": _D, "symbol": "circle-open", "size": 7}, yaxis="y2", legendgroup="d",
+                 showlegend=False),
         _scatter(x=v.bin_centres, y=v.simulated_bin_prime / unit, mode="markers",
-                   name=f"simulated on D' ({v.samples:,})", marker={"color": _DP, "symbol": "x-thin-open", "size": 7},
-                   yaxis="y2", legendgroup="dp", showlegend=False),
+                 name=f"simulated on D' ({v.samples:,})", marker={"color": _DP, "symbol": "x-thin-open", "size": 7},
+                 yaxis="y2", legendgroup="dp", showlegend=False),
         _scatter(x=v.outputs, y=v.loss, mode=mode,
-                   name="privacy loss ln(p_D / p_D'): exact (line), simulated (dots, 95 % bars)",
-                   line={"color": _LOSS, "width": 2}, marker={"color": _LOSS, "size": 12, "symbol": "diamond-wide"},
-                   legendgroup="loss"),
+                 name="privacy loss ln(p_D / p_D'): exact (line), simulated (dots, 95 % bars)",
+                 line={"color": _LOSS, "width": 2}, marker={"color": _LOSS, "size": 12, "symbol": "diamond-wide"},
+                 legendgroup="loss"),
         _scatter(x=v.bin_centres[ok], y=v.simulated_loss[ok], mode="markers", name="privacy loss, simulated",
-                   marker={"color": PALETTE["purple"], "size": 6}, legendgroup="loss", showlegend=False,
-                   error_y={"type": "data", "array": 1.96 * v.stderr[ok], "visible": True,
-                            "color": PALETTE["purple"]}),
+                 marker={"color": PALETTE["purple"], "size": 6}, legendgroup="loss", showlegend=False,
+                 error_y={"type": "data", "array": 1.96 * v.stderr[ok], "visible": True,
+                          "color": PALETTE["purple"]}),
         _scatter(x=[x0, x1], y=[v.bound, v.bound], mode="lines", name=f"{_bound_name(v)} ±{v.bound:.3g}",
-                   line={"color": _BOUND, "dash": "dash"}, legendgroup="bound"),
+                 line={"color": _BOUND, "dash": "dash"}, legendgroup="bound"),
         _scatter(x=[x0, x1], y=[-v.bound, -v.bound], mode="lines", showlegend=False,
-                   line={"color": _BOUND, "dash": "dash"}, legendgroup="bound"),
+                 line={"color": _BOUND, "dash": "dash"}, legendgroup="bound"),
         _scatter(x=[x0, x1], y=[v.epsilon, v.epsilon], mode="lines", name=f"one person's bound ±{v.epsilon:.3g}",
-                   line={"color": _ONE, "dash": "dot"}, visible=one, legendgroup="one"),
+                 line={"color": _ONE, "dash": "dot"}, visible=one, legendgroup="one"),
         _scatter(x=[x0, x1], y=[-v.epsilon, -v.epsilon], mode="lines", showlegend=False,
-                   line={"color": _ONE, "dash": "dot"}, visible=one, legendgroup="one"),
+                 line={"color": _ONE, "dash": "dot"}, visible=one, legendgroup="one"),
     ]
     xlabel = _output_label(v)
     layout = dict(

@@ -9,8 +9,13 @@ setting alone.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
 from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from dpviz.experiments.hierarchy.data import dataset_histogram
 from dpviz.experiments.hierarchy.explorer import HierarchyRun, hierarchy_explorer_run
@@ -19,11 +24,6 @@ from dpviz.hierarchy import ALLOCATIONS
 from dpviz.validation import check_bool, check_choice, check_epsilon, check_int
 
 __all__ = ["hierarchy_dataset_run", "prefetch_hierarchy_runs"]
-
-#: The arguments of :func:`hierarchy_dataset_run` after ``dataset, n, branching, epsilon``, with their defaults.
-_OPTIONS: dict[str, Any] = dict(allocation="uniform", measure_root=True, constrained=True, trials=100, query=None,
-                                ranges_per_trial=32, seed=0)
-
 
 def hierarchy_dataset_run(dataset: str, n: int, branching: int, epsilon: float, *, allocation: str = "uniform",
                           measure_root: bool = True, constrained: bool = True, trials: int = 100,
@@ -86,10 +86,17 @@ def hierarchy_dataset_run(dataset: str, n: int, branching: int, epsilon: float, 
 def _setting(dataset: str, n: int, branching: int, epsilon: float, *, allocation: str, measure_root: bool,
              constrained: bool, trials: int, query: tuple[int, int] | None, ranges_per_trial: int | None,
              seed: int) -> tuple[Any, ...]:
-    """The validated arguments of :func:`hierarchy_dataset_run`, in the order of :func:`_cached_run` (its key)."""
-    if not isinstance(dataset, str):
-        raise TypeError(f"dataset must be a string, got {dataset!r} of type {type(dataset).__name__}")
+    """The validated arguments of :func:`hierarchy_dataset_run`, in the order of :func:`_cached_run` (its key).
+
+    Everything a setting can get wrong is refused here, before a computation is started or queued: the dataset
+    and n (by coarsening it, which is cached), the query against n, and the other arguments' types and ranges
+    (the remaining checks, of b against n, are :func:`hierarchy_explorer_run`'s own and raise from the call).
+    """
     n = check_int("n", n, minimum=1)
+    try:
+        _histogram(dataset, n)
+    except (TypeError, ValueError) as err:
+        raise type(err)(f"dataset={dataset!r} with n={n}: {err}") from None
     branching = check_int("branching", branching, minimum=2)
     epsilon = canonical(check_epsilon(epsilon))
     check_choice("allocation", allocation, tuple(ALLOCATIONS))
@@ -99,21 +106,44 @@ def _setting(dataset: str, n: int, branching: int, epsilon: float, *, allocation
     if query is not None:
         if not isinstance(query, (tuple, list)) or len(query) != 2:
             raise ValueError(f"query must be a (start, stop) pair, got {query!r:.60}")
-        query = (check_int("query start", query[0], minimum=0), check_int("query stop", query[1], minimum=1))
+        start = check_int("query start", query[0], minimum=0, maximum=n - 1)
+        query = (start, check_int("query stop", query[1], minimum=start + 1, maximum=n))
     if ranges_per_trial is not None:
         ranges_per_trial = check_int("ranges_per_trial", ranges_per_trial, minimum=1)
     seed = check_int("seed", seed, minimum=0)
     return dataset, n, branching, epsilon, allocation, measure_root, constrained, trials, query, ranges_per_trial, seed
 
 
+@functools.lru_cache(maxsize=32)
+def _histogram(dataset: str, n: int) -> np.ndarray:
+    """The dataset coarsened to n bins, read-only (shared by every cached run)."""
+    x = dataset_histogram(dataset, n)
+    x.setflags(write=False)
+    return x
+
+
+def _read_only(value: Any) -> Any:
+    """``value`` with every numpy array in it (in dataclass fields and dicts, recursively) made read-only."""
+    if isinstance(value, np.ndarray):
+        value.setflags(write=False)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _read_only(v)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            _read_only(getattr(value, f.name))
+    return value
+
+
 @single_flight(maxsize=64)
 def _cached_run(dataset: str, n: int, branching: int, epsilon: float, allocation: str, measure_root: bool,
                 constrained: bool, trials: int, query: tuple[int, int] | None, ranges_per_trial: int | None,
                 seed: int) -> HierarchyRun:
-    """Uncached body of :func:`hierarchy_dataset_run` on validated arguments."""
-    return hierarchy_explorer_run(dataset_histogram(dataset, n), branching, epsilon, allocation=allocation,
-                                  measure_root=measure_root, constrained=constrained, trials=trials, query=query,
-                                  ranges_per_trial=ranges_per_trial, rng=seed)
+    """Uncached body of :func:`hierarchy_dataset_run` on validated arguments; the run's arrays read-only (it is
+    shared by every caller of the same setting)."""
+    return _read_only(hierarchy_explorer_run(_histogram(dataset, n), branching, epsilon, allocation=allocation,
+                                             measure_root=measure_root, constrained=constrained, trials=trials,
+                                             query=query, ranges_per_trial=ranges_per_trial, rng=seed))
 
 
 def prefetch_hierarchy_runs(settings: Sequence[dict[str, Any]]) -> None:
@@ -142,18 +172,22 @@ def prefetch_hierarchy_runs(settings: Sequence[dict[str, Any]]) -> None:
     5
     """
     required = ("dataset", "n", "branching", "epsilon")
+    options = {name: p.default for name, p in inspect.signature(hierarchy_dataset_run).parameters.items()
+               if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    if isinstance(settings, (dict, str)):
+        raise TypeError(f"settings must be a sequence of dicts, got a {type(settings).__name__}")
     keys = []
     for setting in settings:
         if not isinstance(setting, dict):
             raise TypeError(f"each setting must be a dict of hierarchy_dataset_run's arguments, "
                             f"got {type(setting).__name__}")
-        unknown = set(setting) - set(_OPTIONS) - set(required)
+        unknown = set(setting) - set(options) - set(required)
         if unknown:
             raise ValueError(f"unknown setting argument(s) {sorted(unknown)}; allowed: {', '.join(required)}, "
-                             f"{', '.join(_OPTIONS)}")
+                             f"{', '.join(options)}")
         missing = [name for name in required if name not in setting]
         if missing:
             raise ValueError(f"each setting needs {', '.join(required)}; missing {', '.join(missing)}")
-        options = _OPTIONS | {k: v for k, v in setting.items() if k in _OPTIONS}
-        keys.append(_setting(*(setting[name] for name in required), **options))
+        given = options | {k: v for k, v in setting.items() if k in options}
+        keys.append(_setting(*(setting[name] for name in required), **given))
     _cached_run.warm(keys)

@@ -137,6 +137,13 @@ def explorer_figure(run: HierarchyRun) -> go.Figure:
     -------
     plotly.graph_objects.Figure
         The three-panel figure.
+
+    Examples
+    --------
+    >>> from dpviz.experiments.hierarchy import hierarchy_explorer_run
+    >>> fig = explorer_figure(hierarchy_explorer_run([3, 1, 4, 1, 5, 9, 2, 6], 2, 1.0, trials=5, rng=0))
+    >>> len(fig.data), fig.layout.xaxis3.type
+    (12, 'log')
     """
     traces, layout = explorer_figure_spec(run)
     # traces are plain dicts built here; skipping plotly's re-validation keeps a redraw within budget
@@ -162,6 +169,14 @@ def explorer_figure_spec(run: HierarchyRun) -> tuple[list[dict[str, Any]], dict[
         The traces, in drawing order (plain dicts, so that a redraw can send only the arrays that changed).
     layout : dict
         The layout: three stacked axes, the title and the panel heads.
+
+    Examples
+    --------
+    >>> from dpviz.experiments.hierarchy import hierarchy_explorer_run
+    >>> traces, layout = explorer_figure_spec(hierarchy_explorer_run([3, 1, 4, 1, 5, 9, 2, 6], 2, 1.0, trials=5,
+    ...                                                               rng=0))
+    >>> traces[-1]["text"], len(layout["annotations"])   # the MSE curves are named at their right ends
+    (['Flat (identity)', 'H_2', 'H_2 + constrained inference'], 3)
     """
     c = run.curves
     b = c.branching
