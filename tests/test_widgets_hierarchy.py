@@ -242,3 +242,13 @@ def test_a_cached_run_is_read_only():
     for array in (run.truth, run.noisy_leaves, run.ci_leaves, run.cover.noisy, run.curves.simulated["tree"]):
         with pytest.raises(ValueError, match="read-only"):
             array[0] = 0
+
+
+def test_figure_specs_refuse_what_is_not_their_result():
+    from dpviz.experiments.definition import privacy_loss_view
+    from dpviz.plots.definition import privacy_loss_figure_spec
+
+    with pytest.raises(TypeError, match="run must be a HierarchyRun"):
+        P.explorer_figure_spec(privacy_loss_view("Laplace", 1.0, samples=10_000, rng=0))
+    with pytest.raises(TypeError, match="v must be a PrivacyLossView"):
+        privacy_loss_figure_spec(E.hierarchy_explorer_run([3, 1, 4, 1], 2, 1.0, trials=2, rng=0))

@@ -112,6 +112,11 @@ def privacy_loss_figure_spec(v: PrivacyLossView) -> tuple[list[dict[str, Any]], 
     layout : dict
         The layout (two stacked panels sharing the x axis).
 
+    Raises
+    ------
+    TypeError
+        If ``v`` is not a :class:`~dpviz.experiments.definition.PrivacyLossView`.
+
     Examples
     --------
     >>> from dpviz.experiments.definition import privacy_loss_view
@@ -119,6 +124,8 @@ def privacy_loss_figure_spec(v: PrivacyLossView) -> tuple[list[dict[str, Any]], 
     >>> len(traces), traces[6]["y"]   # the epsilon-DP bound: the loss stays within +-0.5
     (10, [0.5, 0.5])
     """
+    if not isinstance(v, PrivacyLossView):
+        raise TypeError(f"v must be a PrivacyLossView (from privacy_loss_view), got {type(v).__name__}")
     discrete = v.mechanism == "randomized response"
     label_d, label_dp = _datasets(v)
     unit = 1.0 if discrete else v.bin_width

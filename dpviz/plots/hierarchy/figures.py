@@ -170,6 +170,11 @@ def explorer_figure_spec(run: HierarchyRun) -> tuple[list[dict[str, Any]], dict[
     layout : dict
         The layout: three stacked axes, the title and the panel heads.
 
+    Raises
+    ------
+    TypeError
+        If ``run`` is not a :class:`~dpviz.experiments.hierarchy.HierarchyRun`.
+
     Examples
     --------
     >>> from dpviz.experiments.hierarchy import hierarchy_explorer_run
@@ -178,6 +183,8 @@ def explorer_figure_spec(run: HierarchyRun) -> tuple[list[dict[str, Any]], dict[
     >>> traces[-1]["text"], len(layout["annotations"])   # the MSE curves are named at their right ends
     (['Flat (identity)', 'H_2', 'H_2 + constrained inference'], 3)
     """
+    if not isinstance(run, HierarchyRun):
+        raise TypeError(f"run must be a HierarchyRun (from hierarchy_explorer_run), got {type(run).__name__}")
     c = run.curves
     b = c.branching
     cov = run.cover
