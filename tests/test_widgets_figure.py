@@ -82,11 +82,11 @@ def test_the_shipped_bundle_is_plotlys_with_only_the_report_methods_returning_at
 
     import plotly
 
-    from dpviz.widgets.figure_widget import QUIET_METHODS, lean_bundle
+    from dpviz.widgets.figure_widget import QUIET_METHODS, lean_bundle, preload_plotly
 
     stock = (Path(plotly.__file__).parent / "package_data" / "widgetbundle.js").read_text(encoding="utf-8")
     lean = lean_bundle()
-    assert ExplorerFigure()._esm == lean
+    assert preload_plotly()._source == lean
     if plotly.__version__ != "7.1.0":
         pytest.skip(f"the bundle's method names were checked on plotly 7.1.0, not {plotly.__version__}")
     for method in QUIET_METHODS:
@@ -104,3 +104,40 @@ def test_a_bundle_without_the_methods_is_shipped_unchanged() -> None:
     assert _quiet(source, ("_sendTraceDeltas",)) == quieted
     assert _quiet(source, ("_sendTraceDeltas", "_sendLayoutDelta")) == source   # one missing: nothing changed
     assert _quiet(source + source, ("_sendTraceDeltas",)) == source + source    # defined twice: nothing changed
+
+
+def test_the_bundle_travels_once_per_kernel_and_every_figure_waits_for_it() -> None:
+    """A figure's own module is a few lines that import the loader's module; one loader per kernel, made before
+    the first figure (so its model reaches the browser first) and made again if it was closed."""
+    from dpviz.widgets import figure_widget as fw
+
+    first = ExplorerFigure()
+    loader = fw.preload_plotly()
+    assert len(first._esm) < 500 and "import(await slot.url)" in first._esm
+    assert len(loader._source) > 1_000_000 and "initialize" in loader._esm and "createObjectURL" in loader._esm
+    assert ExplorerFigure()._esm == first._esm and fw.preload_plotly() is loader   # one loader, however many figures
+    # both sides name the same page-wide slot, one per bundle text
+    slot = f'Symbol.for("{fw._slot()}")'
+    assert slot in first._esm and slot in loader._esm
+    loader.close()
+    again = ExplorerFigure()
+    assert fw.preload_plotly() is not loader and fw.preload_plotly().comm is not None and again._esm == first._esm
+
+
+def test_the_loader_is_made_before_the_figure(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dpviz.widgets import figure_widget as fw
+
+    opened: list[str] = []
+    monkeypatch.setattr(fw, "_loader", None)
+    original = fw.PlotlyLoader.__init__
+
+    def record(self: object, *args: object, **kwargs: object) -> None:
+        opened.append("loader")
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(fw.PlotlyLoader, "__init__", record)
+    monkeypatch.setattr(go.FigureWidget, "__init__", lambda self, *a, **k: opened.append("figure"))
+    ExplorerFigure()
+    ExplorerFigure()
+    assert opened == ["loader", "figure", "figure"]
+

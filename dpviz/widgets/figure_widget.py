@@ -21,21 +21,31 @@ student waited for them on every move: merging every trace's full data with plot
 sending 100 kB to a kernel that discards it (:func:`lean_bundle`). If a plotly release renames them, the bundle is
 shipped unchanged and only that saving is lost (a test pins the version this was checked on).
 
+Fourth, the bundle is loaded once per page, and early. anywidget compiles a widget's ES module from its ``_esm``
+text, once per widget: 1.3-2.1 s of the browser's main thread for these 4.9 MB, after the kernel had built the
+explorer, so a student waited for it on every explorer. Here the bundle travels once per kernel, as the text of a
+:class:`PlotlyLoader` that is never displayed; the browser starts compiling it as soon as the loader exists, and
+an :class:`ExplorerFigure`'s own ``_esm`` is a few lines that wait for that module and use it. The loader is made
+by :func:`preload_plotly`, which runs when this module is imported in a kernel (so a lecture that imports its
+explorer in its first cell has the bundle compiled while its other cells run) and before every figure.
+
 Everything else (updates from Python, zoom and legend clicks from the browser) is plotly's own.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from pathlib import Path
 from typing import Any
 
+import anywidget
 import plotly
 import plotly.graph_objects as go
-from traitlets import Dict
+from traitlets import Dict, Unicode
 
-__all__ = ["ExplorerFigure", "lean_bundle", "QUIET_METHODS"]
+__all__ = ["ExplorerFigure", "PlotlyLoader", "preload_plotly", "lean_bundle", "QUIET_METHODS"]
 
 #: The methods of plotly's browser-side figure view that compute and send the report of plotly.js defaults.
 QUIET_METHODS = ("_sendTraceDeltas", "_sendLayoutDelta")
@@ -80,6 +90,74 @@ def _quiet(source: str, methods: tuple[str, ...]) -> str:
     return out
 
 
+@functools.cache
+def _slot() -> str:
+    """The page-wide key under which the browser keeps the bundle's module URL: one per bundle text, so kernels
+    with different plotly versions in one JupyterLab page each get their own."""
+    return "dpviz.plotly." + hashlib.sha256(lean_bundle().encode()).hexdigest()[:16]
+
+
+# Both sides get the same slot: a promise of the bundle's blob URL, made by whichever side runs first and resolved
+# by the loader.  One URL per page means one module: the browser compiles and evaluates it once.
+_SLOT_JS = """const slot = (globalThis[Symbol.for("{key}")] ??= {{}});
+slot.url ??= new Promise((resolve) => {{ slot.resolve = resolve; }});
+"""
+
+_LOADER_JS = _SLOT_JS + """export default {{
+  initialize({{ model }}) {{
+    if (slot.loading) return;
+    slot.loading = true;
+    const url = URL.createObjectURL(new Blob([model.get("_source")], {{ type: "text/javascript" }}));
+    slot.resolve(url);
+    import(url).catch((error) => console.error("dpviz: the plotly widget bundle failed to load", error));
+  }},
+}};
+"""
+
+_FIGURE_JS = _SLOT_JS + """export default (await import(await slot.url)).default;
+"""
+
+
+class PlotlyLoader(anywidget.AnyWidget):
+    """A widget that is never displayed: it carries :func:`lean_bundle` to the browser, which starts compiling it
+    at once, and every :class:`ExplorerFigure` of the page then uses that one module.
+
+    Use :func:`preload_plotly` rather than making one: a kernel needs a single loader.
+
+    Examples
+    --------
+    >>> loader = PlotlyLoader()
+    >>> len(loader._source) == len(lean_bundle()), "initialize" in loader._esm
+    (True, True)
+    """
+
+    _esm = _LOADER_JS.format(key=_slot())
+    _source = Unicode(lean_bundle()).tag(sync=True)
+
+
+_loader: PlotlyLoader | None = None
+
+
+def preload_plotly() -> PlotlyLoader:
+    """The kernel's :class:`PlotlyLoader`, made (and so sent to the browser) the first time, or again if it was
+    closed.
+
+    Returns
+    -------
+    PlotlyLoader
+        The loader every :class:`ExplorerFigure` of this kernel relies on.
+
+    Examples
+    --------
+    >>> preload_plotly() is preload_plotly()
+    True
+    """
+    global _loader
+    if _loader is None or _loader.comm is None:
+        _loader = PlotlyLoader()
+    return _loader
+
+
 class ExplorerFigure(go.FigureWidget):
     """A ``plotly.graph_objects.FigureWidget`` that ignores the browser's trace-defaults report.
 
@@ -97,12 +175,16 @@ class ExplorerFigure(go.FigureWidget):
     (False, (1.0, 2.0))
     """
 
-    # plotly's bundle without the browser-side report (see the module docstring)
-    _esm = lean_bundle()
+    # plotly's bundle without the browser-side report, loaded once per page by the PlotlyLoader (module docstring)
+    _esm = _FIGURE_JS.format(key=_slot())
 
     # not synced: ipywidgets decodes the browser's message but sets (and echoes) only synced properties, so
     # plotly's observer of this property never runs
     _js2py_traceDeltas = Dict(allow_none=True)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        preload_plotly()   # the loader's model reaches the browser before this figure's
+        super().__init__(*args, **kwargs)
 
     def _dispatch_layout_change_callbacks(self, relayout_data: Any) -> None:
         """Call the layout's ``on_change`` callbacks of the changed paths, if the layout has any."""
@@ -113,6 +195,18 @@ class ExplorerFigure(go.FigureWidget):
         """Call the changed traces' ``on_change`` callbacks of the changed paths, if those traces have any."""
         if any(_listened(self.data[i]) for i in trace_indexes):
             super()._dispatch_trace_change_callbacks(restyle_data, trace_indexes)
+
+
+def _in_kernel() -> bool:
+    """Whether this Python runs in a Jupyter kernel (where a widget reaches a browser)."""
+    import sys
+
+    shell = sys.modules.get("IPython") and sys.modules["IPython"].get_ipython()
+    return getattr(shell, "kernel", None) is not None
+
+
+if _in_kernel():
+    preload_plotly()   # start the browser's compile now, while the notebook's next cells run
 
 
 def _listened(obj: Any) -> bool:
