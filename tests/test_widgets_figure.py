@@ -141,3 +141,51 @@ def test_the_loader_is_made_before_the_figure(monkeypatch: pytest.MonkeyPatch) -
     ExplorerFigure()
     assert opened == ["loader", "figure", "figure"]
 
+
+def _two_panel() -> go.Figure:
+    return go.Figure(data=[go.Scatter(y=np.array([1.0, 2.0]), ), go.Bar(y=np.array([3.0, 4.0]), xaxis="x2")],
+                     layout={"annotations": [{"text": "a"}, {"text": "b"}], "xaxis2": {"domain": [0.5, 1]}})
+
+
+def test_updates_leave_the_figure_and_send_the_message_plotly_would() -> None:
+    """ExplorerFigure's restyle and relayout (each path checked once per class) against plotly's own, on the same
+    sequence of updates: the same figure afterwards and the same messages to the browser."""
+    from plotly.basedatatypes import Undefined
+
+    updates = [
+        ({"y": [np.array([5.0, 6.0]), Undefined], "marker.color": ["red", "blue"]}, {"title.text": "t"}, [0, 1]),
+        ({"y": [np.array([5.0, 6.0])], "error_y.array": [np.array([0.1, 0.2])]},
+         {"annotations[1].text": "c", "xaxis2.range": [0, 3]}, [1]),
+        ({"y": [np.array([5.0, 6.0])]}, {"annotations[0].text": "a"}, [0]),                          # nothing changed
+        ({"marker.color": "green"}, {"yaxis.title.text": "count", "title.text": None}, [0, 1]),      # one for all
+    ]
+    figures: list[str] = []
+    messages: list[list[str]] = []
+    for cls in (go.FigureWidget, ExplorerFigure):
+        fig = cls(_two_panel())
+        sent: list[str] = []
+        fig._send_update_msg = lambda sent=sent, **kw: sent.append(repr(kw))
+        for restyle, relayout, traces in updates:
+            fig.plotly_update(restyle_data=restyle, relayout_data=relayout, trace_indexes=traces)
+        state = fig.to_plotly_json()
+        figures.append(repr(([{k: v for k, v in t.items() if k != "uid"} for t in state["data"]], state["layout"])))
+        messages.append(sent)
+    assert figures[0] == figures[1]
+    assert messages[0] == messages[1] and len(messages[1]) == 3   # the third update changed nothing: no message
+
+
+def test_a_bad_path_or_trace_index_is_refused_every_time() -> None:
+    fig = ExplorerFigure(_two_panel())
+    fig.plotly_update(restyle_data={"marker.color": ["red"]}, trace_indexes=[0])   # accepted, and remembered
+    for _ in range(2):
+        with pytest.raises(ValueError, match="'marker.colour'"):
+            fig.plotly_update(restyle_data={"marker.colour": ["red"]}, trace_indexes=[0])
+        with pytest.raises(ValueError, match="'xaxis.rnage'"):
+            fig.plotly_relayout({"xaxis.rnage": [0, 1]})
+        with pytest.raises(ValueError, match="trace index 5"):
+            fig.plotly_update(restyle_data={"y": [np.ones(2)]}, trace_indexes=[5])
+    # a path through an array element is checked against this figure's array each time
+    with pytest.raises(ValueError, match=r"'annotations\[7\].text'"):
+        fig.plotly_relayout({"annotations[7].text": "x"})
+    fig.plotly_relayout({"annotations[1].text": "z"})
+    assert [a.text for a in fig.layout.annotations] == ["a", "z"]

@@ -29,6 +29,10 @@ an :class:`ExplorerFigure`'s own ``_esm`` is a few lines that wait for that modu
 by :func:`preload_plotly`, which runs when this module is imported in a kernel (so a lecture that imports its
 explorer in its first cell has the bundle compiled while its other cells run) and before every figure.
 
+Fifth, in the kernel: plotly checks each property path of an update against the figure's property tree before
+applying it, about 0.2 ms a path (20 paths a move of the hierarchy explorer: 8 of its 12 ms). An
+:class:`ExplorerFigure` applies updates as plotly does, but checks a path once per class of object.
+
 Everything else (updates from Python, zoom and legend clicks from the browser) is plotly's own.
 """
 
@@ -43,6 +47,7 @@ from typing import Any
 import anywidget
 import plotly
 import plotly.graph_objects as go
+from plotly.basedatatypes import BaseFigure, Undefined
 from traitlets import Dict, Unicode
 
 __all__ = ["ExplorerFigure", "PlotlyLoader", "preload_plotly", "lean_bundle", "QUIET_METHODS"]
@@ -186,6 +191,32 @@ class ExplorerFigure(go.FigureWidget):
         preload_plotly()   # the loader's model reaches the browser before this figure's
         super().__init__(*args, **kwargs)
 
+    def _perform_plotly_relayout(self, relayout_data: dict[str, Any]) -> dict[str, Any]:
+        """plotly's relayout of the Python-side layout (the changed paths and values), each path parsed and
+        checked once per kernel (see :func:`_checked_path`)."""
+        changes = {}
+        for key, value in relayout_data.items():
+            if BaseFigure._set_in(self._layout, _checked_path(key, self.layout), value):
+                changes[key] = value
+        return changes
+
+    def _perform_plotly_restyle(self, restyle_data: dict[str, Any], trace_indexes: list[int]) -> dict[str, Any]:
+        """plotly's restyle of the Python-side traces (the changed paths and values; a list gives one value per
+        trace, cycled, and Undefined leaves a trace as it is), each path checked once per trace type."""
+        changes = {}
+        for key, values in restyle_data.items():
+            changed = False
+            for k, index in enumerate(trace_indexes):
+                if index >= len(self._data):
+                    raise ValueError(f"trace index {index} is out of range: the figure has {len(self._data)} traces")
+                value = values[k % len(values)] if isinstance(values, list) else values
+                if value is not Undefined:
+                    path = _checked_path(key, self.data[index])
+                    changed = BaseFigure._set_in(self._data[index], path, value) or changed
+            if changed:
+                changes[key] = values
+        return changes
+
     def _dispatch_layout_change_callbacks(self, relayout_data: Any) -> None:
         """Call the layout's ``on_change`` callbacks of the changed paths, if the layout has any."""
         if _listened(self.layout):
@@ -195,6 +226,40 @@ class ExplorerFigure(go.FigureWidget):
         """Call the changed traces' ``on_change`` callbacks of the changed paths, if those traces have any."""
         if any(_listened(self.data[i]) for i in trace_indexes):
             super()._dispatch_trace_change_callbacks(restyle_data, trace_indexes)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(key: str) -> tuple[str | int, ...]:
+    """plotly's parse of a property path (``"annotations[1].text"`` -> ``("annotations", 1, "text")``)."""
+    return tuple(BaseFigure._str_to_dict_path(key))
+
+
+#: (path, class) pairs plotly has accepted: a path without an index before its last part is valid for every
+#: object of a class (trace and layout properties, subplot ids) or for none.
+_ACCEPTED: set[tuple[tuple[str | int, ...], type]] = set()
+
+
+def _checked_path(key: str, obj: Any) -> tuple[str | int, ...]:
+    """The parsed ``key``, once plotly accepts it as a property path of ``obj`` (a trace or the layout).
+
+    plotly checks a path by walking ``obj``'s property tree, about 0.2 ms a path and 20 paths a move of the
+    hierarchy explorer; the check is made once per class.  A path with an array index before its last part
+    (``annotations[1].text``) depends on the object's arrays and is checked every time.
+
+    Raises
+    ------
+    ValueError
+        If ``key`` is not a property path of ``obj``.
+    """
+    path = _parsed(key)
+    cacheable = not any(isinstance(part, int) for part in path[:-1])
+    if cacheable and (path, type(obj)) in _ACCEPTED:
+        return path
+    if not BaseFigure._is_key_path_compatible(path, obj):
+        raise ValueError(f"invalid property path {key!r} for {type(obj).__name__}")
+    if cacheable:
+        _ACCEPTED.add((path, type(obj)))
+    return path
 
 
 def _in_kernel() -> bool:
