@@ -175,6 +175,9 @@ def test_updates_leave_the_figure_and_send_the_message_plotly_would() -> None:
 
 
 def test_a_bad_path_or_trace_index_is_refused_every_time() -> None:
+    from dpviz.widgets import figure_widget as fw
+
+    fw._ACCEPTED.clear()   # what earlier tests taught the cache must not matter here
     fig = ExplorerFigure(_two_panel())
     fig.plotly_update(restyle_data={"marker.color": ["red"]}, trace_indexes=[0])   # accepted, and remembered
     for _ in range(2):
@@ -189,3 +192,18 @@ def test_a_bad_path_or_trace_index_is_refused_every_time() -> None:
         fig.plotly_relayout({"annotations[7].text": "x"})
     fig.plotly_relayout({"annotations[1].text": "z"})
     assert [a.text for a in fig.layout.annotations] == ["a", "z"]
+
+
+def test_a_subplot_accepted_on_one_figure_is_still_refused_on_a_figure_without_it() -> None:
+    """A layout's subplot ids (xaxis3, legend2) and its template's are properties of that figure, not of the
+    Layout class: plotly refuses xaxis3.range on a figure without xaxis3, and so must ExplorerFigure after it
+    accepted the path on another figure."""
+    cases = (("xaxis3.range", [0, 1], {"xaxis3": {"domain": [0, 1]}}), ("legend2.x", 0.5, {"legend2": {"y": 0.5}}),
+             ("template.layout.xaxis2.color", "red", {"template": {"layout": {"xaxis2": {"color": "blue"}}}}))
+    for path, value, layout in cases:
+        for cls in (go.FigureWidget, ExplorerFigure):
+            has = cls(go.Figure(layout=layout))
+            has.plotly_relayout({path: value})
+            lacks = cls(go.Figure())
+            with pytest.raises(ValueError, match="(?i)invalid property path"):
+                lacks.plotly_relayout({path: value})

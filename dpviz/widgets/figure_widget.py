@@ -31,9 +31,10 @@ explorer in its first cell has the bundle compiled while its other cells run) an
 
 Fifth, in the kernel: plotly checks each property path of an update against the figure's property tree before
 applying it, about 0.2 ms a path (20 paths a move of the hierarchy explorer: 8 of its 12 ms). An
-:class:`ExplorerFigure` applies updates as plotly does, but checks a path once per class of object.
+:class:`ExplorerFigure` applies updates (from Python, and the browser's zoom and legend clicks) as plotly does,
+but remembers the paths plotly accepted (:func:`_checked_path`).
 
-Everything else (updates from Python, zoom and legend clicks from the browser) is plotly's own.
+Everything else is plotly's own.
 """
 
 from __future__ import annotations
@@ -192,8 +193,8 @@ class ExplorerFigure(go.FigureWidget):
         super().__init__(*args, **kwargs)
 
     def _perform_plotly_relayout(self, relayout_data: dict[str, Any]) -> dict[str, Any]:
-        """plotly's relayout of the Python-side layout (the changed paths and values), each path parsed and
-        checked once per kernel (see :func:`_checked_path`)."""
+        """plotly's relayout of the Python-side layout (the changed paths and values), each path checked by
+        :func:`_checked_path`."""
         changes = {}
         for key, value in relayout_data.items():
             if BaseFigure._set_in(self._layout, _checked_path(key, self.layout), value):
@@ -202,7 +203,7 @@ class ExplorerFigure(go.FigureWidget):
 
     def _perform_plotly_restyle(self, restyle_data: dict[str, Any], trace_indexes: list[int]) -> dict[str, Any]:
         """plotly's restyle of the Python-side traces (the changed paths and values; a list gives one value per
-        trace, cycled, and Undefined leaves a trace as it is), each path checked once per trace type."""
+        trace, cycled, and Undefined leaves a trace as it is), each path checked by :func:`_checked_path`."""
         changes = {}
         for key, values in restyle_data.items():
             changed = False
@@ -234,8 +235,9 @@ def _parsed(key: str) -> tuple[str | int, ...]:
     return tuple(BaseFigure._str_to_dict_path(key))
 
 
-#: (path, class) pairs plotly has accepted: a path without an index before its last part is valid for every
-#: object of a class (trace and layout properties, subplot ids) or for none.
+#: (path, class) pairs plotly has accepted, for paths whose first part is a property of the object (``xaxis2`` is
+#: one only once the layout has that subplot) and has no array index before the last part: the rest of such a path
+#: is checked against property classes, so the answer is the same for every object of the class.
 _ACCEPTED: set[tuple[tuple[str | int, ...], type]] = set()
 
 
@@ -243,8 +245,11 @@ def _checked_path(key: str, obj: Any) -> tuple[str | int, ...]:
     """The parsed ``key``, once plotly accepts it as a property path of ``obj`` (a trace or the layout).
 
     plotly checks a path by walking ``obj``'s property tree, about 0.2 ms a path and 20 paths a move of the
-    hierarchy explorer; the check is made once per class.  A path with an array index before its last part
-    (``annotations[1].text``) depends on the object's arrays and is checked every time.
+    hierarchy explorer.  A path plotly accepted is remembered per class when its answer cannot differ between
+    objects of that class: its first part is one of ``obj``'s properties (a layout's subplot ids, ``xaxis3``,
+    ``legend2``, vary with the figure: such a path is remembered only once ``obj`` has that subplot), it is not
+    under ``template`` (a template's layout has subplots of its own), and it has no array index before its last
+    part (``annotations[1].text`` depends on the figure's arrays).  Other paths are checked every time.
 
     Raises
     ------
@@ -252,7 +257,9 @@ def _checked_path(key: str, obj: Any) -> tuple[str | int, ...]:
         If ``key`` is not a property path of ``obj``.
     """
     path = _parsed(key)
-    cacheable = not any(isinstance(part, int) for part in path[:-1])
+    first = path[0]
+    cacheable = (isinstance(first, str) and first in obj._valid_props and first != "template"
+                 and not any(isinstance(part, int) for part in path[:-1]))
     if cacheable and (path, type(obj)) in _ACCEPTED:
         return path
     if not BaseFigure._is_key_path_compatible(path, obj):
