@@ -45,7 +45,8 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-EXPLORER_IMPORT = re.compile(r"from dpviz\.widgets import (\w+Explorer)\b")
+# the explorer a cell makes (its import may sit in the lecture's first cell, with the other imports)
+EXPLORER_CALL = re.compile(r"\b([A-Z]\w*Explorer)\(")
 
 
 def _paths(app: Sphinx) -> tuple[Path, Path]:
@@ -85,7 +86,7 @@ def _explorer_figures(notebook: Path) -> dict[str, bytes]:
     for i, cell in enumerate(cells):
         if cell["cell_type"] != "code":
             continue
-        match = EXPLORER_IMPORT.search("".join(cell["source"]))
+        match = EXPLORER_CALL.search("".join(cell["source"]))
         if not match or not any(WIDGET_VIEW in out.get("data", {}) for out in cell.get("outputs", [])):
             continue
         for later in cells[i + 1 :]:
@@ -185,7 +186,7 @@ def note_widget_outputs(app: Sphinx, doctree: nodes.document) -> None:
         while cell is not None and "cell" not in cell.get("classes", []):
             cell = cell.parent
         source = cell.astext() if cell is not None else ""
-        match = EXPLORER_IMPORT.search(source)
+        match = EXPLORER_CALL.search(source)
         para = nodes.paragraph()
         para += nodes.strong(text="Interactive explorer. ")
         if match:
