@@ -275,6 +275,9 @@ def test_proposition1_and_eq3(N, b):
 def test_optimal_branching_and_427():
     b_star = H.asymptotic_optimal_branching()
     assert 16.5 < b_star < 17.0 and math.log(b_star) == pytest.approx(3 * (b_star - 1) / b_star)
+    # independent: the closed form with Lambert's W (principal branch), b* = -3 / W0(-3 e^-3)
+    from scipy.special import lambertw
+    assert b_star == pytest.approx(float((-3 / lambertw(-3 * math.exp(-3))).real), rel=1e-14)
     assert H.optimal_branching(4096, 1.0, constrained=False, measure_root=False) == 16
     assert H.optimal_branching(2**16, 0.1, constrained=False, measure_root=False) == 16
     # leading-term ratio (log2 16)^3 / (16 - 1) = 64/15 = 4.27; exact ratio at N = 2^20 follows Eq. (3)

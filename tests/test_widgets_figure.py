@@ -207,3 +207,45 @@ def test_a_subplot_accepted_on_one_figure_is_still_refused_on_a_figure_without_i
             lacks = cls(go.Figure())
             with pytest.raises(ValueError, match="(?i)invalid property path"):
                 lacks.plotly_relayout({path: value})
+
+
+def test_an_update_reaches_the_browser_in_one_message_with_the_state_plotly_sends() -> None:
+    """On the wire: plotly's FigureWidget sends each edit counter, the update and its clearing as four comm
+    messages; ExplorerFigure sends the counters with the update (one message) and then the clearing.  The states
+    sent, merged in order, are the same for both."""
+    import ipywidgets
+
+    sent: list[tuple[str, dict]] = []
+    original = ipywidgets.Widget._send
+
+    def capture(self, msg, buffers=None):
+        if msg.get("method") == "update":
+            sent.append((type(self).__name__, dict(msg["state"])))
+        return original(self, msg, buffers)
+
+    merged: list[dict] = []
+    per_update: list[list[list[str]]] = []
+    ipywidgets.Widget._send = capture
+    try:
+        for cls in (go.FigureWidget, ExplorerFigure):
+            fig = cls(_two_panel())
+            state: dict = {}
+            keys: list[list[str]] = []
+            for k in range(2):
+                sent.clear()
+                fig.plotly_update(restyle_data={"y": [np.array([5.0, 6.0 + k])]},
+                                  relayout_data={"title.text": f"t{k}"}, trace_indexes=[0])
+                keys.append([sorted(s) for _, s in sent])
+                for _, s in sent:
+                    if s.get("_py2js_update") is not None:
+                        state["update"] = repr(s["_py2js_update"])
+                    state.update({k2: v for k2, v in s.items() if k2 != "_py2js_update"})
+                state.setdefault("updates", []).append(state.get("update"))
+            merged.append(state)
+            per_update.append(keys)
+    finally:
+        ipywidgets.Widget._send = original
+    assert merged[0] == merged[1]
+    assert per_update[0][1] == [["_last_trace_edit_id"], ["_last_layout_edit_id"], ["_py2js_update"],
+                                ["_py2js_update"]]
+    assert per_update[1][1] == [["_last_layout_edit_id", "_last_trace_edit_id", "_py2js_update"], ["_py2js_update"]]

@@ -218,6 +218,27 @@ class ExplorerFigure(go.FigureWidget):
                 changes[key] = values
         return changes
 
+    def _send_update_msg(self, restyle_data: dict[str, Any], relayout_data: dict[str, Any],
+                         trace_indexes: Any = None, source_view_id: str | None = None) -> None:
+        """plotly's ``Plotly.update`` message, with the two edit counters in the same comm message as the update.
+
+        plotly sets each counter on its own, which sends three messages; the browser handles each one as a
+        separate task, so the update waited behind two (and behind a frame drawn between them).  The counters
+        and the update are set under ``hold_sync``, and the update is cleared after it, as plotly does.
+        """
+        trace_indexes = self._normalize_trace_indexes(trace_indexes)
+        with self.hold_sync():
+            self._last_trace_edit_id += 1
+            self._trace_edit_in_process = True
+            self._last_layout_edit_id += 1
+            self._layout_edit_in_process = True
+            self._py2js_update = {   # a traitlets Dict(allow_none=True)
+                "style_data": restyle_data, "layout_data": relayout_data, "style_traces": trace_indexes,
+                "trace_edit_id": self._last_trace_edit_id, "layout_edit_id": self._last_layout_edit_id,
+                "source_view_id": source_view_id,
+            }
+        self._py2js_update = None  # type: ignore[assignment]  # allow_none=True: clears it as plotly does
+
     def _dispatch_layout_change_callbacks(self, relayout_data: Any) -> None:
         """Call the layout's ``on_change`` callbacks of the changed paths, if the layout has any."""
         if _listened(self.layout):
