@@ -209,43 +209,67 @@ def test_a_subplot_accepted_on_one_figure_is_still_refused_on_a_figure_without_i
                 lacks.plotly_relayout({path: value})
 
 
-def test_an_update_reaches_the_browser_in_one_message_with_the_state_plotly_sends() -> None:
-    """On the wire: plotly's FigureWidget sends each edit counter, the update and its clearing as four comm
-    messages; ExplorerFigure sends the counters with the update (one message) and then the clearing.  The states
-    sent, merged in order, are the same for both."""
+def _wire(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
+    """Capture every ``update`` comm message a widget sends: its state, with the binary buffers (numpy arrays)
+    as bytes at their paths."""
     import ipywidgets
 
-    sent: list[tuple[str, dict]] = []
+    sent: list[dict] = []
     original = ipywidgets.Widget._send
 
     def capture(self, msg, buffers=None):
         if msg.get("method") == "update":
-            sent.append((type(self).__name__, dict(msg["state"])))
+            blobs = {repr(path): bytes(b) for path, b in zip(msg.get("buffer_paths", []), buffers or [], strict=True)}
+            sent.append({"state": dict(msg["state"]), "buffers": blobs})
         return original(self, msg, buffers)
+    monkeypatch.setattr(ipywidgets.Widget, "_send", capture)
+    return sent
 
+
+def test_an_update_reaches_the_browser_in_one_message_with_the_state_plotly_sends(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the wire: plotly's FigureWidget sends each edit counter, the update and its clearing as four comm
+    messages; ExplorerFigure sends the counters with the update (one message) and then the clearing.  The states
+    sent (array values included), merged in order, and the figures' edit bookkeeping are the same for both."""
+    sent = _wire(monkeypatch)
     merged: list[dict] = []
     per_update: list[list[list[str]]] = []
-    ipywidgets.Widget._send = capture
-    try:
-        for cls in (go.FigureWidget, ExplorerFigure):
-            fig = cls(_two_panel())
-            state: dict = {}
-            keys: list[list[str]] = []
-            for k in range(2):
-                sent.clear()
-                fig.plotly_update(restyle_data={"y": [np.array([5.0, 6.0 + k])]},
-                                  relayout_data={"title.text": f"t{k}"}, trace_indexes=[0])
-                keys.append([sorted(s) for _, s in sent])
-                for _, s in sent:
-                    if s.get("_py2js_update") is not None:
-                        state["update"] = repr(s["_py2js_update"])
-                    state.update({k2: v for k2, v in s.items() if k2 != "_py2js_update"})
-                state.setdefault("updates", []).append(state.get("update"))
-            merged.append(state)
-            per_update.append(keys)
-    finally:
-        ipywidgets.Widget._send = original
-    assert merged[0] == merged[1]
+    bookkeeping = []
+    for cls in (go.FigureWidget, ExplorerFigure):
+        fig = cls(_two_panel())
+        state: dict = {}
+        keys: list[list[str]] = []
+        for k in range(2):
+            sent.clear()
+            fig.plotly_update(restyle_data={"y": [np.array([5.0, 6.0 + k])]},
+                              relayout_data={"title.text": f"t{k}"}, trace_indexes=[0])
+            keys.append([sorted(m["state"]) for m in sent])
+            for m in sent:
+                if m["state"].get("_py2js_update") is not None:
+                    state["update"] = (repr(m["state"]["_py2js_update"]), m["buffers"])
+                state.update({key: v for key, v in m["state"].items() if key != "_py2js_update"})
+            state.setdefault("updates", []).append(state.get("update"))
+        merged.append(state)
+        per_update.append(keys)
+        bookkeeping.append((fig._last_trace_edit_id, fig._last_layout_edit_id, fig._trace_edit_in_process,
+                            fig._layout_edit_in_process))
+    assert merged[0] == merged[1] and merged[1]["update"][1]   # the arrays travelled, as bytes, the same
+    assert bookkeeping[0] == bookkeeping[1] == (2, 2, True, True)
     assert per_update[0][1] == [["_last_trace_edit_id"], ["_last_layout_edit_id"], ["_py2js_update"],
                                 ["_py2js_update"]]
     assert per_update[1][1] == [["_last_layout_edit_id", "_last_trace_edit_id", "_py2js_update"], ["_py2js_update"]]
+
+
+def test_an_update_inside_an_outer_hold_sync_still_reaches_the_browser(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under an outer ``hold_sync`` plotly's FigureWidget sends only the cleared update at the end of the hold
+    (the update is lost); ExplorerFigure sends the update at once."""
+    sent = _wire(monkeypatch)
+    updates = []
+    for cls in (go.FigureWidget, ExplorerFigure):
+        fig = cls(_two_panel())
+        sent.clear()
+        with fig.hold_sync():
+            fig.plotly_update(restyle_data={"y": [np.array([7.0, 8.0])]}, relayout_data={}, trace_indexes=[0])
+        updates.append([m["state"]["_py2js_update"] is not None for m in sent if "_py2js_update" in m["state"]])
+    assert updates[0] == [False]             # plotly: lost
+    assert updates[1] == [True, False]       # sent, then cleared

@@ -222,11 +222,14 @@ class ExplorerFigure(go.FigureWidget):
                          trace_indexes: Any = None, source_view_id: str | None = None) -> None:
         """plotly's ``Plotly.update`` message, with the two edit counters in the same comm message as the update.
 
-        plotly sets each counter on its own, which sends three messages; the browser handles each one as a
-        separate task, so the update waited behind two (and behind a frame drawn between them).  The counters
-        and the update are set under ``hold_sync``, and the update is cleared after it, as plotly does.
+        plotly sets each counter on its own: four messages with the clearing, each a separate task in the
+        browser, so the update waited behind two (and behind a frame drawn between them).  The counters and the
+        update are set under ``hold_sync`` and the update is cleared after it, as plotly does.  Inside an outer
+        ``hold_sync`` of this figure (where plotly's own method sends only the clearing) the update is sent at
+        once.
         """
         trace_indexes = self._normalize_trace_indexes(trace_indexes)
+        outer = self._holding_sync
         with self.hold_sync():
             self._last_trace_edit_id += 1
             self._trace_edit_in_process = True
@@ -237,6 +240,8 @@ class ExplorerFigure(go.FigureWidget):
                 "trace_edit_id": self._last_trace_edit_id, "layout_edit_id": self._last_layout_edit_id,
                 "source_view_id": source_view_id,
             }
+            if outer:   # the outer hold would send the values current at its end: the clearing only
+                self.send_state(["_last_trace_edit_id", "_last_layout_edit_id", "_py2js_update"])
         self._py2js_update = None  # type: ignore[assignment]  # allow_none=True: clears it as plotly does
 
     def _dispatch_layout_change_callbacks(self, relayout_data: Any) -> None:
