@@ -30,7 +30,6 @@ the kernel never sees the exception.
 from __future__ import annotations
 
 import html
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -56,16 +55,13 @@ __all__ = ["Explorer", "BUSY_CLASS", "LOG10_CLASS", "log_slider", "int_slider", 
            "next_values"]
 
 _USER_ERRORS = (ValueError, TypeError, ArithmeticError)
-#: CSS class of an explorer's box while an update that has run for :data:`BUSY_AFTER_S` is still running.
+#: CSS class of an explorer's box while an update runs.
 BUSY_CLASS = "dpviz-busy"
-#: An update marks the box busy only once it has run this long (s): a quick one sends nothing, so the figure's
-#: update is not queued in the browser behind two class changes (and a frame drawn for each).
-BUSY_AFTER_S = 0.15
 #: CSS class of a base-10 log slider (the app's page template then gives its handle aria values in value units).
 LOG10_CLASS = "dpviz-log10"
-# The header's "updating..." note: hidden; shown 50 ms after the box is marked busy, so about 200 ms into an update.
+# The header's "updating..." note: hidden, shown 200 ms into an update (a CSS delay: quick moves never flash it).
 _BUSY_STYLE = ("<style>.dpviz-busy-note{visibility:hidden;color:#0072B2;font-size:90%}"
-               f".{BUSY_CLASS} .dpviz-busy-note{{animation:dpviz-busy 0s linear 0.05s both}}"
+               f".{BUSY_CLASS} .dpviz-busy-note{{animation:dpviz-busy 0s linear 0.2s both}}"
                "@keyframes dpviz-busy{from{visibility:hidden}to{visibility:visible}}</style>")
 
 
@@ -240,10 +236,9 @@ class Explorer:
         """Recompute from the current control values and redraw.
 
         On failure the message shows the error, ``result``/``figure`` keep their last good state and the
-        controls go back to the values that produced it, so the figure always matches the controls.  An update
-        still running after :data:`BUSY_AFTER_S` seconds marks the explorer's box with the CSS class
-        ``dpviz-busy`` until it ends (its header then says "updating..."); a quicker one sends nothing more than
-        its redraw.
+        controls go back to the values that produced it, so the figure always matches the controls.  While
+        it runs the explorer's box carries the CSS class ``dpviz-busy`` (its header then says "updating..."
+        if the update takes longer than 200 ms).
 
         Returns
         -------
@@ -253,26 +248,11 @@ class Explorer:
         box = getattr(self, "widget", None)
         if box is None:   # the first update, before the box exists
             return self._update()
-        lock = threading.Lock()
-        marked, done = [False], [False]
-
-        def mark() -> None:   # on the timer's thread; the lock orders it with the end of the update
-            with lock:
-                if not done[0]:
-                    box.add_class(BUSY_CLASS)
-                    marked[0] = True
-
-        timer = threading.Timer(BUSY_AFTER_S, mark)
-        timer.daemon = True
-        timer.start()
+        box.add_class(BUSY_CLASS)
         try:
             return self._update()
         finally:
-            timer.cancel()
-            with lock:
-                done[0] = True
-                if marked[0]:
-                    box.remove_class(BUSY_CLASS)
+            box.remove_class(BUSY_CLASS)
 
     def _update(self) -> bool:
         """:meth:`update` without the busy state."""
