@@ -5,10 +5,15 @@ on the integers [CKS20]_.  It is sampled by rejection from a discrete Laplace
 proposal, exactly (``method="exact"``, rational arithmetic, see
 :mod:`dpviz.mechanisms.exact_coins`) or vectorised (``method="fast"``: the
 acceptance coin ``U < e^{-(|Y| - s^2/t)^2 / (2 s^2)}`` is flipped with a double
-``U``, so each probability is off by a relative error of order 1e-16; see
-:mod:`dpviz.mechanisms.discrete_laplace_noise` for why that is not Mironov's
-attack).  Its privacy is computed exactly: the Theorem 7 delta of one integer
-query, or the zCDP conversion for a vector.
+``U`` and the proposals are the fast discrete Laplace draws, so the probabilities
+are those of a double-precision computation, right to about 1e-16 in the bulk; the
+proposals stop near 44 t, where the Gaussian's own mass is below e^-900, so the
+truncation costs nothing measurable; see :mod:`dpviz.mechanisms.discrete_laplace_noise`).
+Its privacy is computed exactly: the Theorem 7 delta of one integer query, or the
+zCDP conversion for a vector.  :func:`discrete_gaussian_mechanism` releases a
+function of the noisy grid point only, as the discrete Laplace mechanism does
+(never ``answer + granularity * noise`` in floating point, whose low bits depend
+on the answer).
 
 References
 ----------
@@ -27,7 +32,15 @@ from numpy.typing import ArrayLike
 
 from dpviz.accountant import exact
 from dpviz.mechanisms.exact_coins import _Coins, _exact_dgauss_one
-from dpviz.mechanisms.release import MAX_EXACT_DRAWS, METHODS, Method, _as_output, _draw_shape, _grid_answers
+from dpviz.mechanisms.release import (
+    MAX_EXACT_DRAWS,
+    METHODS,
+    Method,
+    _as_output,
+    _draw_shape,
+    _grid_answers,
+    _grid_values,
+)
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
     check_array,
@@ -323,12 +336,15 @@ def discrete_gaussian_mechanism(answers: ArrayLike, l2_sensitivity: float, epsil
     sigma (in grid units) is :func:`discrete_gaussian_sigma` of
     ``l2_sensitivity / granularity``: the exact Theorem 7 calibration of [CKS20]
     when ``answers`` holds one number, the zCDP calibration (Prop. 5 + Cor. 13)
-    for a vector.  Answers must lie on the grid.
+    for a vector.  Answers must lie on the grid.  Entry k of the release is the double nearest
+    ``k * granularity`` for the noisy grid point k (see :func:`discrete_laplace_mechanism`): the same bits
+    whichever input produced k.
 
     Parameters
     ----------
     answers : array_like
-        True answers (any shape), each a multiple of ``granularity``.
+        True answers (any shape), each a multiple of ``granularity`` (to within 1e-9 grid steps plus the
+        rounding of ``answer / granularity``), at most 2**44 grid steps from 0.
     l2_sensitivity : float
         L2 sensitivity of the answer vector, > 0.
     epsilon : float
@@ -347,7 +363,7 @@ def discrete_gaussian_mechanism(answers: ArrayLike, l2_sensitivity: float, epsil
     Returns
     -------
     numpy.ndarray
-        Noisy answers, float64 holding exact grid points.
+        Noisy answers: for each noisy grid point k, the double nearest ``k * granularity``.
 
     Raises
     ------
@@ -359,15 +375,15 @@ def discrete_gaussian_mechanism(answers: ArrayLike, l2_sensitivity: float, epsil
     >>> discrete_gaussian_mechanism([3.0, 5.0], 1.0, 1.0, 1e-5, rng=0, size=2).shape
     (2, 2)
     """
-    checked, g = _grid_answers(answers, granularity)
+    points, g = _grid_answers(answers, granularity)
     d = check_positive("l2_sensitivity", l2_sensitivity) / g
     if not 1e-100 <= d <= _MAX_SIGMA:
         raise ValueError(f"l2_sensitivity / granularity = {l2_sensitivity!r} / {granularity!r} = {d:.3g} grid units "
                          f"must be in [1e-100, {_MAX_SIGMA:g}]; choose a granularity nearer to l2_sensitivity")
     trials = check_trials(size)
-    check_elements(float(trials or 1) * checked.size, "noisy answers", size=size, answers_size=checked.size)
-    sigma = discrete_gaussian_sigma(d, epsilon, delta, scalar=checked.size == 1)
-    shape = checked.shape if trials is None else (trials, *checked.shape)
+    check_elements(float(trials or 1) * points.size, "noisy answers", size=size, answers_size=points.size)
+    sigma = discrete_gaussian_sigma(d, epsilon, delta, scalar=points.size == 1)
+    shape = points.shape if trials is None else (trials, *points.shape)
     n = int(np.prod(shape))
     noise = np.asarray(discrete_gaussian(sigma, size=max(n, 1), rng=rng, method=method))[:n].reshape(shape)
-    return checked + g * noise
+    return _grid_values(points + noise, g)

@@ -17,13 +17,27 @@ them exactly.  Two samplers are offered for each (``method=``):
     Python: about 10-50 microseconds per draw, meant for moderate sizes and
     for checking.
 ``"fast"``
-    Vectorised numpy.  Discrete Laplace: ``Y = G1 - G2`` with ``G1, G2`` iid
-    geometric with success probability ``1 - e^{-1/t}``, an exact identity in
-    distribution (both have pmf proportional to ``e^{-|k|/t}``).  numpy's
-    geometric inversion is computed in double precision, so each probability
-    is off by a relative error of order 1e-16 -- a privacy loss of order
-    1e-16, not the unbounded loss of Mironov's attack, because the output is an
-    integer whose support does not depend on the input.
+    Vectorised numpy: ``Y = G1 - G2`` with ``G1, G2`` iid geometric with success
+    probability ``1 - e^{-1/t}``, an identity in distribution (both have pmf
+    proportional to ``e^{-|k|/t}``).  numpy turns one double-precision variate
+    into each geometric draw (a ziggurat exponential divided by
+    ``log1p(-p)``, or a search over a uniform when ``p >= 1/3``), so the
+    probabilities are those of a double-precision computation -- right to
+    about 1e-16 in the bulk, coarser in the far tail -- and the support
+    stops: no draw exceeds about 44 t (37 t when ``t < 2.5``), because a
+    double uniform never comes closer to 1 than 2^-53.  A neighbour's output
+    at the edge of that support is impossible from the other input, so the
+    fast sampler is epsilon-DP only up to a delta of about
+    ``2 e^{epsilon - 36.7}`` (3e-16 at epsilon = 1): far below anything a
+    simulation can see, but not a proof.  Use ``method="exact"`` when the
+    guarantee must hold exactly.
+
+Whatever the sampler, :func:`discrete_laplace_mechanism` releases a function
+of the noisy *grid point* only (the double nearest ``k * granularity``), never
+``answer + granularity * noise`` computed in floating point: with a
+granularity such as 0.1 the low bits of that sum depend on the answer
+(``0.4 + 0.1 * 3`` is 0.7000000000000001, ``0.5 + 0.1 * 2`` is 0.7), which is
+Mironov's attack again.
 
 References
 ----------
@@ -48,7 +62,15 @@ from numpy.typing import ArrayLike
 from dpviz.accountant import exact
 from dpviz.mechanisms.exact_coins import _Coins, _exact_dlap_one
 from dpviz.mechanisms.laplace_noise import laplace_scale
-from dpviz.mechanisms.release import MAX_EXACT_DRAWS, METHODS, Method, _as_output, _draw_shape, _grid_answers
+from dpviz.mechanisms.release import (
+    MAX_EXACT_DRAWS,
+    METHODS,
+    Method,
+    _as_output,
+    _draw_shape,
+    _grid_answers,
+    _grid_values,
+)
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_array, check_choice, check_epsilon, check_positive, check_trials
 
@@ -164,16 +186,24 @@ def discrete_laplace_mechanism(answers: ArrayLike, sensitivity: float, epsilon: 
     """Release ``answers + granularity * DLap(sensitivity / (granularity * epsilon))`` per entry.
 
     For answers on the grid ``granularity * Z`` whose L1 sensitivity is
-    ``sensitivity``, this is epsilon-DP exactly: a neighbour (one record added
+    ``sensitivity``, this is epsilon-DP: a neighbour (one record added
     or removed) shifts the grid-unit answers by an integer vector of L1 norm at
     most ``sensitivity/granularity`` and the pmf ratio is at most ``e^{epsilon}``
-    ([CKS20]; [GRS09]).  The grid-unit scale is
+    ([CKS20]; [GRS09]) -- exactly with ``method="exact"``, up to the fast
+    sampler's double-precision probabilities and truncated support otherwise
+    (module docstring).  The grid-unit scale is
     :func:`~dpviz.mechanisms.laplace_scale` of ``sensitivity`` at ``granularity * epsilon``.
+
+    The release is computed from the noisy grid point ``k = answer / granularity + noise`` alone: entry k is
+    the double nearest ``k * granularity`` (the granularity read as its shortest decimal, so 0.1 * 7 gives
+    0.7), the same bits whichever input produced k.  ``answer + granularity * noise`` in floating point would
+    leak the answer through its low bits (module docstring).
 
     Parameters
     ----------
     answers : array_like
-        True answers (any shape), each a multiple of ``granularity``.
+        True answers (any shape), each a multiple of ``granularity`` (to within 1e-9 grid steps plus the
+        rounding of ``answer / granularity``: 0.3 is a multiple of 0.1), at most 2**44 grid steps from 0.
     sensitivity : float
         L1 sensitivity of the answer vector, > 0.
     epsilon : float
@@ -190,20 +220,22 @@ def discrete_laplace_mechanism(answers: ArrayLike, sensitivity: float, epsilon: 
     Returns
     -------
     numpy.ndarray
-        Noisy answers, float64 holding exact grid points.
+        Noisy answers: for each noisy grid point k, the double nearest ``k * granularity``.
 
     Raises
     ------
     ValueError
-        If an answer is off the grid, or for an invalid parameter.
+        If an answer is off the grid or too far from 0, or for an invalid parameter.
 
     Examples
     --------
     >>> out = discrete_laplace_mechanism([3.0, 5.0], 1.0, 1.0, rng=0, size=2)
     >>> out.shape, bool(np.all(out == np.round(out)))
     ((2, 2), True)
+    >>> discrete_laplace_mechanism([0.3, 0.7], 0.1, 1.0, granularity=0.1, rng=0).tolist()
+    [0.4, 0.7]
     """
-    checked, g = _grid_answers(answers, granularity)
+    points, g = _grid_answers(answers, granularity)
     t: float | Fraction = laplace_scale(check_positive("sensitivity", sensitivity), g * check_epsilon(epsilon))
     if not SAMPLER_SCALE_RANGE[0] <= t <= SAMPLER_SCALE_RANGE[1]:
         raise ValueError(f"sensitivity / (granularity * epsilon) = {sensitivity!r} / ({granularity!r} * {epsilon!r}) "
@@ -212,7 +244,7 @@ def discrete_laplace_mechanism(answers: ArrayLike, sensitivity: float, epsilon: 
     if method == "exact":  # the exact rational Delta / (g eps), each read as its shortest decimal
         t = exact("sensitivity", sensitivity) / (exact("granularity", granularity) * exact("epsilon", epsilon))
     trials = check_trials(size)
-    shape = checked.shape if trials is None else (trials, *checked.shape)
+    shape = points.shape if trials is None else (trials, *points.shape)
     n = int(np.prod(shape))
     noise = np.asarray(discrete_laplace(t, size=max(n, 1), rng=rng, method=method))[:n].reshape(shape)
-    return checked + g * noise
+    return _grid_values(points + noise, g)

@@ -157,9 +157,11 @@ def laplace(answers: ArrayLike, sensitivity: float, epsilon: float, *, rng: RngL
         "float" (default): textbook floating-point Laplace noise, open to
         Mironov's attack on its low-order bits.  "discrete" / "exact": integer
         answers (granularity 1: rescale other grids first) plus discrete Laplace
-        noise ``DLap(sensitivity/epsilon)``, which is exactly epsilon-DP; "discrete"
-        is the vectorised sampler, "exact" the rational-arithmetic one of
-        Canonne-Kamath-Steinke (see :func:`dpviz.mechanisms.discrete_laplace_mechanism`).
+        noise ``DLap(sensitivity/epsilon)``: "exact" draws it in rational arithmetic
+        (Canonne-Kamath-Steinke) and is exactly epsilon-DP; "discrete" is the
+        vectorised numpy sampler, epsilon-DP up to its double-precision
+        probabilities and truncated support (a delta of about 2 e^(epsilon - 36.7);
+        see :func:`dpviz.mechanisms.discrete_laplace_mechanism`).
 
     Returns
     -------

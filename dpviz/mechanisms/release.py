@@ -8,6 +8,7 @@ to :mod:`dpviz.mechanisms`.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Literal
 
 import numpy as np
@@ -52,13 +53,61 @@ def _as_output(values: np.ndarray, size: int | None) -> np.ndarray | int:
     return values if size is not None else int(values.reshape(-1)[0])
 
 
+#: Largest grid point |answer / granularity| the discrete mechanisms take.  The noisy grid point is an int64 and
+#: its value a double: both hold every integer up to 2**53, and the noise reaches ~44 * 1e14 (the samplers' largest
+#: scale); 2**44 (1.8e13) leaves room for both, and keeps the float error of ``answer / granularity`` (up to a few
+#: ulp of it, 4 * 2**-52 * 2**44 = 0.016 grid units) far below half a grid step.
+MAX_GRID_POINT = 2**44
+
+#: How far (in grid units, on top of the float error of the division) an answer may sit from its grid point:
+#: ``0.3 / 0.1 = 2.9999999999999996`` is grid point 3.
+GRID_TOLERANCE = 1e-9
+
+
 def _grid_answers(answers: ArrayLike, granularity: float) -> tuple[np.ndarray, float]:
-    """The checked answers and granularity ``g``, refusing answers that are not multiples of ``g``."""
+    """The grid points ``k = rint(answer / g)`` of the checked answers (int64, same shape) and the granularity ``g``.
+
+    An answer is on the grid when ``answer / g`` is within ``GRID_TOLERANCE`` grid units (plus the float error of
+    the division, 4 ulp of it) of an integer, so 0.3 is accepted for ``g = 0.1`` although ``0.3 / 0.1`` is
+    2.9999999999999996.  Answers off the grid, or beyond ``MAX_GRID_POINT`` grid units, are refused.
+    """
     checked = check_array("answers", answers)
     g = check_positive("granularity", granularity)
     units = checked / g
-    if units.size and not np.all(units == np.round(units)):
-        bad = checked.ravel()[np.flatnonzero(units.ravel() != np.round(units.ravel()))[0]]
-        raise ValueError(f"answers must be multiples of granularity={g} for the discrete mechanisms, got {bad}; "
-                         "round the query to the grid first (this adds up to one grid step to its sensitivity)")
-    return checked, g
+    if not np.all(np.isfinite(units)):
+        raise ValueError(f"answers / granularity overflows for granularity={granularity!r}: "
+                         f"use a coarser granularity or rescale the answers")
+    points = np.rint(units)
+    far = np.abs(points) > MAX_GRID_POINT
+    if np.any(far):
+        bad = checked.ravel()[np.flatnonzero(far.ravel())[0]]
+        raise ValueError(f"answers must be at most {MAX_GRID_POINT:.4g} grid steps from 0 for the discrete "
+                         f"mechanisms (beyond, a double cannot hold the noisy grid point exactly), got {bad!r} with "
+                         f"granularity={g!r}: use a coarser granularity or rescale the answers")
+    off = np.abs(units - points) > GRID_TOLERANCE + 4 * np.finfo(float).eps * np.abs(units)
+    if np.any(off):
+        bad = checked.ravel()[np.flatnonzero(off.ravel())[0]]
+        raise ValueError(f"answers must be multiples of granularity={g!r} for the discrete mechanisms, got {bad!r} "
+                         f"({bad / g!r} grid steps); round the query to the grid first (this adds up to one grid "
+                         "step to its sensitivity)")
+    return points.astype(np.int64), g
+
+
+def _grid_values(points: np.ndarray, granularity: float) -> np.ndarray:
+    """The doubles released for the integer grid points ``points``: a function of each point alone.
+
+    The value of point k is the double nearest ``k * g``, with ``g`` read as its shortest decimal ``p / q``
+    (0.1 = 1/10, so k = 7 gives 0.7 and never 0.7000000000000001): ``(k p) / q`` is one correctly rounded
+    division of two exact doubles.  Where ``|k p|`` passes 2**53 it is ``k * g`` in floating point instead.  Both
+    depend on k and g only: two inputs whose noisy grid points coincide release the same bits, which is what
+    makes the release as private as the integer mechanism (Mironov's attack reads the low bits of ``answer +
+    noise``, and here they carry nothing but k).
+    """
+    k = np.asarray(points, dtype=np.int64)
+    kf = k.astype(np.float64)          # exact: |k| < 2**53
+    frac = Fraction(repr(float(granularity)))
+    p, q = frac.numerator, frac.denominator
+    if p > 2**53 or q > 2**53:
+        return kf * granularity
+    exact_product = np.abs(k) <= (2**53) // p
+    return np.where(exact_product, (kf * float(p)) / float(q), kf * granularity)
