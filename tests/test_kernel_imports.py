@@ -10,7 +10,7 @@ import sys
 import numpy as np
 from scipy import special, stats
 
-from dpviz.mechanisms import laplace_quantile, randomized_response_probability
+from dpviz.mechanisms import laplace_quantile, laplace_scale, randomized_response_probability
 
 HEAVY = ("scipy.stats", "scipy.optimize", "scipy.sparse", "scipy.linalg", "matplotlib")
 
@@ -25,7 +25,8 @@ def test_laplace_explorer_kernel_imports_nothing_heavy() -> None:
 def test_laplace_quantile_is_scipys_bit_for_bit() -> None:
     q = np.concatenate([np.random.default_rng(0).random(10_000), [1e-300, 0.05, 0.5, 0.95, 1 - 1e-16]])
     for sensitivity, epsilon in ((1.0, 1.0), (1.0, 0.37), (3.0, 0.01), (1e-5, 10.0)):
-        b = sensitivity / epsilon
+        b = laplace_scale(sensitivity, epsilon)   # the calibrated scale (sensitivity / epsilon, rounded up)
+        assert b in (sensitivity / epsilon, np.nextafter(sensitivity / epsilon, np.inf))
         assert np.array_equal(laplace_quantile(q, sensitivity, epsilon), stats.laplace.ppf(q, scale=b))
 
 

@@ -13,7 +13,9 @@ exceed the budget raises :class:`BudgetExceededError` and records nothing.
 Files
 -----
 ``amounts.py``
-    ``exact``: a privacy amount as an exact Fraction (and the ``Amount`` type).
+    ``exact``: a privacy amount as an exact Fraction (and the ``Amount`` type); ``lower_reading`` /
+    ``upper_reading`` (a float's smaller and larger exact reading) and ``float_at_most`` / ``float_at_least``
+    (a Fraction rounded down or up to a double), with which charges never fall below what the noise spends.
 ``charging.py``
     The one accounting rule: ``charge`` / ``charge_all``, which every release that takes an accountant
     calls (``size=k`` independent releases cost ``k * epsilon``).
@@ -30,7 +32,7 @@ References
 
 from __future__ import annotations
 
-from dpviz.accountant.amounts import exact
+from dpviz.accountant.amounts import exact, float_at_least, float_at_most, lower_reading, upper_reading
 from dpviz.accountant.charging import charge, charge_all
 from dpviz.accountant.privacy_accountant import (
     Budget,
@@ -41,4 +43,4 @@ from dpviz.accountant.privacy_accountant import (
 )
 
 __all__ = ["PrivacyAccountant", "BudgetExceededError", "LedgerRow", "Budget", "exact", "check_accountant",
-           "charge", "charge_all"]
+           "charge", "charge_all", "lower_reading", "upper_reading", "float_at_most", "float_at_least"]

@@ -25,6 +25,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from dpviz.accountant import float_at_least, float_at_most, lower_reading, upper_reading
 from dpviz.mechanisms.discrete_gaussian_noise import discrete_gaussian_mechanism
 from dpviz.mechanisms.release import SAMPLERS, Sampler, _answers_and_shape, _discrete_method
 from dpviz.rng import RngLike, as_generator
@@ -136,8 +137,10 @@ def gaussian_epsilon(sigma: float, l2_sensitivity: float, delta: float) -> float
         if hi > 1e12:
             raise ValueError(f"sigma={s!r} is too small for l2_sensitivity={d!r}: the epsilon at delta={dlt!r} "
                              "exceeds 1e12; raise sigma")
-    eps = optimize.brentq(lambda e: _delta(s, d, e) - dlt, 0.0, hi, xtol=1e-12, rtol=1e-12)
-    return float(eps) * (1 + 1e-12)
+    eps = float(optimize.brentq(lambda e: _delta(s, d, e) - dlt, 0.0, hi, xtol=1e-12, rtol=1e-12)) * (1 + 1e-12)
+    while _delta(s, d, eps) > dlt:   # brentq's xtol may leave the root below by up to 1e-12: step up until met
+        eps += max(1e-12, 1e-12 * eps)
+    return eps
 
 
 def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
@@ -216,6 +219,12 @@ def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
             hi += 10.0
         log_s = optimize.brentq(excess, lo, hi, xtol=1e-13, rtol=1e-12)
         sigma = math.exp(log_s) * (1 + 1e-12)  # round up so delta(sigma) <= delta
+        # brentq's root may sit on either side by up to rtol * |log sigma|: step up until the delta is met, at
+        # the smaller reading of epsilon and the larger of the sensitivity (the ledger's charge covers both)
+        eps_low = float_at_most(lower_reading("epsilon", epsilon))
+        d_high = float_at_least(upper_reading("l2_sensitivity", l2_sensitivity))
+        while math.isfinite(sigma) and gaussian_delta(sigma, d_high, eps_low) > delta:
+            sigma *= 1 + 1e-12
     except OverflowError:
         sigma = math.inf
     return _finite_sigma(sigma, d, eps, delta)

@@ -15,11 +15,13 @@ References
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpviz.mechanisms.release import SAMPLERS, Sampler, _answers_and_shape, _discrete_method
+from dpviz.accountant import lower_reading, upper_reading
+from dpviz.mechanisms.release import SAMPLERS, Sampler, _answers_and_shape, _discrete_method, _scale_at_least
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
     check_array,
@@ -42,15 +44,20 @@ __all__ = [
 ]
 
 
-def laplace_scale(sensitivity: float, epsilon: float, *, name: str = "epsilon") -> float:
-    """Scale ``b = sensitivity / epsilon`` of the Laplace mechanism [DMNS06].
+def laplace_scale(sensitivity: float, epsilon: float | Fraction, *, name: str = "epsilon") -> float:
+    """Scale ``b = sensitivity / epsilon`` of the Laplace mechanism [DMNS06], rounded up.
+
+    ``b`` is the smallest double with ``sensitivity / b <= epsilon`` for both exact readings of each float
+    (:func:`dpviz.accountant.lower_reading`): the shortest decimal the accountant records and the binary value.
+    So the noise never spends more than the ledger charges; ``b`` is ``sensitivity / epsilon`` correctly
+    rounded, or the double after it.
 
     Parameters
     ----------
     sensitivity : float
         L1 sensitivity of the query, finite and >= 0 (0 gives no noise).
-    epsilon : float
-        Privacy parameter, finite and > 0.
+    epsilon : float or fractions.Fraction
+        Privacy parameter, finite and > 0 (a Fraction, e.g. an exact budget share, is used exactly).
     name : str, default "epsilon"
         The caller's name for ``epsilon`` (e.g. ``"epsilon_threshold"``), used in error messages.
 
@@ -72,11 +79,17 @@ def laplace_scale(sensitivity: float, epsilon: float, *, name: str = "epsilon") 
     --------
     >>> laplace_scale(2.0, 0.5)
     4.0
+    >>> laplace_scale(1.0, 0.3)       # 1 / 0.3 rounds to 3.3333333333333335, above 10/3: kept
+    3.3333333333333335
+    >>> laplace_scale(1.0, 0.7)       # 1 / 0.7 rounds below 1 / 0.69999999999999995559 (0.7 in binary): next double
+    1.4285714285714288
     """
     b = check_nonnegative("sensitivity", sensitivity) / check_epsilon(epsilon, name)
     if not math.isfinite(b):
         raise ValueError(f"{name}={epsilon!r} is too small: the Laplace scale sensitivity / {name} = "
                          f"{sensitivity} / {epsilon} overflows to {b} (no floating-point noise is that wide)")
+    if b > 0:
+        b = _scale_at_least(upper_reading("sensitivity", sensitivity), lower_reading(name, epsilon), b)
     return b
 
 

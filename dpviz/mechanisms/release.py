@@ -8,6 +8,7 @@ to :mod:`dpviz.mechanisms`.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Literal
 
@@ -26,6 +27,17 @@ METHODS = ("exact", "fast")
 
 #: Largest number of draws of the exact (pure Python, rational-arithmetic) samplers per call: about 20 s.
 MAX_EXACT_DRAWS = 2**20
+
+def _scale_at_least(numerator: Fraction, denominator: Fraction, guess: float) -> float:
+    """The smallest double ``b >= guess`` with ``b * denominator >= numerator`` (exact): a noise scale rounded up.
+
+    ``guess`` is the float quotient, within an ulp or two of the exact one, so this moves it at most a few ulp.
+    """
+    b = guess
+    while Fraction(b) * denominator < numerator:
+        b = math.nextafter(b, math.inf)
+    return b
+
 
 def _discrete_method(sampler: Sampler) -> Method:
     """The discrete ``method`` behind a non-float ``sampler``: "discrete" -> "fast", "exact" -> "exact"."""
@@ -53,10 +65,10 @@ def _as_output(values: np.ndarray, size: int | None) -> np.ndarray | int:
     return values if size is not None else int(values.reshape(-1)[0])
 
 
-#: Largest grid point |answer / granularity| the discrete mechanisms take.  The noisy grid point is an int64 and
-#: its value a double: both hold every integer up to 2**53, and the noise reaches ~44 * 1e14 (the samplers' largest
-#: scale); 2**44 (1.8e13) leaves room for both, and keeps the float error of ``answer / granularity`` (up to a few
-#: ulp of it, 4 * 2**-52 * 2**44 = 0.016 grid units) far below half a grid step.
+#: Largest grid point (in absolute value, ``answer / granularity``) the discrete mechanisms take.  The noisy
+#: grid point is an int64 and its value a double: both hold every integer up to 2**53, and the noise reaches
+#: ~44 * 1e14 (the samplers' largest scale); 2**44 (1.8e13) leaves room for both, and keeps the float error of
+#: ``answer / granularity`` (a few ulp of it, 4 * 2**-52 * 2**44 = 0.016 grid units) far below half a grid step.
 MAX_GRID_POINT = 2**44
 
 #: How far (in grid units, on top of the float error of the division) an answer may sit from its grid point:
