@@ -22,12 +22,14 @@ References
 from __future__ import annotations
 
 import math
+from decimal import ROUND_CEILING, Decimal, localcontext
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpviz.accountant import PrivacyAccountant, charge, check_accountant
-from dpviz.mechanisms import laplace
+from dpviz.accountant import PrivacyAccountant, charge, check_accountant, float_at_least, upper_reading
+from dpviz.mechanisms import laplace, laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_array, check_elements, check_epsilon, check_probability, check_trials
 
@@ -47,7 +49,8 @@ def amplified_epsilon(epsilon: float, rate: float) -> float:
     Returns
     -------
     float
-        The amplified epsilon, in (0, epsilon]; equal to epsilon when ``rate = 1``.
+        The amplified epsilon, in (0, epsilon]; equal to epsilon when ``rate = 1``.  Rounded up (never down):
+        the smallest double at or above the exact value, so that charging it never under-counts.
 
     Raises
     ------
@@ -74,7 +77,28 @@ def amplified_epsilon(epsilon: float, rate: float) -> float:
         raise ValueError(f"epsilon={epsilon!r}: e^epsilon overflows a float; use epsilon <= 700")
     if rate == 1.0:
         return epsilon
-    return math.log1p(rate * math.expm1(epsilon))
+    return float_at_least(_amplified_upper(epsilon, rate))
+
+
+def _as_decimal(x: Fraction) -> Decimal:
+    """``x`` as a Decimal at the current context's precision."""
+    return Decimal(x.numerator) / Decimal(x.denominator)
+
+
+def _amplified_upper(epsilon: float, rate: float) -> Fraction:
+    """An upper bound on ``ln(1 + rate (e^epsilon - 1))``, exact to 17 significant digits, rounded up.
+
+    Computed in decimal arithmetic with 50 digits beyond the smaller of epsilon and the result, from the larger
+    readings of epsilon and rate (the value grows with both; see :func:`dpviz.accountant.upper_reading`), then
+    rounded up: what an accountant is charged, so that it is never below the amplified epsilon.
+    """
+    with localcontext() as ctx:
+        ctx.prec = 60 + max(0, -math.floor(math.log10(min(epsilon, rate * epsilon))))
+        e, q = (_as_decimal(upper_reading(name, x)) for name, x in (("epsilon", epsilon), ("rate", rate)))
+        value = (1 + q * (e.exp() - 1)).ln()   # exp and ln are correctly rounded at ctx.prec digits
+        value += value.scaleb(-(ctx.prec - 10))  # covers every rounding above by a wide margin
+        rounded = value.quantize(Decimal(1).scaleb(value.adjusted() - 16), rounding=ROUND_CEILING)
+    return Fraction(rounded)
 
 
 def subsampled_count(flags: ArrayLike, epsilon: float, rate: float, *, rng: RngLike = None,
@@ -99,7 +123,8 @@ def subsampled_count(flags: ArrayLike, epsilon: float, rate: float, *, rng: RngL
     size : int, optional
         Number of independent releases (a fresh sample each); the result then has shape ``(size,)``.
     accountant : PrivacyAccountant, optional
-        Charged ``size`` (or 1) times the amplified epsilon before anything is drawn.
+        Charged ``size`` (or 1) times the amplified epsilon, rounded up at 17 significant digits, before
+        anything is drawn (and only once every input, the noise scale included, has been checked).
 
     Returns
     -------
@@ -133,7 +158,9 @@ def subsampled_count(flags: ArrayLike, epsilon: float, rate: float, *, rng: RngL
     k = check_trials(size)
     check_accountant(accountant)
     check_elements(k or 1, "subsampled counts", size=size)
-    eps_data = amplified_epsilon(epsilon, rate)
+    laplace_scale(1.0, epsilon)   # a scale that overflows (epsilon = 1e-310) is refused before the charge
+    amplified_epsilon(epsilon, rate)   # so are the amplification's own limits
+    eps_data = epsilon if rate == 1.0 else _amplified_upper(epsilon, rate)
     charge(accountant, eps_data, size=k, label=f"count on a {rate:g}-sample (eps {epsilon:g} on the sample)")
     gen = as_generator(rng)
     ones = int(x.sum())

@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz.accountant.charging import charge
-from dpviz.hierarchy.budgets import ALLOCATIONS, _weights, check_budget
+from dpviz.hierarchy.budgets import ALLOCATIONS, _level_shares, check_budget
 from dpviz.hierarchy.counts import _node_counts_2d
 from dpviz.hierarchy.inference import constrained_inference
 from dpviz.hierarchy.tree import Tree, build_tree
@@ -196,7 +196,7 @@ def measure(x: ArrayLike, branching: int, epsilon: float, *, allocation: str = "
     k = 1 if size is None else size
     check_elements(float(k) * tree.n_nodes, "noisy node counts", size=size, n=x.size)
     gen = as_generator(rng)
-    eps_l = epsilon * _weights(tree, allocation)
+    eps_l = _level_shares(tree, allocation, epsilon)
     scale = np.full(tree.n_nodes, np.nan)   # Laplace scale 1 / eps_l of each node (NaN: not measured)
     var = np.full(tree.n_nodes, np.inf)     # its variance 2 / eps_l**2 (inf: not measured)
     for l in range(tree.height + 1):
