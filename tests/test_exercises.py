@@ -156,3 +156,17 @@ def test_arrays_that_are_not_real_are_refused(answer):
     from dpviz.exercises.checks import check_array
     fb = check_array("x", answer, [1334.0, 6.0], explain="", hint="")
     assert not fb.passed and "real numbers" in fb.message
+
+
+def test_posterior_checker_names_the_neighbouring_relation_of_the_add_remove_answer():
+    """Exercise 0.3: Bayes in odds form by hand; 1-DP under replace-one moves the odds by e, under add/remove a
+    replacement is two steps and moves them by e^2 (0.280), which gets its own explanation, not the generic hint."""
+    from dpviz.exercises import lecture00
+
+    def posterior(ratio):
+        odds = 0.05 / 0.95 * ratio
+        return odds / (1 + odds)
+
+    assert lecture00.check_posterior(posterior(np.e)).passed
+    fb = lecture00.check_posterior(round(posterior(np.e**2), 3))      # 0.280, as a student would type it
+    assert not fb.passed and "add/remove" in fb.hint and "replace-one" in fb.hint and "two steps" in fb.hint

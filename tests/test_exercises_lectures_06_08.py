@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pytest
 from conftest import Z
+from scipy import stats
 
 from dpviz import data_aware, svt
 from dpviz.exercises import lecture06, lecture07, lecture08
@@ -44,14 +45,64 @@ def test_partition_cases_need_the_columns_and_the_tie_break():
     assert rows_differ >= 3 and ties >= 3
 
 
-def test_samples_needed_is_where_the_bound_stays_above_one():
-    from dpviz.audit import privacy_loss_interval
+SIDAK = 1 - math.sqrt(0.95)      # each of two independent one-sided bounds may fail with this; both hold with 95 %
 
-    n = lecture07._samples_needed()
-    for m in (n - 1, n, n + 50, 5000):
-        k, kp = math.floor(m / 2 + 0.5), math.floor(m * math.exp(-2) / 2 + 0.5)
-        lower = float(privacy_loss_interval(k, m, kp, m, confidence=0.95)[0])
-        assert (lower > 1) == (m >= n), (m, lower)
+
+def _one_sided_bound(k, n, k_prime, n_prime, alpha_each):
+    """ln(p_lo / p'_hi) from one-sided Clopper-Pearson bounds that each fail with probability alpha_each, taken
+    straight from scipy's Beta quantiles (not from dpviz.audit)."""
+    k, k_prime = np.asarray(k, dtype=float), np.asarray(k_prime, dtype=float)
+    p_lo = np.where(k > 0, stats.beta.ppf(alpha_each, np.maximum(k, 1), n - k + 1), 0.0)
+    q_hi = np.where(k_prime < n_prime, stats.beta.ppf(1 - alpha_each, k_prime + 1, np.maximum(n_prime - k_prime, 1)),
+                    1.0)
+    with np.errstate(divide="ignore"):
+        return np.log(p_lo) - np.log(q_hi)
+
+
+def _miss_probability(n, p, p_prime, alpha_each):
+    """Exact probability that ln(p_lo / p'_hi) > ln(p / p'), i.e. that p_lo > p or p'_hi < p' (binomial sums; the
+    two samples of n are independent)."""
+    k = np.arange(n + 1)
+    lo_miss = stats.binom.pmf(k, n, p)[(k > 0) & (stats.beta.ppf(alpha_each, np.maximum(k, 1), n - k + 1) > p)].sum()
+    hi = np.where(k < n, stats.beta.ppf(1 - alpha_each, k + 1, np.maximum(n - k, 1)), 1.0)
+    hi_miss = stats.binom.pmf(k, n, p_prime)[hi < p_prime].sum()
+    return 1 - (1 - lo_miss) * (1 - hi_miss)
+
+
+@pytest.mark.parametrize("n, p, p_prime", [(10_000, 0.5, 0.18), (87, 0.5, 0.5 * math.exp(-2)),
+                                           (113, 0.5, 0.5 * math.exp(-2))])
+def test_the_bounds_the_checkers_accept_hold_with_95_percent_and_the_one_they_reject_does_not(n, p, p_prime):
+    # Bonferroni (the ends of two-sided 95 % intervals), Sidak, and privacy_loss_interval's lower end (97.5 % each)
+    for alpha_each in (0.025, SIDAK, 0.0125):
+        assert _miss_probability(n, p, p_prime, alpha_each) <= 0.05, alpha_each
+    if n == 10_000:      # one-sided bounds at 95 % each: the bound on epsilon misses far more often than 5 %
+        assert _miss_probability(n, p, p_prime, 0.05) > 0.09
+
+
+def test_bound_from_counts_accepts_every_valid_95_percent_bound():
+    counts = (5000, 10_000, 1800, 10_000)
+    for alpha_each in (0.025, SIDAK, 0.0125):
+        answer = float(_one_sided_bound(*counts, alpha_each))
+        assert lecture07.check_bound_from_counts(answer).passed, (alpha_each, answer)
+    fb = lecture07.check_bound_from_counts(float(_one_sided_bound(*counts, 0.05)))
+    assert not fb.passed and "10 %" in fb.hint and "Bonferroni" in fb.hint
+    assert "Bonferroni" in lecture07.check_bound_from_counts(float(_one_sided_bound(*counts, 0.025))).message
+
+
+def _stable_n(alpha_each):
+    """Smallest n from which the bound stays above 1 up to 10,000, counts at their rounded expectations."""
+    n = np.arange(1, 10_001)
+    k, k_prime = np.floor(n / 2 + 0.5), np.floor(n * math.exp(-2) / 2 + 0.5)
+    above = _one_sided_bound(k, n, k_prime, n, alpha_each) > 1
+    return int(n[np.flatnonzero(~above).max() + 1])
+
+
+def test_samples_needed_accepts_the_valid_bounds_and_rejects_two_95_percent_one_sided_bounds():
+    assert _stable_n(0.025) == _stable_n(SIDAK) == lecture07._samples_needed()
+    for alpha_each in (0.025, 0.0125):
+        assert lecture07.check_samples_needed(_stable_n(alpha_each)).passed, alpha_each
+    fb = lecture07.check_samples_needed(_stable_n(0.05))
+    assert _stable_n(0.05) < _stable_n(0.025) and not fb.passed and "10 %" in fb.hint
 
 
 def test_dawa_ranking_does_not_depend_on_the_seed():

@@ -11,9 +11,10 @@
   k-fold composition of eps-DP mechanisms is (eps', delta')-DP, attained by
   randomized response, whose total loss is ``eps (k - 2 B)`` with ``B`` binomial
   (:func:`optimal_composition`);
-* group privacy [DR14]_ (Thm 2.2): an (eps, delta)-DP mechanism protects a group of
-  g records with ``(g eps, delta (1 + e^eps + ... + e^((g-1) eps)))`` (the chain
-  D_0, D_1, ..., D_g of neighbours, one record at a time).
+* group privacy: an eps-DP mechanism protects a group of g records with ``g eps``
+  ([DR14]_ Thm 2.2, pure DP only); an (eps, delta)-DP mechanism with
+  ``(g eps, delta (1 + e^eps + ... + e^((g-1) eps)))`` (the same chain D_0, D_1, ...,
+  D_g of neighbours, one record at a time; [Vad17]_ Lemma 2.2).
 
 All of these hold for adaptive composition too (each mechanism may be chosen from the outputs of the earlier
 ones).  Parallel composition (parts fixed by a per-record rule cost the maximum) is charged by
@@ -27,6 +28,8 @@ References
    (Theorem 3.3).
 .. [DR14] C. Dwork, A. Roth. "The Algorithmic Foundations of Differential Privacy." Foundations and Trends in
    Theoretical Computer Science 9(3-4), 2014.
+.. [Vad17] S. Vadhan. "The Complexity of Differential Privacy." In Tutorials on the Foundations of Cryptography,
+   Springer 2017.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ add/remove steps, hence a group of 2.
 References
 ----------
 - [DR14] C. Dwork, A. Roth. "The Algorithmic Foundations of Differential Privacy." Foundations and Trends
-  in TCS 9(3-4), 2014, Theorem 2.2.
+  in TCS 9(3-4), 2014, Theorem 2.2 (pure eps-DP only: a group of k is k eps-DP).
 - [Vad17] S. Vadhan. "The Complexity of Differential Privacy." In Tutorials on the Foundations of
   Cryptography, Springer 2017, Lemma 2.2 (the delta of a group).
 """
@@ -58,7 +58,7 @@ def group_privacy(epsilon: float, group_size: int, delta: float = 0.0) -> tuple[
 
     References
     ----------
-    See the module's references: [DR14] Theorem 2.2, [Vad17] Lemma 2.2.
+    See the module's references: [DR14] Theorem 2.2 (delta = 0), [Vad17] Lemma 2.2 (the delta of a group).
 
     Examples
     --------

@@ -83,6 +83,10 @@ def check_replace_one_sensitivity(answer: Any) -> Feedback:
 def check_posterior(answer: Any) -> Feedback:
     """Exercise 0.3: the highest posterior an eps = 1 output allows an informed adversary with prior 5 %.
 
+    The mechanism is 1-DP under replace-one neighbours, and "smoker" against "non-smoker" is one replacement, so
+    the odds move by at most e^1.  The answer for a mechanism 1-DP under add/remove (a replacement is two steps,
+    e^2) gets its own explanation.
+
     Parameters
     ----------
     answer : float
@@ -101,14 +105,19 @@ def check_posterior(answer: Any) -> Feedback:
     expected = float(definition.posterior_bounds(0.05, 1.0)[1])
     return check_number(
         "0.3 The most an adversary can learn", answer, expected, rtol=1e-3,
-        explain="the posterior odds are at most e^1 times the prior odds 0.05 / 0.95; back to a probability, "
-                "e * 0.05 / (e * 0.05 + 0.95).",
+        explain="smoker against non-smoker is one replace-one step, so the posterior odds are at most e^1 times "
+                "the prior odds 0.05 / 0.95; back to a probability, e * 0.05 / (e * 0.05 + 0.95).",
         hint="Bayes' rule in odds form: posterior odds = prior odds x likelihood ratio, and an epsilon-DP output "
              "has a likelihood ratio of at most e^epsilon. Convert the odds back to a probability.",
         mistakes=[(0.05 * math.e, "e x 0.05 multiplies the probability; it is the odds (0.05 / 0.95) that e^epsilon "
                                   "bounds. Convert the posterior odds back to a probability."),
                   (math.e * 0.05 / 0.95, "That is the posterior odds; convert it to a probability, odds / (1 + odds)."),
-                  (0.05, "An epsilon-DP output can move the belief: by how much at most?")])
+                  (0.05, "An epsilon-DP output can move the belief: by how much at most?"),
+                  (float(definition.posterior_bounds(0.05, 2.0)[1]),
+                   "That is the answer for a mechanism that is 1-DP under add/remove neighbours: there, changing "
+                   "Alice's record from smoker to non-smoker takes two steps (remove it, add the other), so the odds "
+                   "can move by e^2 (group privacy, section 5). The question's mechanism is 1-DP under replace-one, "
+                   "where that change is one step: e^1.")])
 
 
 def check_household(answer: Any) -> Feedback:
@@ -245,7 +254,7 @@ def _rr_solution(answer: Any, rng: np.random.Generator, size: int) -> np.ndarray
 
 
 def _useful_report(mechanism: Any) -> str | None:
-    """None if the mechanism reports the true answer with probability at least 0.7 (Warner's design: 0.75)."""
+    """None if the mechanism reports the true answer with probability at least 0.7 (the two-coin design: 0.75)."""
     for answer in (0, 1):
         out = np.asarray(mechanism(answer, rng=np.random.default_rng(11 + answer), size=20_000), dtype=float)
         if not np.all((out == 0) | (out == 1)):
@@ -292,7 +301,7 @@ def warner_goal(probability: float = 0.75, tolerance: float = 0.005) -> tuple[st
     Parameters
     ----------
     probability : float, default 0.75
-        The target probability of a truthful report (Warner's coin design: 3/4).
+        The target probability of a truthful report (the two-coin design of lecture 00: 3/4).
     tolerance : float, default 0.005
         Absolute tolerance on that probability.
 
@@ -401,7 +410,8 @@ EXERCISES = (
              ((1.0, "add/remove"), (5.0, "two cells"), (0.0, "two cells")), "easy"),
     Exercise("0.3", "The most an adversary can learn", check_posterior,
              0.05 * math.e / (0.05 * math.e + 0.95),
-             ((0.05 * math.e, "odds"), (math.e * 0.05 / 0.95, "odds / (1 + odds)"), (0.05, "move")), "medium"),
+             ((0.05 * math.e, "odds"), (math.e * 0.05 / 0.95, "odds / (1 + odds)"), (0.05, "move"),
+              (0.05 * math.e**2 / (0.05 * math.e**2 + 0.95), "replace-one")), "medium"),
     Exercise("0.4", "A household, rounded", check_household, 1.0,
              ((0.25, "group privacy"), (0.0625, "multiplies"), (1.25, "post-processing")), "medium"),
     Exercise("0.5", "Debias the survey", check_debiased_estimate,

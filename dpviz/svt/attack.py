@@ -5,11 +5,13 @@
 Algorithm 4 given only an oracle: the ordered partition
 (:func:`dpviz.svt.ordered_partition`), one Laplace-noised total per group, and
 rounded group averages (or :func:`ordered_estimate`, our order-constrained
-fit).  With their defaults both are exactly the paper's Algorithms 3 and 4
-([CM15] Section 5): half the budget to GPTT without query noise (all of it on
-the threshold, T = 1/2), cells grouped by every difference query they appear
-in, half the budget to the Laplace totals, averages rounded to the nearest
-integer.  :func:`laplace_reconstruct` is the epsilon-DP baseline.
+fit).  With their defaults both follow the paper's Algorithms 3 and 4
+([CM15] Section 5) step by step: GPTT without query noise on every difference
+query, cells grouped by every query they appear in, one Laplace total per
+group, averages rounded to the nearest integer.  Two defaults are dpviz's
+choices for values the paper leaves open: the threshold T = 1/2 and the even
+split of epsilon between GPTT and the totals.  :func:`laplace_reconstruct` is
+the epsilon-DP baseline.
 
 References
 ----------
@@ -176,7 +178,9 @@ def reconstruct_from_oracle(oracle: DifferenceOracle, epsilon_totals: float, *, 
     [CM15] Section 5, Algorithm 4: ``guess[x] = round(noisy_total(P) / |P|)`` for
     the group P of x (the partition of Algorithm 3, :func:`ordered_partition`),
     with ``noisy_total(P) = sum_{y in P} c(y) + Lap(1/epsilon_totals)`` (one noisy
-    total per group, parallel composition), rounded to the nearest integer
+    total per group; the groups are disjoint, so the totals are epsilon_totals-DP
+    for whatever partition the oracle's answers gave, and adaptive composition
+    adds that charge to the oracle's), rounded to the nearest integer
     (half up) and nothing more, as in the paper.  ``estimator="ordered"``
     (ours, not the paper's) replaces the plain averages by
     :func:`ordered_estimate`, which pools the noisy totals of neighbouring groups
@@ -285,15 +289,16 @@ def reconstruct(counts: npt.ArrayLike, epsilon: float, *, split: float = 0.5, qu
     total per group.  The counts go into a :class:`GPTTOracle`; the attack
     (:func:`reconstruct_from_oracle`) sees only the oracle's answers.
 
-    **The defaults are exactly the paper's Algorithms 3 and 4** ([CM15]
-    Section 5, the setting of its Tables 2 and 3): GPTT with threshold noise
-    ``Lap(1/(epsilon/2))`` and no query noise (the special case the section
-    analyses) answers ``c(x) - c(y) >= T^`` for all ordered pairs of cells,
-    ``T = 1/2``; cells are grouped when every query they appear in, as first or
-    second argument, got the same answer (:func:`ordered_partition`); each
-    group's total gets ``Lap(1/(epsilon/2))`` and every cell is guessed as its
-    group's noisy average rounded to the nearest integer.  Where the paper
-    leaves a value open we read T = 1/2 and an even split of epsilon.
+    **The defaults follow the paper's Algorithms 3 and 4 in every step** ([CM15]
+    Section 5, the setting of its Tables 2 and 3): GPTT with no query noise (the
+    special case the section analyses) answers ``c(x) - c(y) >= T^`` for all
+    ordered pairs of cells; cells are grouped when every query they appear in,
+    as first or second argument, got the same answer (:func:`ordered_partition`);
+    each group's total gets Laplace noise and every cell is guessed as its
+    group's noisy average rounded to the nearest integer.  Two defaults are
+    dpviz's choices for values the paper leaves open: ``threshold = 0.5``
+    (T = 1/2) and ``split = 0.5`` (an even split, so GPTT's threshold noise and
+    each total's noise are both ``Lap(1/(epsilon/2))``).
     Our extensions, off by default: ``calibrate`` and ``estimator="ordered"``
     (a stronger attacker), ``query_share``/``copies`` (GPTT with query noise),
     and ``grouping="row"`` (a weaker reading of Algorithm 3).

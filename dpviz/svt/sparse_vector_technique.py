@@ -51,8 +51,8 @@ def svt_noise_scales(epsilon: float, c: int = 1, *, sensitivity: float = 1.0, th
     when every query is monotone in the data) ([LSL17] Alg. 1, Thm 2).  The
     calibration of [DR14]/[CM15] Alg. 1 (``Lap(2c Delta/eps)`` and
     ``Lap(4c Delta/eps)``) is the special case ``eps1 = eps/(2c)``, ``eps2 = eps/2``,
-    which spends less than epsilon.  Both scales come from
-    :func:`dpviz.mechanisms.laplace_scale`.
+    which spends ``(1 + 1/c) eps / 2``: exactly epsilon for c = 1, less for
+    c > 1.  Both scales come from :func:`dpviz.mechanisms.laplace_scale`.
 
     Parameters
     ----------
