@@ -1,7 +1,7 @@
 """Lecture 00's core: randomized response, neighbouring relations, privacy loss, group privacy, the adversary.
 
 Each closed form is compared with something independent: brute force over outputs, sets or neighbours,
-scipy's densities, numerical integration, Warner's two-coin protocol, or a simulation within a CLT tolerance.
+scipy's densities, numerical integration, Dwork & Roth's two-coin protocol, or a simulation within a CLT tolerance.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ LN3 = math.log(3.0)
 
 
 # --------------------------------------------------------------------------- randomized response
-def test_warners_two_coin_protocol_is_randomized_response_at_ln3():
-    """Warner's design, simulated coin by coin: heads -> the truth; tails -> a second coin's face."""
+def test_the_two_coin_protocol_is_randomized_response_at_ln3():
+    """The two-coin protocol (Dwork & Roth, Sec. 3.2), coin by coin: heads -> the truth; tails -> a second coin."""
     gen = np.random.default_rng(1)
     k = 200_000
     first, second = gen.random(k) < 0.5, gen.random(k) < 0.5

@@ -176,8 +176,9 @@ def gaussian_privacy_loss(outputs: ArrayLike, answer: float, answer_prime: float
     """Privacy loss of the Gaussian mechanism at each output: ``((o - a')^2 - (o - a)^2) / (2 sigma^2)``.
 
     Linear in o with slope ``(a - a') / sigma^2``: unbounded, so the Gaussian mechanism is not eps-DP for
-    any eps; the outputs whose loss exceeds eps have a small probability, which delta accounts for
-    ((eps, delta)-DP, lecture 01).
+    any eps.  It is (eps, delta)-DP with ``delta = E[(1 - e^(eps - L))_+]`` for the loss L on D: delta bounds
+    the excess ``P[S] - e^eps P'[S]`` over every event S, and is smaller than ``P[L > eps]`` -- the loss
+    exceeds eps more often than delta (lecture 01).
 
     Parameters
     ----------

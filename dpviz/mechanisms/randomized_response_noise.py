@@ -5,8 +5,9 @@ Each person answers a yes/no question (1 = yes) and reports the truth with proba
 possible reports have probabilities whose ratio is at most ``p / (1 - p) = e^eps``: the report is eps-DP for
 that person's answer (the two inputs compared are one person's "yes" and "no"; each person randomises their
 own answer, so the guarantee holds even against whoever collects the reports: *local* differential privacy).
-Warner's coin design (answer truthfully on heads; on tails, flip again and report that coin) has ``p = 3/4``,
-so ``eps = ln 3``.
+The two-coin protocol of Dwork & Roth's Section 3.2 (answer truthfully on heads; on tails, flip again and
+report that coin) has ``p = 3/4``, so ``eps = ln 3``; Warner's own device was a spinner that chose which of two
+complementary questions to answer [War65].
 
 The fraction of "yes" answers is estimated without bias from the reports by inverting the known flip
 probability (:func:`randomized_response_estimate`, post-processing of the reports); its variance is in
@@ -73,7 +74,7 @@ def randomized_response_probability(epsilon: float) -> float:
 
     Examples
     --------
-    >>> round(randomized_response_probability(math.log(3)), 6)     # Warner's coin design
+    >>> round(randomized_response_probability(math.log(3)), 6)     # Dwork & Roth's two coins
     0.75
     """
     from scipy import special  # lazily: scipy.special costs a kernel ~0.2 s

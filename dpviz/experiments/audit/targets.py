@@ -184,7 +184,7 @@ def audit_target(name: str, claimed_epsilon: float = 1.0) -> AuditTarget:
                                lambda x, rng, size: mechanisms.laplace(x, 1.0, e_true, rng=rng, size=size),
                                pair, eps, 0.0, e_true, False)
         if name == "laplace_discrete":
-            return AuditTarget(name, "discrete Laplace mechanism (exact, integer noise)",
+            return AuditTarget(name, "discrete Laplace mechanism (integer noise, fast sampler)",
                                lambda x, rng, size: mechanisms.laplace(x, 1.0, eps, rng=rng, size=size,
                                                                        sampler="discrete"),
                                pair, eps, 0.0, eps, True)
