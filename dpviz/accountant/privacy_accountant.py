@@ -334,7 +334,7 @@ class PrivacyAccountant:
         head = (f"{'#':>3}  {'label':<{lw}} {'composition':<{cw}} {'epsilon':>9} {'delta':>9} {'total eps':>10} "
                 f"{'total delta':>11}")
         lines = [head, "-" * len(head)]
-        for i, (r, comp) in enumerate(zip(self._rows, comps), 1):
+        for i, (r, comp) in enumerate(zip(self._rows, comps, strict=True), 1):
             lines.append(
                 f"{i:>3}  {r.label:<{lw}} {comp:<{cw}} {float(r.epsilon):>9.4g} {float(r.delta):>9.3g} "
                 f"{float(r.total_epsilon):>10.4g} {float(r.total_delta):>11.3g}"
@@ -379,8 +379,8 @@ class PrivacyAccountant:
 
 
 def _composition_text(row: LedgerRow) -> str:
-    """The ledger's composition column: ``sequential xk`` for k runs of one mechanism, ``parallel, k parts`` for one
-    run over k disjoint parts, so that "xk" always counts runs (as the ``xk`` that :func:`charge` appends to a label)."""
+    """The ledger's composition column: ``sequential xk`` for k runs of one mechanism, ``parallel, k parts`` for
+    one run over k disjoint parts, so that "xk" always counts runs (like the ``xk`` that ``charge`` adds to a label)."""
     if row.parts == 1:
         return row.composition
     return f"parallel, {row.parts} parts" if row.composition == "parallel" else f"{row.composition} x{row.parts}"
