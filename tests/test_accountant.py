@@ -55,8 +55,8 @@ def test_ledger_table_and_html():
     acc.spend(0.5, label="count")
     acc.spend_parallel([1.0, 1.0], label="halves")
     text = acc.table()
-    assert "count" in text and "parallel x2" in text and "remaining: epsilon=0.5" in text
-    assert "<table>" in acc._repr_html_()
+    assert "count" in text and "parallel, 2 parts" in text and "remaining: epsilon=0.5" in text
+    assert "<table>" in acc._repr_html_() and "parallel, 2 parts" in acc._repr_html_()
     assert "spent epsilon=1.5" in repr(acc)
 
 
@@ -210,7 +210,8 @@ def test_charge_parts_records_parallel_composition():
     row = charge(acc, 0.5, size=3, label="4 disjoint cells", parts=4)
     # three releases, each measuring 4 disjoint parts at 0.5: parallel within a release, sequential across
     assert row is not None and row.epsilon == Fraction(3, 2) and row.composition == "parallel" and row.parts == 4
-    assert "parallel x4" in acc.table()
+    # "x3" (three releases) stays visible in the label, and the four parts are not written "x4"
+    assert "4 disjoint cells x3" in acc.table() and "parallel, 4 parts" in acc.table() and "x4" not in acc.table()
     with pytest.raises(ValueError, match="parts"):
         charge(acc, 0.5, label="x", parts=0)
 

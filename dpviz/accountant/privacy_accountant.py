@@ -95,7 +95,8 @@ class LedgerRow:
     composition : str
         ``"sequential"`` or ``"parallel"``.
     parts : int
-        Number of mechanisms in the charge (1 for a sequential spend).
+        Number of mechanisms in the charge: the disjoint parts of a parallel charge, or the ``repeat`` runs of a
+        sequential one (1 for a single run).
     total_epsilon, total_delta : fractions.Fraction
         Running totals after this charge.
 
@@ -309,18 +310,33 @@ class PrivacyAccountant:
     def table(self) -> str:
         """Format the ledger as a fixed-width text table (no pandas needed).
 
+        The composition column reads ``sequential xk`` for k runs of one mechanism and ``parallel, k parts`` for
+        one run over k disjoint parts; labels are printed in full.
+
         Returns
         -------
         str
             One line per charge, then the remaining budget.
+
+        Examples
+        --------
+        >>> acc = PrivacyAccountant(10.0)
+        >>> _ = acc.spend_parallel([0.5] * 4, label="4 disjoint cells")
+        >>> _ = acc.spend(0.25, label="one count", repeat=2)
+        >>> for line in acc.table().splitlines()[2:4]:
+        ...     print(line[:51].rstrip())
+          1  4 disjoint cells             parallel, 4 parts
+          2  one count                    sequential x2
         """
-        head = (f"{'#':>3}  {'label':<28} {'composition':<16} {'epsilon':>9} {'delta':>9} {'total eps':>10} "
+        comps = [_composition_text(r) for r in self._rows]
+        lw = max([28, *(len(r.label) for r in self._rows)])   # labels are never cut: "... x3" must stay visible
+        cw = max([16, *(len(c) for c in comps)])
+        head = (f"{'#':>3}  {'label':<{lw}} {'composition':<{cw}} {'epsilon':>9} {'delta':>9} {'total eps':>10} "
                 f"{'total delta':>11}")
         lines = [head, "-" * len(head)]
-        for i, r in enumerate(self._rows, 1):
-            comp = r.composition if r.parts == 1 else f"{r.composition} x{r.parts}"
+        for i, (r, comp) in enumerate(zip(self._rows, comps, strict=True), 1):
             lines.append(
-                f"{i:>3}  {r.label[:28]:<28} {comp:<16} {float(r.epsilon):>9.4g} {float(r.delta):>9.3g} "
+                f"{i:>3}  {r.label:<{lw}} {comp:<{cw}} {float(r.epsilon):>9.4g} {float(r.delta):>9.3g} "
                 f"{float(r.total_epsilon):>10.4g} {float(r.total_delta):>11.3g}"
             )
         rem = self.remaining
@@ -337,8 +353,7 @@ class PrivacyAccountant:
             An HTML ``<table>`` of the charges followed by the remaining budget.
         """
         rows = "".join(
-            f"<tr><td>{i}</td><td>{_html(r.label)}</td><td>{r.composition}"
-            f"{'' if r.parts == 1 else f' &times;{r.parts}'}</td><td>{float(r.epsilon):.4g}</td>"
+            f"<tr><td>{i}</td><td>{_html(r.label)}</td><td>{_composition_text(r)}</td><td>{float(r.epsilon):.4g}</td>"
             f"<td>{float(r.delta):.3g}</td><td>{float(r.total_epsilon):.4g}</td></tr>"
             for i, r in enumerate(self._rows, 1)
         )
@@ -361,6 +376,14 @@ class PrivacyAccountant:
 
     def __str__(self) -> str:
         return self.table()
+
+
+def _composition_text(row: LedgerRow) -> str:
+    """The ledger's composition column: ``sequential xk`` for k runs of one mechanism, ``parallel, k parts`` for
+    one run over k disjoint parts, so that "xk" always counts runs (like the ``xk`` that ``charge`` adds to a label)."""
+    if row.parts == 1:
+        return row.composition
+    return f"parallel, {row.parts} parts" if row.composition == "parallel" else f"{row.composition} x{row.parts}"
 
 
 def _html(text: str) -> str:

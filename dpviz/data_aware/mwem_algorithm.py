@@ -56,11 +56,11 @@ class MWEMResult:
     measurements : numpy.ndarray
         Shape (T,) or (k, T): its noisy answer, in the workload's units.
     total : float or numpy.ndarray
-        The total count N used (a float, or (k,) with ``size``); noisy unless given as public.
+        The total count N used (a float, or (k,) with ``size``); noisy unless passed in as ``total``.
     epsilon : float
         Total budget spent.
     epsilon_total : float
-        Budget of the noisy total (0 when the total is public).
+        Budget of the noisy total (0 when ``total`` was passed in).
     epsilon_select : float
         Budget of the exponential-mechanism selection in each round.
     epsilon_measure : float
@@ -112,8 +112,12 @@ def mwem(x: ArrayLike, workload: Any, epsilon: float, *, rounds: int = 10, selec
     ``Delta`` (A depends only on earlier *released* values), so the selection is
     eps_s-DP; the measured answer has sensitivity ``Delta``, so the Laplace step
     is eps_m-DP; the update only uses released values.  Sequential composition
-    gives ``eps_N + T (eps_s + eps_m) = epsilon`` exactly.  A public ``total``
-    (the paper's assumption) costs nothing and gives all of epsilon to the rounds.
+    gives ``eps_N + T (eps_s + eps_m) = epsilon`` exactly.  A ``total`` passed in
+    costs nothing and gives all of epsilon to the rounds, so it must be a fact known
+    without looking at the data: fixed by the study design, or the record count
+    under replace-one neighbours, where every neighbour has the same N (the paper's
+    setting).  Under add/remove neighbours N is data: passing ``x.sum()`` is not DP
+    (neighbours then get estimates with different sums, as the second example shows).
 
     Parameters
     ----------
@@ -130,7 +134,8 @@ def mwem(x: ArrayLike, workload: Any, epsilon: float, *, rounds: int = 10, selec
     selection_share : float in (0, 1), default 0.5
         Share of each round's budget spent on selecting the query.
     total : float, optional
-        Public total count N; if None (default) it is estimated privately.
+        Total count N known without looking at the data (see above; never ``x.sum()`` under add/remove
+        neighbours); if None (default) it is estimated privately and charged.
     total_share : float in (0, 1), default 0.05
         Share of epsilon spent on estimating N when ``total`` is None.
     passes : int, default 10
@@ -182,6 +187,12 @@ def mwem(x: ArrayLike, workload: Any, epsilon: float, *, rounds: int = 10, selec
     >>> res = mwem([0, 0, 50, 0, 0, 0, 30, 0], ([0, 0, 0, 0], [2, 4, 6, 8]), 1.0, rounds=4, rng=0)
     >>> res.estimate.shape, res.selected.shape
     ((8,), (4,))
+
+    The data's own sum as ``total`` leaks it: on add/remove neighbours the released sums differ for sure.
+
+    >>> x = np.array([3.0, 0, 5, 7]); x_plus = x + [0, 0, 0, 1]
+    >>> [float(mwem(d, ([0], [4]), 1.0, total=d.sum(), rng=0).estimate.sum().round(6)) for d in (x, x_plus)]
+    [15.0, 16.0]
     """
     x = check_counts("x", x)
     n = x.size

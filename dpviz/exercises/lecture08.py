@@ -27,7 +27,8 @@ __all__ = ["check_mwem_budget", "check_partition_cost", "check_uniform_error", "
 
 #: Exercise 8.2's histogram, partition (bucket starts) and price per bucket.
 COST_X, COST_STARTS, COST_PRICE = np.array([4.0, 4, 4, 4, 0, 0, 9, 1]), np.array([0, 4, 6]), 2.0
-#: Exercise 8.4's histogram: 80 records on 8 cells (its total is public), answered with the 8 prefixes.
+#: Exercise 8.4's histogram: 80 records on 8 cells (its total treated as public, as under replace-one neighbours),
+#: answered with the 8 prefixes.
 CHOICE_X = np.array([0.0, 0, 50, 0, 0, 0, 30, 0])
 
 
@@ -146,7 +147,8 @@ def check_mwem_first_choice(answer: Any) -> Feedback:
     Parameters
     ----------
     answer : float
-        The student's probability, for :data:`CHOICE_X` (public total 80), the 8 prefixes, epsilon = 1, T = 2.
+        The student's probability, for :data:`CHOICE_X` (total 80 treated as public), the 8 prefixes, epsilon = 1,
+        T = 2.
 
     Returns
     -------
