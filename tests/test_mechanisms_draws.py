@@ -108,6 +108,7 @@ def test_binomial_heads_mean_and_variance() -> None:
     (lambda: M.binomial_heads(3, 1.5, rng=0), ValueError, "p"),
     (lambda: M.binomial_heads(3, [0.5, float("nan")], rng=0), ValueError, "p"),
     (lambda: M.binomial_heads(3, "0.5", rng=0), TypeError, "p"),
+    (lambda: M.binomial_heads(3, True, rng=0), TypeError, "p"),
     (lambda: M.binomial_heads(3, [0.1, 0.2, 0.3], (2, 2), rng=0), ValueError, "shape"),
     (lambda: M.binomial_heads(3, [0.1, 0.2, 0.3], 1, rng=0), ValueError, "shape"),
 ])

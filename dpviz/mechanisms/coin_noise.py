@@ -103,6 +103,8 @@ def binomial_heads(n: int, p: ArrayLike, shape: int | tuple[int, ...] | None = N
     array([0, 5])
     """
     n = check_int("n", n, minimum=0)
+    if np.asarray(p).dtype == bool:
+        raise TypeError(f"p must be probabilities (real numbers in [0, 1]), got the flag(s) {p!r}")
     probs = check_array("p", p, finite=False)
     inside = (probs >= 0) & (probs <= 1)                    # False for NaN too
     if not np.all(inside):
