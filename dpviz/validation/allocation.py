@@ -90,12 +90,22 @@ def check_shape(shape: Any, what: str, name: str = "shape") -> tuple[int, ...]:
     >>> check_shape(3, "draws"), check_shape((2, 0), "draws")
     ((3,), (2, 0))
     """
-    dims = (shape,) if isinstance(shape, numbers.Integral) else shape
-    if not isinstance(dims, tuple | list) or not all(
-            isinstance(d, numbers.Integral) and not isinstance(d, bool) for d in dims):
-        raise TypeError(f"{name} must be an int or a tuple of ints, got {shape!r}")
-    out = tuple(int(d) for d in dims)
-    if any(d < 0 for d in out):
-        raise ValueError(f"{name} must have non-negative dimensions, got {out}")
-    check_elements(math.prod(float(d) for d in out), what, **{name: out})
+    # plain ints first: samplers call this once per draw, and the general checks below cost microseconds
+    if type(shape) is int:
+        out: tuple[int, ...] = (shape,)
+    elif type(shape) is tuple and all(type(d) is int for d in shape):
+        out = shape
+    else:
+        dims = (shape,) if isinstance(shape, numbers.Integral) else shape
+        if not isinstance(dims, tuple | list) or not all(
+                isinstance(d, numbers.Integral) and not isinstance(d, bool) for d in dims):
+            raise TypeError(f"{name} must be an int or a tuple of ints, got {shape!r}")
+        out = tuple(int(d) for d in dims)
+    count = 1.0
+    for d in out:
+        if d < 0:
+            raise ValueError(f"{name} must have non-negative dimensions, got {out}")
+        count *= d
+    if count > MAX_ELEMENTS:
+        check_elements(count, what, **{name: out})  # raises, naming the shape
     return out
