@@ -2,6 +2,9 @@
 
 Every algorithm releases a histogram estimate ``x_hat`` of the counts ``x`` at
 a budget epsilon, spending exactly epsilon (add/remove-one-record neighbours).
+Their noise is floating-point and Mironov (CCS 2012) showed that the low-order
+bits of float Laplace outputs can reveal the input, so that epsilon is the
+idealised real-valued algorithm's (lecture 07, section 7).
 :data:`ALGORITHMS` describes them and :func:`release_histogram` runs one by
 name:
 

@@ -6,6 +6,8 @@
 * a private name (``_x``) is imported, or read as ``module._x``, only inside its own package;
 * no core module is over ~400 lines (420 allowed); the walk covers subpackages (a test proves it);
 * noise is calibrated in one place: outside dpviz.mechanisms nothing divides by an epsilon;
+* noise is drawn in one place: outside dpviz.mechanisms (and the exercises) nothing calls a numpy Generator's
+  sampling method, but for the listed randomness that never meets private data (``NON_PRIVATE_DRAWS``);
 * every name the lecture notebooks and the course app import from dpviz exists.
 """
 
@@ -19,8 +21,10 @@ import json
 import pkgutil
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import dpviz
@@ -288,3 +292,138 @@ def test_no_function_hides_a_submodule() -> None:
             if attr is not None and not inspect.ismodule(attr):
                 hidden.append(f"{info.name}.{sub.name} is a {type(attr).__name__}")
     assert not hidden, hidden
+
+
+# --------------------------------------------------------------------------- one place for noise draws
+#: numpy.random.Generator's sampling methods: its public methods but ``spawn`` (new streams, no draw) and
+#: ``bit_generator`` (an attribute).
+GENERATOR_METHODS = frozenset(n for n in dir(np.random.Generator) if not n.startswith("_")) - {
+    "spawn", "bit_generator"}
+#: Where the draws are checked: the core and the layers above it, but not dpviz.mechanisms (where noise is
+#: drawn) nor dpviz.exercises (the checkers' random test cases, and the small mechanisms a lecture asks a
+#: student to write with numpy: ``x + rng.laplace(...)`` there *is* the exercise).
+DRAW_FILES = [p for p in ALL_FILES if p.relative_to(PKG).parts[0] not in ("mechanisms", "exercises")]
+
+
+def direct_draws(source: str) -> list[tuple[str, str, str]]:
+    """Direct draws from a numpy Generator in ``source``: ``(enclosing function, method, source text)`` per use.
+
+    Flags every attribute ``<value>.<method>`` where ``method`` is a sampling method of
+    ``numpy.random.Generator`` and ``<value>`` is not a module bound by an import (``mechanisms.laplace`` and
+    ``stats.laplace`` are functions, not draws), except ``numpy.random.<method>``, numpy's legacy global
+    random state, which is flagged too; and ``from numpy.random import <method>``.  The attribute is flagged
+    whether it is called or only passed on (``draw = gen.laplace``).
+    """
+    tree = ast.parse(source)
+    modules: dict[str, str] = {}  # local name bound by an import -> what it stands for
+    found: list[tuple[str, str, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                modules[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom):
+            for a in node.names:
+                modules[a.asname or a.name] = f"{node.module}.{a.name}"
+                if node.module == "numpy.random" and a.name in GENERATOR_METHODS:
+                    found.append(("<module>", a.name, f"from numpy.random import {a.name}"))
+
+    def dotted(node: ast.AST) -> str | None:
+        """``np.random`` -> ``numpy.random`` when the chain starts at an imported name, else None."""
+        if isinstance(node, ast.Name):
+            return modules.get(node.id)
+        if isinstance(node, ast.Attribute):
+            head = dotted(node.value)
+            return None if head is None else f"{head}.{node.attr}"
+        return None
+
+    def visit(node: ast.AST, where: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                visit(child, child.name if where == "<module>" else f"{where}.{child.name}")
+                continue
+            if isinstance(child, ast.Attribute) and child.attr in GENERATOR_METHODS:
+                target = dotted(child.value)
+                if target is None or target == "numpy.random":
+                    found.append((where, child.attr, f"{ast.unparse(child.value)}.{child.attr}"))
+            visit(child, where)
+
+    visit(tree, "<module>")
+    return found
+
+
+#: The randomness outside dpviz.mechanisms that is not noise of a release: it never meets the private data, so
+#: no privacy statement depends on its distribution.  (file, enclosing function, Generator method) -> (number
+#: of uses, why).  Everything else is drawn through dpviz.mechanisms (the rule is in its docstring).
+NON_PRIVATE_DRAWS: dict[tuple[str, str, str], tuple[int, str]] = {
+    ("dpviz/workloads/one_d.py", "random_ranges", "integers"):
+        (1, "draws which range queries make up a workload: the queries are public, chosen before any data"),
+    ("dpviz/workloads/two_d.py", "random_ranges_2d", "integers"):
+        (2, "the same for 2-D range queries: a public workload"),
+    ("dpviz/strategies/p_identity_template.py", "p_identity", "random"):
+        (1, "the optimiser's random starting point: a strategy depends on the workload only, never on data"),
+    ("dpviz/strategies/p_identity_template.py", "p_identity", "choice"):
+        (1, "random signs of that starting point (the L2 case): data-independent optimisation"),
+    ("dpviz/strategies/weighted_marginals.py", "marginal_weights", "random"):
+        (1, "random restarts of the marginal-weights optimiser: data-independent optimisation"),
+    ("dpviz/matrix_mechanism/prefix_basis.py", "_prefix_factor", "standard_normal"):
+        (1, "a fixed-seed probe vector that tests a sparse factorisation for numerical rank: linear algebra"),
+    ("dpviz/svt/answer_keys.py", "<module>", "integers"):
+        (1, "fixed-seed hash multipliers that group equal answer rows; the grouping is exact whatever they are"),
+    ("dpviz/experiments/comparison/data.py", "make_histogram", "multinomial"):
+        (1, "resamples a dataset to a given number of records: it makes the (synthetic) input, not a release"),
+    ("dpviz/experiments/comparison/table.py", "run_comparison", "integers"):
+        (1, "derives one integer seed from a Generator so the comparison's cells get reproducible streams"),
+    ("dpviz/experiments/definition/adversary.py", "posterior_check", "random"):
+        (1, "draws the simulated people's true answers (the data); their reports go through randomized_response"),
+    ("dpviz/experiments/hierarchy/data.py", "synthetic_histogram", "uniform"):
+        (3, "centres, widths and weights of a synthetic histogram: the input data of an experiment"),
+    ("dpviz/experiments/hierarchy/data.py", "draw_ranges", "integers"):
+        (2, "random range queries at which a Monte Carlo run measures the error: public queries"),
+    ("dpviz/experiments/hierarchy/dimensions.py", "dimension_simulation", "poisson"):
+        (1, "the synthetic d-dimensional counts the simulation releases: input data"),
+    ("dpviz/experiments/hierarchy/widths.py", "_errors_by_width", "random"):
+        (1, "positions of the random ranges of each width at which the error is measured: public queries"),
+}
+
+
+@pytest.mark.parametrize("path", DRAW_FILES, ids=_ids)
+def test_noise_is_drawn_only_in_mechanisms(path: Path) -> None:
+    """Every draw of a release goes through dpviz.mechanisms; a direct Generator call is allowed only where it
+    never meets the private data, and then it is listed, with its reason, in ``NON_PRIVATE_DRAWS``."""
+    rel = _ids(path)
+    found = Counter((where, method) for where, method, _ in direct_draws(path.read_text()))
+    allowed = Counter({(where, method): n for (f, where, method), (n, _) in NON_PRIVATE_DRAWS.items() if f == rel})
+    unexpected = [f"{where}: {text}" for where, method, text in direct_draws(path.read_text())
+                  if found[where, method] > allowed[where, method]]
+    assert not unexpected, (
+        f"{rel} draws directly from a numpy Generator: {unexpected}.  Draw a release's noise and coins with "
+        "dpviz.mechanisms (scaled_laplace, standard_laplace, gaussian, standard_gumbel, standard_exponential, "
+        "standard_uniform, binomial_heads, ...); randomness that never meets private data goes in "
+        "NON_PRIVATE_DRAWS with its reason")
+    stale = {key: n for key, n in allowed.items() if found[key] < n}
+    assert not stale, f"NON_PRIVATE_DRAWS lists draws of {rel} that are not there (any more): {stale}"
+
+
+def test_every_allowed_draw_is_in_a_checked_file() -> None:
+    checked = {_ids(p) for p in DRAW_FILES}
+    assert {f for f, _, _ in NON_PRIVATE_DRAWS} <= checked
+    assert all(reason.strip() for _, reason in NON_PRIVATE_DRAWS.values())
+
+
+@pytest.mark.parametrize("snippet,caught", [
+    ("def f(gen):\n    return x + gen.laplace(0.0, b, size=3)\n", ["gen.laplace"]),
+    ("class O:\n    def g(self):\n        return self._rng.binomial(3, p)\n", ["self._rng.binomial"]),
+    ("import numpy as np\nz = np.random.default_rng(1).standard_normal(4)\n",
+     ["np.random.default_rng(1).standard_normal"]),
+    ("import numpy as np\nz = np.random.laplace(0, 1)\n", ["np.random.laplace"]),
+    ("from numpy.random import gumbel\n", ["from numpy.random import gumbel"]),
+    ("from dpviz.rng import as_generator\ndraw = as_generator(0).random\n", ["as_generator(0).random"]),
+    ("from dpviz import mechanisms\ny = mechanisms.laplace(x, 1.0, 1.0, rng=gen)\n", []),
+    ("from scipy import stats\nd = stats.laplace(loc=0.0, scale=1.0)\n", []),
+    ("import scipy.stats\nd = scipy.stats.gumbel_r.rvs(size=3)\n", []),
+    ("from dpviz.mechanisms import scaled_laplace\ny = scaled_laplace(1.0, 3, rng=gen)\n", []),
+    ("import numpy as np\ng = np.random.default_rng(0)\nstreams = g.spawn(3)\n", []),
+])
+def test_the_draw_check_catches_a_direct_draw(snippet: str, caught: list[str]) -> None:
+    """The check above is not vacuous: it flags planted draws and passes calls of functions and of dpviz."""
+    assert [text for _, _, text in direct_draws(snippet)] == caught

@@ -1,5 +1,9 @@
 """Composition: theorems, the privacy-loss view, Rényi DP and zCDP, the pitfalls, and the lecture's worked example.
 
+The releases here (the BMI algorithms, ``adaptive_counts``, and ``subsampled_count`` with its sampling coins)
+draw floating-point noise, and Mironov (CCS 2012) showed that the low-order bits of float Laplace outputs can
+reveal the input: the epsilon they state is that of the idealised real-valued mechanism (lecture 07, section 7).
+
 Files
 -----
 ``theorems.py``

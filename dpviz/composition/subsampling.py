@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz.accountant import PrivacyAccountant, charge, check_accountant, float_at_least, upper_reading
-from dpviz.mechanisms import laplace, laplace_scale
+from dpviz.mechanisms import binomial_heads, laplace, laplace_scale
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_array, check_elements, check_epsilon, check_probability, check_trials
 
@@ -166,5 +166,5 @@ def subsampled_count(flags: ArrayLike, epsilon: float, rate: float, *, rng: RngL
     charge(accountant, eps_data, size=k, label=f"count on a {rate:g}-sample (eps {epsilon:g} on the sample)")
     gen = as_generator(rng)
     ones = int(x.sum())
-    kept = gen.binomial(ones, rate, size=k)                    # flagged rows that survive the sampling
+    kept = binomial_heads(ones, rate, k, rng=gen)              # flagged rows that survive the sampling
     return np.asarray(laplace(np.asarray(kept, dtype=float), 1.0, epsilon, rng=gen))

@@ -35,7 +35,11 @@ as exact fractions and every stage is charged, under its own label, through
 :func:`dpviz.accountant.charge_all` before any noise is drawn (a refusal
 records nothing).  ``size=k`` runs k independent releases, which are k
 mechanisms on the same data: the accountant is charged ``k * epsilon``
-(sequential composition), the one rule of :mod:`dpviz.accountant`.
+(sequential composition), the one rule of :mod:`dpviz.accountant`.  The noise,
+MWEM's Gumbel selection and DAWA's partition coins are floating-point draws, and
+Mironov (CCS 2012) showed that the low-order bits of float Laplace outputs can
+reveal the input, so the epsilon spent is that of the idealised real-valued
+mechanisms (lecture 07, section 7).
 
 Where things are (one file per concept):
 

@@ -17,7 +17,7 @@ from dpviz.accountant import charge_all
 from dpviz.data_aware.budget import _check_stages, _fraction
 from dpviz.data_aware.partition import Partition, _sample_partitions, default_bucket_penalty, dyadic_deviations
 from dpviz.data_aware.queries import _Queries, _queries_or_raise
-from dpviz.mechanisms import laplace_scale
+from dpviz.mechanisms import laplace_scale, scaled_laplace
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
     check_choice,
@@ -201,7 +201,7 @@ def _measure_buckets(z: np.ndarray, part: Partition, eps2: float, strategy: str,
                      gen: np.random.Generator, cache: dict[str, np.ndarray]) -> np.ndarray:
     """Least-squares estimate of the bucket totals z from an eps2-DP measurement."""
     if strategy == "identity" or z.size == 1:
-        return z + gen.laplace(0.0, laplace_scale(1.0, eps2), size=z.size)
+        return z + scaled_laplace(laplace_scale(1.0, eps2), z.size, rng=gen)
     if strategy == "hierarchical":
         from dpviz import hierarchy
 

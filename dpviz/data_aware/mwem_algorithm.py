@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 from dpviz.accountant import charge_all
 from dpviz.data_aware.budget import _check_stages, _fraction
 from dpviz.data_aware.queries import _queries_or_raise
-from dpviz.mechanisms import laplace_scale, selection_scale
+from dpviz.mechanisms import laplace_scale, scaled_laplace, selection_scale, standard_gumbel
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
     MAX_ELEMENTS,
@@ -236,7 +236,8 @@ def mwem(x: ArrayLike, workload: Any, epsilon: float, *, rounds: int = 10, selec
     charge_all(accountant, stages, size=size)
 
     if total is None:
-        N = np.maximum(x.sum() + gen.laplace(0.0, laplace_scale(1.0, float(eps_total)), size=k), 1.0)  # post-processing
+        noisy_total = x.sum() + scaled_laplace(laplace_scale(1.0, float(eps_total)), k, rng=gen)
+        N = np.maximum(noisy_total, 1.0)  # post-processing
     else:
         N = np.full(k, total)
     truth = Q.answers(x[None, :])[0]
@@ -250,9 +251,10 @@ def mwem(x: ArrayLike, workload: Any, epsilon: float, *, rounds: int = 10, selec
     sel_scale = selection_scale(1.0, es)                          # 2 Delta / eps_s: the exponential mechanism's
     for t in range(T):
         score = np.abs(Q.answers(A) - truth)                      # sensitivity 1 after scaling
-        idx = np.argmax(score / sel_scale + gen.gumbel(size=score.shape), axis=1)  # Gumbel-max = exp. mechanism
+        gumbel = standard_gumbel(score.shape, rng=gen)
+        idx = np.argmax(score / sel_scale + gumbel, axis=1)        # Gumbel-max = exponential mechanism
         sel[:, t] = idx
-        meas[:, t] = truth[idx] + gen.laplace(0.0, laplace_scale(1.0, em), size=k)
+        meas[:, t] = truth[idx] + scaled_laplace(laplace_scale(1.0, em), k, rng=gen)
         rows.append(Q.rows(idx))
         for _ in range(passes):
             for j in range(t + 1):

@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 
 from dpviz.accountant import charge
 from dpviz.data_aware.budget import _check_stages, _fraction
-from dpviz.mechanisms import laplace_scale
+from dpviz.mechanisms import laplace_scale, standard_uniform
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_counts, check_elements, check_epsilon, check_nonnegative, check_trials
 
@@ -345,7 +345,7 @@ def _sample_partitions(devs: list[np.ndarray], n: int, eps: float, lam: float, g
     trial_ids, starts = [], []
     for l in range(h, -1, -1):
         keep_p = np.exp(logw[l] - logz[l]) if l > 0 else np.ones_like(logw[0])
-        stop = reached & (gen.random(reached.shape) < keep_p)
+        stop = reached & (standard_uniform(reached.shape, rng=gen) < keep_p)
         t, j = np.nonzero(stop)
         trial_ids.append(t)
         starts.append(j.astype(np.int64) << l)

@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike
 
 from dpviz.accountant import charge
 from dpviz.data_aware.budget import _check_stages, _fraction
-from dpviz.mechanisms import laplace_scale
+from dpviz.mechanisms import laplace_scale, scaled_laplace
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import check_counts, check_elements, check_epsilon, check_trials
 
@@ -80,6 +80,6 @@ def uniform(x: ArrayLike, epsilon: float, *, rng: RngLike = None, size: int | No
     check_elements(float(k) * x.size, "size x n released cells", size=size, n=x.size)
     gen = as_generator(rng)
     charge(accountant, eps, size=size, label="uniform: noisy total")
-    total = x.sum() + gen.laplace(0.0, laplace_scale(1.0, float(eps)), size=k)
+    total = x.sum() + scaled_laplace(laplace_scale(1.0, float(eps)), k, rng=gen)
     out = np.repeat((total / x.size)[:, None], x.size, axis=1)
     return out[0] if size is None else out

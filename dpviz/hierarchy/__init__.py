@@ -21,7 +21,11 @@ level's share of the budget; nodes of one level cover disjoint leaves
 removing one record).  ``measure_root=True`` measures every level (Hay et
 al.); ``measure_root=False`` skips the root, as in Qardaji et al. (there
 ``h = log_b N`` levels below the root each get ``epsilon / h``).  The leaf
-level is always measured, so ``n = 1`` measures the single leaf.
+level is always measured, so ``n = 1`` measures the single leaf.  The noise
+is floating-point and Mironov (CCS 2012) showed that the low-order bits of
+float Laplace outputs can reveal the input, so this epsilon is that of the
+idealised real-valued mechanism (lecture 07, section 7); trees have no
+integer-noise sampler (only :func:`dpviz.mechanisms.laplace` and ``gaussian`` do).
 
 **Allocations** (``eps_l = epsilon * w_l / sum w``, over measured levels):
 ``"uniform"`` (``w_l = 1``), ``"geometric"`` (``w_l = b**(-l/3)``) and

@@ -4,7 +4,11 @@ Given a workload ``W`` (m x n) and a strategy ``A`` (p x n): measure
 ``y = A x + noise`` calibrated to the sensitivity of ``A`` (Laplace, or
 Gaussian for (epsilon, delta)-DP), estimate ``x_hat = (A^T A)^+ A^T y``, answer
 ``W x_hat``.  The error does not depend on the data and has a closed form; the
-singular values of ``W`` bound it from below for every strategy.
+singular values of ``W`` bound it from below for every strategy.  The noise is
+the floating-point sampler of :func:`dpviz.mechanisms.laplace` / ``gaussian``, and
+Mironov (CCS 2012) showed that the low-order bits of float Laplace outputs can
+reveal the input, so the privacy stated is that of the idealised real-valued
+mechanism (lecture 07, section 7).
 
 Files
 -----

@@ -1,4 +1,4 @@
-"""Noise mechanisms: THE one place in dpviz where noise is calibrated.
+"""Noise mechanisms: THE one place in dpviz where noise is calibrated and drawn.
 
 Every Laplace or Gaussian noise scale, variance or quantile used anywhere in
 dpviz comes from a function of this package (``laplace_scale``,
@@ -9,11 +9,28 @@ returns noisy answers; ``size=k`` draws k independent releases stacked on a
 new first axis, so Monte Carlo experiments are one vectorised call.  Each
 sampler has its closed-form error beside it.
 
+**Every draw of a release is made here.**  The rule: a random draw belongs to this package when the output
+distribution of a release depends on it, whether the release is epsilon-DP or broken (GPTT): the noise added
+to answers or scores (``laplace``, ``gaussian``, the discrete samplers, and the bare draws ``scaled_laplace``,
+``standard_laplace``, ``standard_gumbel``, ``standard_exponential``) and the coins a mechanism flips on the
+data's behalf (``standard_uniform``, ``binomial_heads``: subsampling, the exponential mechanism's inverse-cdf
+draw, permute-and-flip's order and coins, DAWA's partition, GPTT's query copies).  Randomness that never meets
+the private data is not noise of a release and may use a Generator directly: random workloads, an optimiser's
+starting points, the matrix mechanism's fixed numerical probe, the SVT attack's hash multipliers, and the
+experiments' synthetic data, random query ranges and seeds.  ``tests/test_architecture.py`` fails on any
+other direct draw outside this package and lists each exception with its reason (the exercises are not
+checked: a student writing ``x + rng.laplace(...)`` is the exercise).
+
+**Floating point.**  These draws are floating-point numbers.  Mironov (CCS 2012) showed that the low-order
+bits of floating-point Laplace outputs can reveal the input, so the epsilon dpviz states for a release with
+float noise is that of the idealised real-valued mechanism (lecture 07, section 7).  For integer answers,
+``sampler="discrete"`` or ``"exact"`` in :func:`laplace` and :func:`gaussian` adds integer noise instead.
+
 Files
 -----
 ``laplace_noise.py``
     The Laplace mechanism: ``laplace_scale`` (b = sensitivity / epsilon), the
-    samplers ``laplace`` and ``standard_laplace``, and its closed forms
+    samplers ``laplace``, ``standard_laplace`` and ``scaled_laplace``, and its closed forms
     ``laplace_variance``, ``laplace_quantile``, ``laplace_halfwidth``,
     ``epsilon_for_laplace_halfwidth``.
 ``gaussian_noise.py``
@@ -27,7 +44,11 @@ Files
     ``randomized_response_estimate`` of a proportion and its ``randomized_response_variance``.
 ``selection_noise.py``
     ``selection_scale``: the scale ``2 Delta / epsilon`` (``Delta / epsilon`` for monotone scores) of the
-    exponential mechanism, report-noisy-max and permute-and-flip (lecture 09, :mod:`dpviz.selection`).
+    exponential mechanism, report-noisy-max and permute-and-flip (lecture 09, :mod:`dpviz.selection`), and
+    report-noisy-max's unit noise ``standard_gumbel`` and ``standard_exponential``.
+``coin_noise.py``
+    The coins of randomised mechanisms: ``standard_uniform`` (coins, random orders, inverse-cdf draws) and
+    ``binomial_heads`` (how many of n coins land heads).
 ``accuracy.py``
     ``expected_squared_error`` of a whole release (Laplace or Gaussian).
 ``sensitivity.py``
@@ -71,6 +92,7 @@ References
 from __future__ import annotations
 
 from dpviz.mechanisms.accuracy import expected_squared_error
+from dpviz.mechanisms.coin_noise import binomial_heads, standard_uniform
 from dpviz.mechanisms.discrete_gaussian_noise import (
     discrete_gaussian,
     discrete_gaussian_delta,
@@ -99,6 +121,7 @@ from dpviz.mechanisms.laplace_noise import (
     laplace_quantile,
     laplace_scale,
     laplace_variance,
+    scaled_laplace,
     standard_laplace,
 )
 from dpviz.mechanisms.randomized_response_noise import (
@@ -109,7 +132,7 @@ from dpviz.mechanisms.randomized_response_noise import (
     randomized_response_probability,
     randomized_response_variance,
 )
-from dpviz.mechanisms.selection_noise import selection_scale
+from dpviz.mechanisms.selection_noise import selection_scale, standard_exponential, standard_gumbel
 from dpviz.mechanisms.sensitivity import l1, l2
 
 __all__ = [
@@ -117,6 +140,7 @@ __all__ = [
     "laplace",
     "laplace_scale",
     "standard_laplace",
+    "scaled_laplace",
     "laplace_variance",
     "laplace_halfwidth",
     "laplace_quantile",
@@ -138,6 +162,11 @@ __all__ = [
     "randomized_response_variance",
     # private selection (exponential mechanism, report-noisy-max, permute-and-flip)
     "selection_scale",
+    "standard_gumbel",
+    "standard_exponential",
+    # the coins of randomised mechanisms
+    "standard_uniform",
+    "binomial_heads",
     # exact integer noise (formerly dpviz.discrete)
     "discrete_laplace",
     "discrete_gaussian",

@@ -248,6 +248,10 @@ def gaussian(answers: ArrayLike, l2_sensitivity: float, epsilon: float, delta: f
     record).  By default sigma is the exact analytic calibration of Balle & Wang
     ([BW18]); ``calibration="classic"`` uses
     ``sqrt(2 ln(1.25/delta)) * l2_sensitivity / epsilon`` ([DR14] Thm A.1, epsilon < 1 only).
+    The default sampler adds floating-point normal noise, and Mironov (CCS 2012) showed for Laplace that
+    which doubles such a release can output depends on the true answer; the (epsilon, delta) stated is that of
+    the idealised real-valued mechanism (lecture 07, section 7), and for integer answers ``sampler="discrete"``
+    or ``"exact"`` adds integer noise instead.
 
     Parameters
     ----------

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import overload
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -26,17 +27,18 @@ from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
     check_array,
     check_choice,
-    check_elements,
     check_epsilon,
     check_nonnegative,
     check_open_unit,
     check_positive,
+    check_shape,
 )
 
 __all__ = [
     "laplace",
     "laplace_scale",
     "standard_laplace",
+    "scaled_laplace",
     "laplace_variance",
     "laplace_halfwidth",
     "laplace_quantile",
@@ -128,19 +130,65 @@ def standard_laplace(shape: int | tuple[int, ...], *, rng: RngLike = None) -> np
     >>> z.shape
     (2, 3)
     """
-    dims = (shape,) if isinstance(shape, (int, np.integer)) else shape
-    if not isinstance(dims, tuple | list) or not all(
-            isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims):
-        raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}")
-    shape = tuple(int(d) for d in dims)
-    if any(d < 0 for d in shape):
-        raise ValueError(f"shape must have non-negative dimensions, got {shape}")
-    check_elements(float(np.prod([float(d) for d in shape])), "Laplace draws", shape=shape)
+    shape = check_shape(shape, "Laplace draws")
     gen = as_generator(rng)
     e = gen.standard_exponential(size=shape)
     bits = gen.integers(0, 256, size=(e.size + 7) // 8, dtype=np.uint8)
     sign = np.unpackbits(bits, count=e.size).reshape(shape) - 0.5  # +-0.5, fair and independent of e
     return np.copysign(e, sign, out=e)
+
+
+@overload
+def scaled_laplace(scale: float, shape: None = None, *, rng: RngLike = None) -> float: ...
+@overload
+def scaled_laplace(scale: float, shape: int | tuple[int, ...], *, rng: RngLike = None) -> np.ndarray: ...
+def scaled_laplace(scale: float, shape: int | tuple[int, ...] | None = None, *,
+                   rng: RngLike = None) -> np.ndarray | float:
+    """Draw Laplace noise ``Lap(scale)`` (mean 0) with ``Generator.laplace``: the noise of dpviz's own releases.
+
+    The draw is ``rng.laplace(0.0, scale, size=shape)``, one uniform per value turned into noise by the
+    inverse distribution function, so a release that draws its noise here continues its ``rng`` stream
+    exactly as a direct call would.  :func:`standard_laplace` draws the same distribution faster (scale 1,
+    a different stream); :func:`laplace` adds the noise to answers.  The noise is floating-point: Mironov
+    (CCS 2012) showed that the low-order bits of such outputs can reveal the input, so the epsilon of a
+    release that adds it is that of the ideal real-valued mechanism (lecture 07, section 7).
+
+    Parameters
+    ----------
+    scale : float
+        The scale ``b``, finite and >= 0 (e.g. :func:`laplace_scale`); 0 gives zeros.
+    shape : int, tuple of int or None, default None
+        Shape of the returned array; None draws one value and returns a float.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Randomness (see :func:`dpviz.rng.as_generator`).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        Float64 noise of the given shape, or one float when ``shape`` is None.
+
+    Raises
+    ------
+    TypeError
+        If ``scale`` is not a real number or ``shape`` not an int or a tuple of ints.
+    ValueError
+        If ``scale`` is negative, NaN or infinite, a dimension of ``shape`` is negative, or it asks for more
+        than ``MAX_ELEMENTS`` draws.
+
+    References
+    ----------
+    - I. Mironov. "On Significance of the Least Significant Bits for Differential Privacy." CCS 2012.
+
+    Examples
+    --------
+    >>> scaled_laplace(2.0, 3, rng=0).round(3)
+    array([ 0.64 , -1.234, -5.003])
+    >>> bool(scaled_laplace(2.0, 3, rng=0)[0] == np.random.default_rng(0).laplace(0.0, 2.0))  # the same stream
+    True
+    """
+    b = check_nonnegative("scale", scale)
+    dims = None if shape is None else check_shape(shape, "Laplace draws")
+    return as_generator(rng).laplace(0.0, b, size=dims)
 
 
 def laplace(answers: ArrayLike, sensitivity: float, epsilon: float, *, rng: RngLike = None,

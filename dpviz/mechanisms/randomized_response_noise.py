@@ -164,7 +164,9 @@ def randomized_response(answers: ArrayLike, epsilon: float, *, rng: RngLike = No
     """Report each 0/1 answer truthfully with probability ``e^eps / (1 + e^eps)``, flipped otherwise [War65].
 
     Each report is eps-DP for its own person's answer (local differential privacy); the reports are
-    independent.
+    independent.  The coin is a floating-point uniform compared with ``expit(-eps)``, so the flip probability
+    is right to within about ``2**-53``, and a report is one bit: the low-order-bit leak of floating-point noise
+    (Mironov, CCS 2012; lecture 07) has nothing to act on.
 
     Parameters
     ----------

@@ -15,7 +15,9 @@ mechanisms use the scale ``s = 2 Delta / epsilon`` (``Delta / epsilon`` for mono
   ``exp((u_r - OPT) / s)``; its expected score is never below the exponential mechanism's.
 
 Every mechanism has its exact selection probabilities beside its sampler, in logarithms where privacy-loss
-ratios need them.
+ratios need them.  The samplers' noise and coins are floating-point and bounded (a candidate scored far enough
+below the best is never picked, see :mod:`dpviz.mechanisms.selection_noise`), so, as for every float release
+(Mironov, CCS 2012; lecture 07, section 7), the epsilon stated is that of the idealised real-valued mechanism.
 
 Files
 -----

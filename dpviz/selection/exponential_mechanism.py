@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike
 from scipy.special import logsumexp
 
 from dpviz.accountant import PrivacyAccountant, charge
-from dpviz.mechanisms import selection_scale
+from dpviz.mechanisms import selection_scale, standard_uniform
 from dpviz.rng import RngLike, as_generator
 from dpviz.selection.scores import _scores, _standardised
 from dpviz.validation import check_bool, check_elements, check_int, check_nonnegative, check_trials
@@ -180,7 +180,7 @@ def exponential_select(scores: ArrayLike, epsilon: float, sensitivity: float = 1
     gen = as_generator(rng)
     charge(accountant, epsilon, size=size, label="exponential mechanism")
     cdf = np.cumsum(p)
-    picks = np.minimum(np.searchsorted(cdf, gen.random(k) * cdf[-1], side="right"), p.size - 1)
+    picks = np.minimum(np.searchsorted(cdf, standard_uniform(k, rng=gen) * cdf[-1], side="right"), p.size - 1)
     return int(picks[0]) if size is None else picks.astype(np.int64)
 
 

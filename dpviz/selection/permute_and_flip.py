@@ -31,7 +31,7 @@ from numpy.typing import ArrayLike
 from scipy.special import logsumexp, roots_legendre
 
 from dpviz.accountant import PrivacyAccountant, charge
-from dpviz.mechanisms import selection_scale
+from dpviz.mechanisms import selection_scale, standard_uniform
 from dpviz.rng import RngLike, as_generator
 from dpviz.selection.scores import _scores, _standardised
 from dpviz.validation import check_elements, check_trials
@@ -95,8 +95,8 @@ def permute_and_flip_select(scores: ArrayLike, epsilon: float, sensitivity: floa
     gen = as_generator(rng)
     charge(accountant, epsilon, size=size, label="permute-and-flip")
     accept = np.exp(_standardised(u, s))                       # p_r = exp((u_r - OPT) / s); the best has p = 1
-    order = np.argsort(gen.random((k, u.size)), axis=1)        # a uniform random order per release
-    heads = gen.random((k, u.size)) < accept[order]            # the coin of the candidate visited at each step
+    order = np.argsort(standard_uniform((k, u.size), rng=gen), axis=1)  # a uniform random order per release
+    heads = standard_uniform((k, u.size), rng=gen) < accept[order]      # the coin of the candidate visited at each step
     picks = order[np.arange(k), np.argmax(heads, axis=1)]      # the first head (the best always lands heads)
     return int(picks[0]) if size is None else picks.astype(np.int64)
 

@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz.accountant import PrivacyAccountant, charge
-from dpviz.mechanisms import selection_scale
+from dpviz.mechanisms import scaled_laplace, selection_scale, standard_exponential, standard_gumbel
 from dpviz.rng import RngLike, as_generator
 from dpviz.selection.scores import _scores, _standardised
 from dpviz.validation import check_choice, check_elements, check_trials
@@ -46,10 +46,10 @@ NOISES = ("gumbel", "laplace", "exponential")
 def _unit_noise(noise: str, gen: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     """Unit-scale noise of the given shape: standard Gumbel, standard Laplace or Exp(1)."""
     if noise == "gumbel":
-        return gen.gumbel(size=shape)
+        return standard_gumbel(shape, rng=gen)
     if noise == "laplace":
-        return gen.laplace(size=shape)
-    return gen.standard_exponential(size=shape)
+        return scaled_laplace(1.0, shape, rng=gen)
+    return standard_exponential(shape, rng=gen)
 
 
 def noisy_max_select(scores: ArrayLike, epsilon: float, noise: str = "laplace", sensitivity: float = 1.0, *,

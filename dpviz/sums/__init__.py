@@ -7,6 +7,9 @@ price of an exact, data-dependent bias; ``tau`` is chosen privately with a
 share ``rho`` of epsilon, and one of five algorithms answers with the rest
 ([WPKM19]_).  Each algorithm reads as *select* (threshold, strategy) ->
 *measure* (Laplace noise) -> *infer* (least squares, isotonic regression).
+The noise is floating-point and Mironov (CCS 2012) showed that the low-order
+bits of float Laplace outputs can reveal the input, so the epsilon of every
+algorithm here is that of its idealised real-valued version (lecture 07, section 7).
 
 Where things are:
 

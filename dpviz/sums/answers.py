@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.optimize import isotonic_regression
 
-from dpviz.mechanisms import laplace_scale
+from dpviz.mechanisms import laplace_scale, scaled_laplace
 from dpviz.rng import RngLike, as_generator
 from dpviz.sums.matrix import _mm_pair
 from dpviz.sums.problem import SumProblem, _check_noise_epsilon, _taus, check_problem
@@ -98,11 +98,11 @@ def answer_with_threshold(problem: SumProblem, algorithm: str, tau: npt.ArrayLik
     clean = truncated_prefix_sums(problem, taus)
     if algorithm == "identity":
         vt = np.minimum(problem.weights[None, :], taus[:, None])
-        noise = np.cumsum(vt * gen.laplace(0.0, laplace_scale(1.0, epsilon), size=(k, problem.n)), axis=1)
+        noise = np.cumsum(vt * scaled_laplace(laplace_scale(1.0, epsilon), (k, problem.n), rng=gen), axis=1)
         out = clean + noise[:, problem.index]
     elif algorithm == "workload":
         scale = np.array([laplace_scale(s, epsilon) for s in np.atleast_1d(workload_sensitivity(problem, taus))])
-        out = clean + gen.laplace(0.0, 1.0, size=(k, problem.m)) * scale[:, None]
+        out = clean + scaled_laplace(1.0, (k, problem.m), rng=gen) * scale[:, None]
     else:
         from dpviz.matrix_mechanism import run
 

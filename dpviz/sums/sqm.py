@@ -21,7 +21,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from dpviz.mechanisms import laplace_scale
+from dpviz.mechanisms import laplace_scale, scaled_laplace
 from dpviz.rng import RngLike, as_generator
 from dpviz.sums.options import THRESHOLD_METHODS
 from dpviz.sums.problem import SumProblem, _check_noise_epsilon, _taus, check_problem
@@ -71,7 +71,7 @@ def _sqm(problem: SumProblem, taus: np.ndarray, eps_ans: float, gen: np.random.G
     clean = truncated_prefix_sums(problem, taus)
     sens = np.minimum(taus, problem.thresholds[None, :])          # max truncated weight in query i
     # query i spends eps_ans / m with sensitivity sens_i: scale sens_i * m / eps_ans
-    return clean + gen.laplace(0.0, 1.0, size=(k, m)) * sens * laplace_scale(m, eps_ans)
+    return clean + scaled_laplace(1.0, (k, m), rng=gen) * sens * laplace_scale(m, eps_ans)
 
 
 def sqm_thresholds(problem: SumProblem, epsilon: float, method: str = "svt", *, ratio: float = 0.95,

@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dpviz.accountant import PrivacyAccountant, charge, check_accountant, exact
-from dpviz.mechanisms import laplace_scale
+from dpviz.mechanisms import laplace_scale, scaled_laplace
 from dpviz.rng import RngLike, as_generator
 from dpviz.sums.options import NOT_DP, THRESHOLD_METHODS
 from dpviz.sums.problem import SumProblem, check_problem
@@ -134,7 +134,7 @@ def _recursive_on(weights: np.ndarray, cum_count: np.ndarray, n_records: float, 
                   beta: float, gen: np.random.Generator, k: int) -> npt.NDArray[np.float64]:
     """k recursive-style thresholds: ``ln S`` plus ``Lap(beta / eps)``, rounded up to the grid (no validation)."""
     log_s = _log_smooth_bound(weights, cum_count, n_records, grid, beta)
-    noisy = log_s + gen.laplace(0.0, laplace_scale(beta, eps), size=k)
+    noisy = log_s + scaled_laplace(laplace_scale(beta, eps), k, rng=gen)
     pos = np.searchsorted(np.log(grid), noisy, side="left")       # first grid point >= the noisy bound
     return grid[np.minimum(pos, grid.size - 1)]
 

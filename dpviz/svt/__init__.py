@@ -8,7 +8,9 @@
 *halts* after its ``c``-th "above" (later queries are ``HALTED = -1``).  It is
 ``(eps1 + eps2)``-DP whatever the number of "below" answers ([CM15]_ Alg. 1,
 calibration and proof of [LSL17]_ Alg. 1 / Thm 2; for monotone queries
-``Lap(c Delta / eps2)`` suffices).
+``Lap(c Delta / eps2)`` suffices).  The noise is floating-point, with a rounding
+and a bounded range the proof ignores (Mironov, CCS 2012, showed such gaps break
+float Laplace), so this epsilon is the idealised real-valued mechanism's (lecture 07).
 
 **Generalized private threshold testing (GPTT)** ([CM15]_ Alg. 2) is SVT
 *without the halt*: threshold noise ``Lap(Delta/eps1)``, query noise

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.optimize import isotonic_regression
 
-from dpviz.mechanisms import laplace_scale
+from dpviz.mechanisms import laplace_scale, scaled_laplace
 from dpviz.rng import RngLike, as_generator
 from dpviz.svt.codes import NOT_DP
 from dpviz.svt.oracles import MAX_COPIES, DifferenceOracle, GPTTOracle, SVTOracle
@@ -413,5 +413,5 @@ def laplace_reconstruct(counts: npt.ArrayLike, epsilon: float, *, rng: RngLike =
     """
     counts = check_counts("counts", counts)
     epsilon = check_epsilon(epsilon)
-    noisy = counts + as_generator(rng).laplace(0.0, laplace_scale(1.0, epsilon), size=counts.shape)
+    noisy = counts + scaled_laplace(laplace_scale(1.0, epsilon), counts.shape, rng=rng)
     return np.maximum(np.floor(noisy + 0.5), 0.0)

@@ -20,7 +20,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from dpviz.mechanisms import laplace_scale
+from dpviz.mechanisms import laplace_scale, scaled_laplace
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
     check_array,
@@ -150,7 +150,7 @@ def gptt(answers: npt.ArrayLike, threshold: float, epsilon_threshold: float, eps
     check_elements(float(size or 1) * answers.size, "GPTT answers", size=size, **{"len(answers)": answers.size})
     gen = as_generator(rng)
     k = 1 if size is None else size
-    rho = gen.laplace(0.0, b_thr, size=(k, 1))
-    noisy = answers[None, :] + (gen.laplace(0.0, b_q, size=(k, answers.size)) if b_q > 0 else 0.0)
+    rho = scaled_laplace(b_thr, (k, 1), rng=gen)
+    noisy = answers[None, :] + (scaled_laplace(b_q, (k, answers.size), rng=gen) if b_q > 0 else 0.0)
     out = (noisy >= threshold + rho).astype(np.int8)
     return out[0] if size is None else out

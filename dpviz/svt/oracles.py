@@ -23,7 +23,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from dpviz.mechanisms import laplace_scale
+from dpviz.mechanisms import binomial_heads, laplace_scale, scaled_laplace
 from dpviz.rng import RngLike, as_generator
 from dpviz.svt.codes import HALTED, NOT_DP
 from dpviz.svt.gptt_variant import _query_epsilon, gptt_noise_scales
@@ -158,7 +158,7 @@ class _HistogramOracle:
             raise ValueError(f"labels must be {self.domain_size} non-negative integer group labels")
         totals = np.bincount(labels, weights=self.__counts)
         self.laplace_epsilon += epsilon
-        return totals + self._rng.laplace(0.0, laplace_scale(1.0, epsilon, name="epsilon_totals"), size=totals.size)
+        return totals + scaled_laplace(laplace_scale(1.0, epsilon, name="epsilon_totals"), totals.size, rng=self._rng)
 
 
 class GPTTOracle(_HistogramOracle):
@@ -226,7 +226,7 @@ class GPTTOracle(_HistogramOracle):
         self._b1, self._b2 = gptt_noise_scales(epsilon_threshold, epsilon_query)
         self.epsilon_threshold = float(epsilon_threshold)
         self.epsilon_query = _query_epsilon(epsilon_query)
-        self.__noisy_threshold = self.threshold + self._rng.laplace(0.0, self._b1)
+        self.__noisy_threshold = self.threshold + scaled_laplace(self._b1, rng=self._rng)
 
     def answer_differences(self, rows: npt.ArrayLike, copies: int = 1, shift: float = 0.0) -> np.ndarray:
         """Number of ``ABOVE`` answers (out of ``copies``) of GPTT to ``c(x) - c(y) + shift``, x in rows, y every cell.
@@ -268,9 +268,9 @@ class GPTTOracle(_HistogramOracle):
             return above.view(np.uint8) if copies == 1 else above.astype(dtype) * dtype(copies)
         diff = c[rows, None] - c[None, :] + shift
         if copies == 1:
-            return (diff + self._rng.laplace(0.0, self._b2, size=diff.shape) >= s).astype(dtype)
+            return (diff + scaled_laplace(self._b2, diff.shape, rng=self._rng) >= s).astype(dtype)
         p = np.exp(_laplace_logsf(s - diff, self._b2))
-        return self._rng.binomial(copies, p).astype(dtype)
+        return binomial_heads(copies, p, rng=self._rng).astype(dtype)
 
     def __repr__(self) -> str:
         q = "no query noise" if math.isinf(self.epsilon_query) else f"epsilon_query={self.epsilon_query:g}"
@@ -343,7 +343,7 @@ class SVTOracle(_HistogramOracle):
         self.epsilon = check_epsilon(epsilon)
         self.c = check_int("c", c, minimum=1)
         self._b1, self._b2 = svt_noise_scales(epsilon, c, threshold_share=threshold_share)
-        self.__noisy_threshold = self.threshold + self._rng.laplace(0.0, self._b1)
+        self.__noisy_threshold = self.threshold + scaled_laplace(self._b1, rng=self._rng)
         self.positives = 0
 
     def answer_differences(self, rows: npt.ArrayLike, copies: int = 1, shift: float = 0.0) -> np.ndarray:
@@ -382,7 +382,7 @@ class SVTOracle(_HistogramOracle):
                 break
             r = rows[start:start + chunk]
             diff = (c[r, None] - c[None, :] + shift).ravel()
-            above = diff + self._rng.laplace(0.0, self._b2, size=diff.size) >= self.__noisy_threshold
+            above = diff + scaled_laplace(self._b2, diff.size, rng=self._rng) >= self.__noisy_threshold
             before = self.positives + np.cumsum(above) - above
             flat = np.where(before < self.c, above.astype(np.int8), np.int8(HALTED))
             out[start:start + r.size] = flat.reshape(r.size, -1)

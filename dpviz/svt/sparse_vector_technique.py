@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dpviz.accountant import PrivacyAccountant, charge
-from dpviz.mechanisms import laplace_scale
+from dpviz.mechanisms import laplace_scale, scaled_laplace
 from dpviz.rng import RngLike, as_generator
 from dpviz.svt.codes import HALTED
 from dpviz.validation import (
@@ -175,8 +175,8 @@ def sparse_vector(answers: npt.ArrayLike, threshold: float, epsilon: float, c: i
     check_elements(float(k) * answers.size, "SVT answers", size=size, **{"len(answers)": answers.size})
     gen = as_generator(rng)                 # a bad rng is refused before anything is charged
     charge(accountant, check_epsilon(epsilon), size=size, label=f"sparse vector (c={c})")
-    rho = gen.laplace(0.0, b_thr, size=(k, 1))
-    nu = gen.laplace(0.0, b_q, size=(k, answers.size))
+    rho = scaled_laplace(b_thr, (k, 1), rng=gen)
+    nu = scaled_laplace(b_q, (k, answers.size), rng=gen)
     above = answers[None, :] + nu >= threshold + rho
     positives_before: np.ndarray = np.cumsum(above, axis=1) - above        # ABOVE answers strictly before query i
     out = np.where(positives_before < c, above.astype(np.int8), np.int8(HALTED)).astype(np.int8)

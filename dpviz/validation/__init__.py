@@ -13,7 +13,8 @@ Files
     ``check_probability``, ``check_open_unit``; a flag (``check_bool``); one of
     a set of values (``check_choice``).
 ``allocation.py``
-    ``check_elements`` and ``MAX_ELEMENTS``: the cap on array elements one call may allocate.
+    ``check_elements`` and ``MAX_ELEMENTS``: the cap on array elements one call may allocate; ``check_shape``
+    (an array shape, within that cap).
 ``integers.py``
     ``check_int`` (bounded), ``check_trials`` (a number of releases or None),
     ``check_widths`` (range widths in ``[1, n]``).
@@ -26,7 +27,7 @@ Files
 
 from __future__ import annotations
 
-from dpviz.validation.allocation import MAX_ELEMENTS, check_elements
+from dpviz.validation.allocation import MAX_ELEMENTS, check_elements, check_shape
 from dpviz.validation.arrays import check_array, check_counts, check_matrix
 from dpviz.validation.integers import check_int, check_trials, check_widths
 from dpviz.validation.privacy_parameters import check_delta, check_epsilon
@@ -57,5 +58,6 @@ __all__ = [
     "check_bool",
     "check_widths",
     "check_elements",
+    "check_shape",
     "MAX_ELEMENTS",
 ]

@@ -8,9 +8,10 @@ with its arguments checks the number of array elements it is about to allocate a
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
-__all__ = ["MAX_ELEMENTS", "check_elements"]
+__all__ = ["MAX_ELEMENTS", "check_elements", "check_shape"]
 
 #: Largest number of array elements one dpviz call allocates: 2**27 float64 values, 1 GiB.  A Binder session has
 #: 1-2 GiB in all, and a lecture's largest Monte Carlo run (200 trials of a 65,536-leaf tree) needs about 2**25.
@@ -58,3 +59,53 @@ def check_elements(count: float, what: str, **params: Any) -> int:
             f"{named} would allocate {c:.2g} {what} ({8 * c / 1e12:.3g} TB); the cap is {MAX_ELEMENTS} elements "
             f"({8 * MAX_ELEMENTS / 1e9:.3g} GB): lower {' or '.join(params)}")
     return int(c)
+
+
+def check_shape(shape: Any, what: str, name: str = "shape") -> tuple[int, ...]:
+    """Return an array shape as a tuple of ints, refusing other types, negative sizes and too many elements.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The shape asked for: one int (a 1-D array) or a tuple (or list) of ints, each >= 0.
+    what : str
+        What the array would hold, e.g. ``"Laplace draws"``, named in the message of a refusal.
+    name : str, default "shape"
+        The parameter's name, used in the error messages.
+
+    Returns
+    -------
+    tuple of int
+        The shape, its sizes as Python ints.
+
+    Raises
+    ------
+    TypeError
+        If ``shape`` is not an int or a tuple (or list) of ints (a bool or a float is refused).
+    ValueError
+        If a size is negative, or the shape holds more than :data:`MAX_ELEMENTS` elements.
+
+    Examples
+    --------
+    >>> check_shape(3, "draws"), check_shape((2, 0), "draws")
+    ((3,), (2, 0))
+    """
+    # plain ints first: samplers call this once per draw, and the general checks below cost microseconds
+    if type(shape) is int:
+        out: tuple[int, ...] = (shape,)
+    elif type(shape) is tuple and all(type(d) is int for d in shape):
+        out = shape
+    else:
+        dims = (shape,) if isinstance(shape, numbers.Integral) else shape
+        if not isinstance(dims, tuple | list) or not all(
+                isinstance(d, numbers.Integral) and not isinstance(d, bool) for d in dims):
+            raise TypeError(f"{name} must be an int or a tuple of ints, got {shape!r}")
+        out = tuple(int(d) for d in dims)
+    count = 1.0
+    for d in out:
+        if d < 0:
+            raise ValueError(f"{name} must have non-negative dimensions, got {out}")
+        count *= d
+    if count > MAX_ELEMENTS:
+        check_elements(count, what, **{name: out})  # raises, naming the shape
+    return out

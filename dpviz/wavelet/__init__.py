@@ -10,7 +10,10 @@ the L1 sensitivity is ``1 + log2 N`` and Privelet adds ``Lap((1 + log2 N) /
 epsilon)`` to every row (the slides' matrix ``Y``).  The rows are orthogonal
 with squared norm ``s``, so ``Y^-1 = Y^T diag(1/s)`` and the leaf estimate has
 covariance ``sigma^2 Y^T diag(1/s^2) Y``; for N a power of 2 this
-reconstruction is also the least-squares estimate.
+reconstruction is also the least-squares estimate.  The noise is
+floating-point and Mironov (CCS 2012) showed that the low-order bits of float
+Laplace outputs can reveal the input, so Privelet's epsilon is that of the
+idealised real-valued mechanism (lecture 07, section 7).
 
 **n not a power of 2.**  The domain is padded with ``N - n`` empty cells, ``N
 = 2**ceil(log2 n)``.  Padding cells hold no individual, so :func:`haar_matrix`

@@ -10,8 +10,8 @@ import numpy as np
 import numpy.typing as npt
 
 from dpviz.accountant import charge
-from dpviz.mechanisms import laplace_scale
-from dpviz.rng import RngLike, as_generator
+from dpviz.mechanisms import laplace_scale, scaled_laplace
+from dpviz.rng import RngLike
 from dpviz.validation import (
     check_counts,
     check_elements,
@@ -81,7 +81,7 @@ def privelet_release(x: npt.ArrayLike, epsilon: float, *, rng: RngLike = None, s
     xp[:n] = x
     charge(accountant, epsilon, size=size, label=f"Privelet (Haar wavelet), n={n}")
     coef = A @ xp
-    noisy = coef[None, :] + as_generator(rng).laplace(0.0, scale, size=(k, N))
+    noisy = coef[None, :] + scaled_laplace(scale, (k, N), rng=rng)
     est = (noisy / s) @ A  # Y^-1 y = Y^T diag(1/s) y, row-wise
     est = np.asarray(est)[:, :n]
     return est[0] if size is None else est
