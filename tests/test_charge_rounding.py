@@ -148,3 +148,43 @@ def test_subsampled_count_refuses_before_it_charges():
 def test_lower_reading_is_the_smaller_of_the_two():
     for x in _grid_of_floats(200, 2):
         assert lower_reading("epsilon", float(x)) == min(_readings(x))
+
+
+def test_svt_noise_scales_split_spends_at_most_epsilon():
+    from dpviz.svt import svt_noise_scales
+
+    for eps, share, c in itertools.product([0.1, 0.3, 0.7, 1.0, 1.1, 2.9], [0.1, 0.3, 0.5, 0.7], [1, 2, 3]):
+        b1, b2 = svt_noise_scales(eps, c, threshold_share=share)
+        spent = 1 / Fraction(b1) + 2 * c / Fraction(b2)   # threshold noise Lap(Delta/eps1), queries Lap(2c Delta/eps2)
+        assert spent <= min(_readings(eps)), (eps, share, c)
+
+
+def test_mwem_stages_spend_at_most_what_is_charged(monkeypatch):
+    """Every scale MWEM computes is recorded; the epsilons they spend add up to at most the ledger's total."""
+    import dpviz.data_aware.mwem_algorithm as mwem_module
+    from dpviz.data_aware import mwem
+
+    spent: list[Fraction] = []
+    real_laplace, real_selection = mwem_module.laplace_scale, mwem_module.selection_scale
+
+    def laplace_recorded(sens, eps, **kw):
+        b = real_laplace(sens, eps, **kw)
+        spent.append(Fraction(sens) / Fraction(b))
+        return b
+
+    def selection_recorded(sens, eps, **kw):
+        s = real_selection(sens, eps, **kw)
+        spent.append(2 * Fraction(sens) / Fraction(s) * ROUNDS)   # one scale, used in every round
+        return s
+
+    monkeypatch.setattr(mwem_module, "laplace_scale", laplace_recorded)
+    monkeypatch.setattr(mwem_module, "selection_scale", selection_recorded)
+    ROUNDS = 7
+    for eps in (0.1, 0.3, 0.7, 1.0, 2.9):
+        spent.clear()
+        acc = PrivacyAccountant(eps)
+        mwem([5, 0, 9, 3, 1, 0, 4, 8], ([0, 2, 4], [5, 8, 8]), eps, rounds=ROUNDS, selection_share=0.3, rng=0,
+             accountant=acc)
+        assert len(spent) == 1 + ROUNDS + 1   # the total, T measurements, the selection scale
+        charged = sum((row.epsilon for row in acc.history), Fraction(0))
+        assert sum(spent) <= charged <= Fraction(repr(eps))

@@ -20,7 +20,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpviz.accountant import PrivacyAccountant, charge, charge_all, check_accountant, exact
+from dpviz.accountant import PrivacyAccountant, charge, charge_all, check_accountant, exact, float_at_most
 from dpviz.mechanisms import laplace, laplace_scale, laplace_variance
 from dpviz.rng import RngLike
 from dpviz.validation import check_bool, check_choice, check_elements, check_epsilon, check_probability, check_trials
@@ -155,7 +155,7 @@ def bmi_sequential(table: np.ndarray, epsilon: float, *, share: float = 0.25,
     check_bmi_table(table)
     truth = bmi_queries(table)
     charges = sequential_charges(eps, share)
-    q_eps = float(charges[0][1])
+    q_eps = float_at_most(charges[0][1])   # never above the exact share the ledger is charged
     check_elements(4.0 * (check_trials(size) or 1), "noisy BMI answers", size=size)
     laplace_scale(1.0, q_eps, name="share * epsilon")   # a scale that overflows is refused before the charge
     charge_all(accountant, charges, size=size)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpviz.accountant import charge_all
+from dpviz.accountant import charge_all, float_at_most
 from dpviz.data_aware.budget import _check_stages, _fraction
 from dpviz.data_aware.partition import Partition, _sample_partitions, default_bucket_penalty, dyadic_deviations
 from dpviz.data_aware.queries import _Queries, _queries_or_raise
@@ -180,13 +180,13 @@ def dawa(x: ArrayLike, epsilon: float, workload: Any = None, *, partition_share:
     charge_all(accountant, [("DAWA stage 1: partition (exp. mech.)", eps1, 0),
                             (f"DAWA stage 2: buckets ({strategy})", eps2, 0)], size=size)
     devs = dyadic_deviations(x)
-    parts = _sample_partitions(devs, x.size, float(eps1), lam, gen, k)
+    parts = _sample_partitions(devs, x.size, float_at_most(eps1), lam, gen, k)
     est = np.empty((k, x.size))
     zs = []
     cache: dict[str, np.ndarray] = {}
     for t, part in enumerate(parts):
         z = part.aggregate(x)
-        zhat = _measure_buckets(z, part, float(eps2), strategy, Q, gen, cache)
+        zhat = _measure_buckets(z, part, float_at_most(eps2), strategy, Q, gen, cache)
         zs.append(zhat)
         est[t] = part.expand(zhat)
     one = size is None

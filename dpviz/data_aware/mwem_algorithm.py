@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpviz.accountant import charge_all
+from dpviz.accountant import charge_all, float_at_most
 from dpviz.data_aware.budget import _check_stages, _fraction
 from dpviz.data_aware.queries import _queries_or_raise
 from dpviz.mechanisms import laplace_scale, scaled_laplace, selection_scale, standard_gumbel
@@ -236,7 +236,7 @@ def mwem(x: ArrayLike, workload: Any, epsilon: float, *, rounds: int = 10, selec
     charge_all(accountant, stages, size=size)
 
     if total is None:
-        noisy_total = x.sum() + scaled_laplace(laplace_scale(1.0, float(eps_total)), k, rng=gen)
+        noisy_total = x.sum() + scaled_laplace(laplace_scale(1.0, eps_total), k, rng=gen)
         N = np.maximum(noisy_total, 1.0)  # post-processing
     else:
         N = np.full(k, total)
@@ -247,7 +247,7 @@ def mwem(x: ArrayLike, workload: Any, epsilon: float, *, rounds: int = 10, selec
     sel = np.empty((k, T), dtype=np.int64)
     meas = np.empty((k, T))
     rows: list[np.ndarray] = []
-    es, em = float(eps_sel), float(eps_meas)
+    es, em = float_at_most(eps_sel), float_at_most(eps_meas)   # never above the stages' exact shares
     sel_scale = selection_scale(1.0, es)                          # 2 Delta / eps_s: the exponential mechanism's
     for t in range(T):
         score = np.abs(Q.answers(A) - truth)                      # sensitivity 1 after scaling

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpviz.accountant import charge
+from dpviz.accountant import charge, float_at_most
 from dpviz.data_aware.budget import _check_stages, _fraction
 from dpviz.mechanisms import laplace_scale, standard_uniform
 from dpviz.rng import RngLike, as_generator
@@ -329,7 +329,7 @@ def private_partition(x: ArrayLike, epsilon: float, *, bucket_penalty: float | N
     gen = as_generator(rng)
     charge(accountant, eps, size=size, label="partition (exponential mechanism)")
     devs = dyadic_deviations(x)
-    parts = _sample_partitions(devs, x.size, float(eps), lam, gen, 1 if size is None else size)
+    parts = _sample_partitions(devs, x.size, float_at_most(eps), lam, gen, 1 if size is None else size)
     return parts[0] if size is None else parts
 
 

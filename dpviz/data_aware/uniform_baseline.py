@@ -80,6 +80,6 @@ def uniform(x: ArrayLike, epsilon: float, *, rng: RngLike = None, size: int | No
     check_elements(float(k) * x.size, "size x n released cells", size=size, n=x.size)
     gen = as_generator(rng)
     charge(accountant, eps, size=size, label="uniform: noisy total")
-    total = x.sum() + scaled_laplace(laplace_scale(1.0, float(eps)), k, rng=gen)
+    total = x.sum() + scaled_laplace(laplace_scale(1.0, eps), k, rng=gen)
     out = np.repeat((total / x.size)[:, None], x.size, axis=1)
     return out[0] if size is None else out

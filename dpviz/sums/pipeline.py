@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from dpviz.accountant import PrivacyAccountant, charge_all, check_accountant
+from dpviz.accountant import PrivacyAccountant, charge_all, check_accountant, float_at_most
 from dpviz.hierarchy import build_tree
 from dpviz.rng import RngLike, as_generator
 from dpviz.sums.answers import answer_with_threshold
@@ -229,22 +229,24 @@ def release(problem: SumProblem, epsilon: float, *, algorithm: str = "tamm", tru
     if eps_thr > 0:
         stages.insert(0, (f"sum queries: {truncation} threshold(s) for {_NAMES[algorithm]}", eps_thr, 0))
     charge_all(acc, stages, size=size)
+    # the stages' noise gets doubles never above their exact shares, so it never spends more than is charged
+    eps_thr_noise, eps_ans_noise = float_at_most(eps_thr), float_at_most(eps_ans)
     taus: npt.NDArray[np.float64]
     if algorithm == "sqm":
-        taus = _sqm_thresholds(problem, truncation, float(eps_thr), ratio, beta, start, growth, gen, k)
-        answers = _sqm(problem, taus, float(eps_ans), gen, k)
+        taus = _sqm_thresholds(problem, truncation, eps_thr_noise, ratio, beta, start, growth, gen, k)
+        answers = _sqm(problem, taus, eps_ans_noise, gen, k)
     else:
         if truncation == "svt":
             taus = _svt_on(problem.weights, problem._cum_count, problem.size,
                            threshold_grid(problem.weights[0] if start is None else start, growth, problem.weights[-1]),
-                           float(eps_thr), ratio, gen, k)
+                           eps_thr_noise, ratio, gen, k)
         elif truncation == "recursive":
             taus = _recursive_on(problem.weights, problem._cum_count, problem.size,
                                  threshold_grid(problem.weights[0] if start is None else start, growth,
-                                                problem.weights[-1]), float(eps_thr), beta, gen, k)
+                                                problem.weights[-1]), eps_thr_noise, beta, gen, k)
         else:
             taus = np.asarray(choose_threshold(problem, 1.0, truncation, ratio=ratio, size=k))
-        answers = answer_with_threshold(problem, algorithm, taus, float(eps_ans), rng=gen)
+        answers = answer_with_threshold(problem, algorithm, taus, eps_ans_noise, rng=gen)
     if isotonic:
         answers = _isotonic_fit(answers)
     if size is None:

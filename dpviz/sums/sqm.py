@@ -17,10 +17,12 @@ References
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
 
+from dpviz.accountant import float_at_most
 from dpviz.mechanisms import laplace_scale, scaled_laplace
 from dpviz.rng import RngLike, as_generator
 from dpviz.sums.options import THRESHOLD_METHODS
@@ -44,6 +46,7 @@ def _sqm_thresholds(problem: SumProblem, method: str, eps_thr_total: float, rati
                     k: int) -> npt.NDArray[np.float64]:
     """Per-query thresholds (k, m) for SQM, each chosen on the records that query covers with eps/m."""
     m = problem.m
+    eps_each = float_at_most(Fraction(eps_thr_total) / m)   # never above the exact share eps / m
     out = np.empty((k, m))
     v = problem.weights
     for i in range(m):
@@ -52,9 +55,9 @@ def _sqm_thresholds(problem: SumProblem, method: str, eps_thr_total: float, rati
             grid = threshold_grid(v[0] if start is None else start, growth, v[top])
             sub_v, sub_c = v[:top + 1], problem._cum_count[:top + 1]
             if method == "svt":
-                out[:, i] = _svt_on(sub_v, sub_c, sub_c[-1], grid, eps_thr_total / m, ratio, gen, k)
+                out[:, i] = _svt_on(sub_v, sub_c, sub_c[-1], grid, eps_each, ratio, gen, k)
             else:
-                out[:, i] = _recursive_on(sub_v, sub_c, sub_c[-1], grid, eps_thr_total / m, beta, gen, k)
+                out[:, i] = _recursive_on(sub_v, sub_c, sub_c[-1], grid, eps_each, beta, gen, k)
         elif method == "oracle":
             c = problem._cum_count[:top + 1]
             j = int(np.searchsorted(c, ratio * c[-1] - 1e-9, side="left"))
