@@ -85,7 +85,7 @@ def test_bound_from_counts_accepts_every_valid_95_percent_bound():
         answer = float(_one_sided_bound(*counts, alpha_each))
         assert lecture07.check_bound_from_counts(answer).passed, (alpha_each, answer)
     fb = lecture07.check_bound_from_counts(float(_one_sided_bound(*counts, 0.05)))
-    assert not fb.passed and "10 %" in fb.hint and "Bonferroni" in fb.hint
+    assert not fb.passed and "90 %" in fb.hint and "Bonferroni" in fb.hint
     assert "Bonferroni" in lecture07.check_bound_from_counts(float(_one_sided_bound(*counts, 0.025))).message
 
 
@@ -102,7 +102,7 @@ def test_samples_needed_accepts_the_valid_bounds_and_rejects_two_95_percent_one_
     for alpha_each in (0.025, 0.0125):
         assert lecture07.check_samples_needed(_stable_n(alpha_each)).passed, alpha_each
     fb = lecture07.check_samples_needed(_stable_n(0.05))
-    assert _stable_n(0.05) < _stable_n(0.025) and not fb.passed and "10 %" in fb.hint
+    assert _stable_n(0.05) < _stable_n(0.025) and not fb.passed and "90 %" in fb.hint
 
 
 def test_dawa_ranking_does_not_depend_on_the_seed():

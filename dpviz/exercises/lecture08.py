@@ -166,6 +166,9 @@ def check_mwem_first_choice(answer: Any) -> Feedback:
     eps_s = data_aware.mwem(CHOICE_X, W, 1.0, rounds=2, total=total, rng=0).epsilon_select
     p = data_aware.selection_probabilities(CHOICE_X, W, eps_s, np.full(CHOICE_X.size, total / CHOICE_X.size))
     score = np.abs(np.cumsum(np.full(CHOICE_X.size, total / CHOICE_X.size)) - np.cumsum(CHOICE_X))
+    eps_s_estimated = data_aware.mwem(CHOICE_X, W, 1.0, rounds=2, rng=0).epsilon_select   # N estimated and charged
+    p_estimated = data_aware.selection_probabilities(CHOICE_X, W, eps_s_estimated,
+                                                     np.full(CHOICE_X.size, total / CHOICE_X.size))
     return check_number(
         "8.4 MWEM's first choice", answer, float(p[2]), rtol=1e-4,
         explain="A_0 = 10 per cell, so the scores |q(A_0) - q(x)| are 10, 20, 20, 10, 0, 10, 10, 0; with eps_s = "
@@ -179,7 +182,10 @@ def check_mwem_first_choice(answer: Any) -> Feedback:
                   (float(2 * p[2]), "That is the chance of picking one of the two worst prefixes, [0, 2) or [0, 3); "
                                     "the question asks for [0, 3) alone."),
                   (0.5, "MWEM does not pick the worst query for sure (that would not be private): each query keeps "
-                        "a positive probability.")])
+                        "a positive probability."),
+                  (float(p_estimated[2]), "That spends 5 % of epsilon on estimating N, as MWEM must under "
+                   "add/remove neighbours; this exercise treats N = 80 as public (replace-one neighbours), so each "
+                   "round gets epsilon / T in full and eps_s = 0.25.")])
 
 
 @functools.lru_cache(maxsize=1)

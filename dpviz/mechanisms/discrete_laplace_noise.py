@@ -22,15 +22,19 @@ them exactly.  Two samplers are offered for each (``method=``):
     proportional to ``e^{-|k|/t}``).  numpy turns one double-precision variate
     into each geometric draw (a ziggurat exponential divided by
     ``log1p(-p)``, or a search over a uniform when ``p >= 1/3``), so the
-    probabilities are those of a double-precision computation -- right to
-    about 1e-16 in the bulk, coarser in the far tail -- and the support
+    probabilities are those of a double-precision computation and the support
     stops: no draw exceeds about 44 t (37 t when ``t < 2.5``), because a
-    double uniform never comes closer to 1 than 2^-53.  A neighbour's output
-    at the edge of that support is impossible from the other input, so the
-    fast sampler is epsilon-DP only up to a delta of about
-    ``2 e^{epsilon - 36.7}`` (3e-16 at epsilon = 1): far below anything a
-    simulation can see, but not a proof.  Use ``method="exact"`` when the
-    guarantee must hold exactly.
+    double uniform never comes closer to 1 than 2^-53.  Two consequences, both
+    growing with the scale t.  Each probability is off by a relative error of
+    about ``t * 1e-15`` (an interval of length 1/t holds a count of the
+    exponential's possible values that is right to one value in about 1e15/t),
+    which moves the privacy loss by as much; and a neighbour's output in the cut-off
+    or coarsely quantised far tail can be impossible from the other input, a
+    delta of about ``2 e^{epsilon - 36.7}`` plus ``t * 1e-19``.  At the scales a
+    course uses (t up to 1e4) that is a loss off by 1e-11 and a delta below 1e-15:
+    far below anything a simulation can see, but not a proof, and poor near the
+    top of the sampler's range.  Use ``method="exact"`` when the guarantee must
+    hold exactly.
 
 Whatever the sampler, :func:`discrete_laplace_mechanism` releases a function
 of the noisy *grid point* only (the double nearest ``k * granularity``), never
@@ -101,9 +105,10 @@ def discrete_laplace(scale: float | Fraction, *, size: int | None = None, rng: R
     rng : None, int, SeedSequence or numpy.random.Generator
         Source of randomness (see :func:`dpviz.rng.as_generator`).
     method : {"fast", "exact"}
-        "fast": vectorised ``G1 - G2`` with numpy geometrics (exact identity,
-        double-precision inversion); "exact": [CKS20] Algorithm 2 in rational
-        arithmetic (see the module docstring).
+        "fast": vectorised ``G1 - G2`` with numpy geometrics (an identity in
+        distribution, but numpy's geometric has double-precision probabilities and
+        a support cut near 44 t: see the module docstring); "exact": [CKS20]
+        Algorithm 2 in rational arithmetic, exactly the pmf.
 
     Returns
     -------

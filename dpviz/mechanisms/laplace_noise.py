@@ -220,9 +220,9 @@ def laplace(answers: ArrayLike, sensitivity: float, epsilon: float, *, rng: RngL
         answers (granularity 1: rescale other grids first) plus discrete Laplace
         noise ``DLap(sensitivity/epsilon)``: "exact" draws it in rational arithmetic
         (Canonne-Kamath-Steinke) and is exactly epsilon-DP; "discrete" is the
-        vectorised numpy sampler, epsilon-DP up to its double-precision
-        probabilities and truncated support (a delta of about 2 e^(epsilon - 36.7);
-        see :func:`dpviz.mechanisms.discrete_laplace_mechanism`).
+        vectorised numpy sampler, epsilon-DP only up to its double-precision
+        probabilities and truncated support (tiny at the scales of a course; see
+        :mod:`dpviz.mechanisms.discrete_laplace_noise` for the orders).
 
     Returns
     -------
