@@ -321,11 +321,22 @@ def direct_draws(source: str) -> list[tuple[str, str, str]]:
         if isinstance(node, ast.Import):
             for a in node.names:
                 modules[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+                if a.name == "random" or a.name.startswith("secrets"):
+                    found.append(("<module>", a.name, f"import {a.name}"))      # the stdlib's own generators
         elif isinstance(node, ast.ImportFrom):
             for a in node.names:
                 modules[a.asname or a.name] = f"{node.module}.{a.name}"
                 if node.module == "numpy.random" and a.name in GENERATOR_METHODS:
                     found.append(("<module>", a.name, f"from numpy.random import {a.name}"))
+                if node.module in ("random", "secrets"):
+                    found.append(("<module>", a.name, f"from {node.module} import {a.name}"))
+    # a name bound as a parameter or an assignment anywhere is a value, even if an import also binds it
+    # (``def f(rng): rng.laplace(...)`` next to ``from dpviz import rng``)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg):
+            modules.pop(node.arg, None)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            modules.pop(node.id, None)
 
     def dotted(node: ast.AST) -> str | None:
         """``np.random`` -> ``numpy.random`` when the chain starts at an imported name, else None."""
@@ -343,8 +354,14 @@ def direct_draws(source: str) -> list[tuple[str, str, str]]:
                 continue
             if isinstance(child, ast.Attribute) and child.attr in GENERATOR_METHODS:
                 target = dotted(child.value)
-                if target is None or target == "numpy.random":
+                if target is None or target.startswith("numpy.random"):   # numpy.random.Generator.laplace too
                     found.append((where, child.attr, f"{ast.unparse(child.value)}.{child.attr}"))
+            elif isinstance(child, ast.Attribute) and child.attr in ("rvs", "bit_generator", "random_raw"):
+                found.append((where, child.attr, f"{ast.unparse(child.value)}.{child.attr}"))   # scipy, raw bits
+            elif (isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id == "getattr"
+                  and len(child.args) >= 2 and isinstance(child.args[1], ast.Constant)
+                  and child.args[1].value in GENERATOR_METHODS):
+                found.append((where, str(child.args[1].value), ast.unparse(child)))
             visit(child, where)
 
     visit(tree, "<module>")
@@ -420,7 +437,14 @@ def test_every_allowed_draw_is_in_a_checked_file() -> None:
     ("from dpviz.rng import as_generator\ndraw = as_generator(0).random\n", ["as_generator(0).random"]),
     ("from dpviz import mechanisms\ny = mechanisms.laplace(x, 1.0, 1.0, rng=gen)\n", []),
     ("from scipy import stats\nd = stats.laplace(loc=0.0, scale=1.0)\n", []),
-    ("import scipy.stats\nd = scipy.stats.gumbel_r.rvs(size=3)\n", []),
+    ("import scipy.stats\nd = scipy.stats.gumbel_r.rvs(size=3)\n", ["scipy.stats.gumbel_r.rvs"]),
+    ("from scipy import stats\nz = stats.laplace.rvs(scale=2.0, random_state=gen)\n", ["stats.laplace.rvs"]),
+    ("import random\nz = random.expovariate(1.0)\n", ["import random"]),
+    ("from random import gauss\n", ["from random import gauss"]),
+    ("from dpviz import rng\ndef f(rng):\n    return rng.laplace(0.0, 1.0)\n", ["rng.laplace"]),
+    ("import numpy as np\nz = np.random.Generator.laplace(gen, 0.0, 1.0)\n", ["np.random.Generator.laplace"]),
+    ("def f(gen):\n    return getattr(gen, 'laplace')(0.0, 1.0)\n", ["getattr(gen, 'laplace')"]),
+    ("def f(gen):\n    return gen.bit_generator.random_raw()\n", ["gen.bit_generator.random_raw", "gen.bit_generator"]),
     ("from dpviz.mechanisms import scaled_laplace\ny = scaled_laplace(1.0, 3, rng=gen)\n", []),
     ("import numpy as np\ng = np.random.default_rng(0)\nstreams = g.spawn(3)\n", []),
 ])

@@ -133,3 +133,32 @@ def test_integer_grid_releases_are_unchanged():
     assert np.all(out == np.round(out))
     noise = dl_module.discrete_laplace(2.0, size=2000, rng=7)
     assert np.array_equal(out.ravel(), np.tile([3.0, 10.0], 1000) + noise)
+
+
+def test_answers_just_off_the_grid_are_calibrated_for_the_integer_shift(monkeypatch):
+    """Answers accepted within the grid tolerance can round to grid points a whole step further apart than their
+    sensitivity: 0.9e-9 and 2 - 0.9e-9 (sensitivity 1.9999999982 steps) land on grid points 0 and 2.  The noise
+    must be calibrated for a shift of 2: the discrete Gaussian's exact delta at that shift is at most the delta
+    claimed, and the discrete Laplace spends at most epsilon on it."""
+    a, b = 0.9e-9, 2 - 0.9e-9
+    seen = {}
+
+    def capture(module, name):
+        real = getattr(module, name)
+
+        def wrapped(scale, **kw):
+            seen[name] = scale
+            return real(scale, **kw)
+        monkeypatch.setattr(module, name, wrapped)
+
+    capture(dg_module, "discrete_gaussian")
+    capture(dl_module, "discrete_laplace")
+    from fractions import Fraction
+
+    from dpviz.mechanisms import discrete_gaussian_delta
+    out_a = discrete_gaussian_mechanism([a], b - a, 1.0, 1e-5, rng=0, size=10)
+    out_b = discrete_gaussian_mechanism([b], b - a, 1.0, 1e-5, rng=0, size=10)
+    assert np.array_equal(out_b - out_a, np.full((10, 1), 2.0))     # the grid points really are 2 apart
+    assert discrete_gaussian_delta(seen["discrete_gaussian"], 2.0, 1.0) <= 1e-5
+    discrete_laplace_mechanism([a], b - a, 1.0, rng=0, size=10)
+    assert 2 / Fraction(seen["discrete_laplace"]) <= 1     # a shift of 2 grid points at scale t spends 2 / t

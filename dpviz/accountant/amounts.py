@@ -149,7 +149,10 @@ def upper_reading(name: str, value: Amount) -> Fraction:
 
 
 def float_at_most(value: Fraction) -> float:
-    """The largest double that is <= ``value``: a budget share handed to a noise calibration.
+    """The largest double whose two readings are both <= ``value``: a budget share handed to a noise calibration.
+
+    Both the binary value and the shortest decimal (what an accountant records, see :func:`lower_reading`) are at
+    most ``value``, so the share is safe whichever reading a later step uses.
 
     Parameters
     ----------
@@ -159,7 +162,7 @@ def float_at_most(value: Fraction) -> float:
     Returns
     -------
     float
-        ``float(value)``, or the double just below it when rounding went up.
+        ``float(value)``, or the double (rarely the second double) below it when a reading was above.
 
     Raises
     ------
@@ -179,7 +182,9 @@ def float_at_most(value: Fraction) -> float:
 
 
 def float_at_least(value: Fraction) -> float:
-    """The smallest double that is >= ``value``: an upper bound kept as a float.
+    """The smallest double whose two readings are both >= ``value``: an upper bound kept as a float.
+
+    Charging it to an accountant (which records its shortest decimal) never under-counts ``value``.
 
     Parameters
     ----------
@@ -189,7 +194,7 @@ def float_at_least(value: Fraction) -> float:
     Returns
     -------
     float
-        ``float(value)``, or the double just above it when rounding went down.
+        ``float(value)``, or the double (rarely the second double) above it when a reading was below.
 
     Raises
     ------
@@ -218,7 +223,8 @@ def _float_on_side(name: str, value: Fraction, side: int) -> float:
         raise ValueError(f"{name}={value} is beyond the largest double") from None
     if math.isinf(f):
         raise ValueError(f"{name}={value} is beyond the largest double")
-    if (side < 0 and Fraction(f) > value) or (side > 0 and Fraction(f) < value):
+    # both readings of the double (its binary value and the shortest decimal the ledger records) on the right side
+    while (side < 0 and max(_readings(name, f)) > value) or (side > 0 and min(_readings(name, f)) < value):
         f = math.nextafter(f, side * math.inf)
     return f
 

@@ -90,15 +90,16 @@ def _as_decimal(x: Fraction) -> Decimal:
 def _amplified_upper(epsilon: float, rate: float) -> Fraction:
     """An upper bound on ``ln(1 + rate (e^epsilon - 1))``, exact to 17 significant digits, rounded up.
 
-    Computed in decimal arithmetic with 50 digits beyond the smaller of epsilon and the result, from the larger
+    Computed in decimal arithmetic with 60 digits beyond the cancellation of ``e^eps - 1``, from the larger
     readings of epsilon and rate (the value grows with both; see :func:`dpviz.accountant.upper_reading`), then
     rounded up: what an accountant is charged, so that it is never below the amplified epsilon.
     """
     with localcontext() as ctx:
-        ctx.prec = 60 + max(0, -math.floor(math.log10(min(epsilon, rate * epsilon))))
+        # e^eps - 1 and ln(1 + x) cancel about -log10(rate * eps) digits: keep 60 beyond them
+        ctx.prec = 60 + max(0, -math.floor(math.log10(epsilon) + math.log10(rate)))
         e, q = (_as_decimal(upper_reading(name, x)) for name, x in (("epsilon", epsilon), ("rate", rate)))
         value = (1 + q * (e.exp() - 1)).ln()   # exp and ln are correctly rounded at ctx.prec digits
-        value += value.scaleb(-(ctx.prec - 10))  # covers every rounding above by a wide margin
+        value += value.scaleb(-50)   # at least 60 digits are right after the cancellations: a margin of 1e-50
         rounded = value.quantize(Decimal(1).scaleb(value.adjusted() - 16), rounding=ROUND_CEILING)
     return Fraction(rounded)
 

@@ -30,7 +30,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpviz.accountant import exact
+from dpviz.accountant import exact, float_at_least
 from dpviz.mechanisms.exact_coins import _Coins, _exact_dgauss_one
 from dpviz.mechanisms.release import (
     MAX_EXACT_DRAWS,
@@ -39,6 +39,7 @@ from dpviz.mechanisms.release import (
     _as_output,
     _draw_shape,
     _grid_answers,
+    _grid_shift,
     _grid_values,
 )
 from dpviz.rng import RngLike, as_generator
@@ -375,8 +376,12 @@ def discrete_gaussian_mechanism(answers: ArrayLike, l2_sensitivity: float, epsil
     >>> discrete_gaussian_mechanism([3.0, 5.0], 1.0, 1.0, 1e-5, rng=0, size=2).shape
     (2, 2)
     """
-    points, g = _grid_answers(answers, granularity)
-    d = check_positive("l2_sensitivity", l2_sensitivity) / g
+    points, g, slack = _grid_answers(answers, granularity)
+    check_positive("l2_sensitivity", l2_sensitivity)
+    # the norm of the integer shift between two neighbours' grid points (see _grid_shift): L2 for a vector, and
+    # for one answer the integer step itself (a sensitivity of 1.9999999998 steps can still move 2 grid points)
+    shift = _grid_shift(l2_sensitivity, g, slack, max(points.size, 1), norm=1 if points.size == 1 else 2)
+    d = float_at_least(shift)
     if not 1e-100 <= d <= _MAX_SIGMA:
         raise ValueError(f"l2_sensitivity / granularity = {l2_sensitivity!r} / {granularity!r} = {d:.3g} grid units "
                          f"must be in [1e-100, {_MAX_SIGMA:g}]; choose a granularity nearer to l2_sensitivity")

@@ -23,17 +23,20 @@ them exactly.  Two samplers are offered for each (``method=``):
     into each geometric draw (a ziggurat exponential divided by
     ``log1p(-p)``, or a search over a uniform when ``p >= 1/3``), so the
     probabilities are those of a double-precision computation and the support
-    stops: no draw exceeds about 44 t (37 t when ``t < 2.5``), because a
+    stops: no draw exceeds about 44 t (37 t when ``t < 2.47``, where ``p >= 1/3``), because a
     double uniform never comes closer to 1 than 2^-53.  Two consequences, both
     growing with the scale t.  Each probability is off by a relative error of
     about ``t * 1e-15`` (an interval of length 1/t holds a count of the
     exponential's possible values that is right to one value in about 1e15/t),
     which moves the privacy loss by as much; and a neighbour's output in the cut-off
     or coarsely quantised far tail can be impossible from the other input, a
-    delta of about ``2 e^{epsilon - 36.7}`` plus ``t * 1e-19``.  At the scales a
-    course uses (t up to 1e4) that is a loss off by 1e-11 and a delta below 1e-15:
-    far below anything a simulation can see, but not a proof, and poor near the
-    top of the sampler's range.  Use ``method="exact"`` when the guarantee must
+    delta of a few times ``e^{epsilon - 36.7}`` plus ``t * 1e-19`` (enumerating
+    numpy's search exactly gives 1.1e-15 at t = 1, epsilon = 1).  At the scales a
+    course uses (t up to 1e4) that is a loss off by 1e-11 and a delta of about
+    1e-15: far below anything a simulation can see, but not a proof, and poor
+    near the top of the sampler's range.  (numpy's search can also fail to stop
+    when the uniform is one of its two or three largest values, about one draw in
+    2^52, for some t below 2.47.)  Use ``method="exact"`` when the guarantee must
     hold exactly.
 
 Whatever the sampler, :func:`discrete_laplace_mechanism` releases a function
@@ -63,7 +66,7 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpviz.accountant import exact
+from dpviz.accountant import exact, lower_reading
 from dpviz.mechanisms.exact_coins import _Coins, _exact_dlap_one
 from dpviz.mechanisms.laplace_noise import laplace_scale
 from dpviz.mechanisms.release import (
@@ -73,6 +76,7 @@ from dpviz.mechanisms.release import (
     _as_output,
     _draw_shape,
     _grid_answers,
+    _grid_shift,
     _grid_values,
 )
 from dpviz.rng import RngLike, as_generator
@@ -201,7 +205,9 @@ def discrete_laplace_mechanism(answers: ArrayLike, sensitivity: float, epsilon: 
 
     The release is computed from the noisy grid point ``k = answer / granularity + noise`` alone: entry k is
     the double nearest ``k * granularity`` (the granularity read as its shortest decimal, so 0.1 * 7 gives
-    0.7), the same bits whichever input produced k.  ``answer + granularity * noise`` in floating point would
+    0.7; ``k * granularity`` in floating point where that decimal or ``k`` is too long to divide exactly), the
+    same bits whichever input produced k.  The noise is calibrated to the largest integer shift two neighbours'
+    grid points can show, which the grid tolerance can carry one step beyond ``sensitivity / granularity``.  ``answer + granularity * noise`` in floating point would
     leak the answer through its low bits (module docstring).
 
     Parameters
@@ -240,14 +246,18 @@ def discrete_laplace_mechanism(answers: ArrayLike, sensitivity: float, epsilon: 
     >>> discrete_laplace_mechanism([0.3, 0.7], 0.1, 1.0, granularity=0.1, rng=0).tolist()
     [0.4, 0.7]
     """
-    points, g = _grid_answers(answers, granularity)
-    t: float | Fraction = laplace_scale(check_positive("sensitivity", sensitivity), g * check_epsilon(epsilon))
+    points, g, slack = _grid_answers(answers, granularity)
+    check_positive("sensitivity", sensitivity)
+    check_epsilon(epsilon)
+    # the L1 norm of the integer shift between two neighbours' grid points, exactly (see _grid_shift)
+    shift = _grid_shift(sensitivity, g, slack, max(points.size, 1), norm=1)
+    t: float | Fraction = laplace_scale(shift, epsilon)
     if not SAMPLER_SCALE_RANGE[0] <= t <= SAMPLER_SCALE_RANGE[1]:
         raise ValueError(f"sensitivity / (granularity * epsilon) = {sensitivity!r} / ({granularity!r} * {epsilon!r}) "
                          f"= {t:g} grid units is outside the discrete sampler's scales {SAMPLER_SCALE_RANGE}: "
                          "raise epsilon or the granularity (or lower them, for a scale below the range)")
-    if method == "exact":  # the exact rational Delta / (g eps), each read as its shortest decimal
-        t = exact("sensitivity", sensitivity) / (exact("granularity", granularity) * exact("epsilon", epsilon))
+    if method == "exact":  # the exact rational shift / epsilon, epsilon at its smaller reading
+        t = shift / lower_reading("epsilon", epsilon)
     trials = check_trials(size)
     shape = points.shape if trials is None else (trials, *points.shape)
     n = int(np.prod(shape))

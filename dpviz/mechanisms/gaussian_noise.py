@@ -113,7 +113,8 @@ def gaussian_epsilon(sigma: float, l2_sensitivity: float, delta: float) -> float
     Returns
     -------
     float
-        The smallest epsilon >= 0 with ``gaussian_delta(sigma, l2_sensitivity, epsilon) <= delta`` (rounded up).
+        The smallest epsilon >= 0 with ``gaussian_delta(sigma, l2_sensitivity, epsilon) <= delta``, rounded up
+        by a relative 1e-9.
 
     Raises
     ------
@@ -137,9 +138,10 @@ def gaussian_epsilon(sigma: float, l2_sensitivity: float, delta: float) -> float
         if hi > 1e12:
             raise ValueError(f"sigma={s!r} is too small for l2_sensitivity={d!r}: the epsilon at delta={dlt!r} "
                              "exceeds 1e12; raise sigma")
-    eps = float(optimize.brentq(lambda e: _delta(s, d, e) - dlt, 0.0, hi, xtol=1e-12, rtol=1e-12)) * (1 + 1e-12)
-    while _delta(s, d, eps) > dlt:   # brentq's xtol may leave the root below by up to 1e-12: step up until met
-        eps += max(1e-12, 1e-12 * eps)
+    # round up by 1e-9 (brentq's tolerances and the float delta's own error are far smaller), then step up
+    eps = float(optimize.brentq(lambda e: _delta(s, d, e) - dlt, 0.0, hi, xtol=1e-12, rtol=1e-12)) * (1 + 1e-9)
+    while _delta(s, d, eps) > dlt:
+        eps += max(1e-12, 1e-9 * eps)
     return eps
 
 
@@ -171,7 +173,8 @@ def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
     Returns
     -------
     float
-        The noise standard deviation sigma (the analytic root is rounded up).
+        The noise standard deviation sigma (the analytic root is rounded up by a relative 1e-9, then until the
+        delta is met).
 
     Raises
     ------
@@ -218,9 +221,11 @@ def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
         while excess(hi) > 0:
             hi += 10.0
         log_s = optimize.brentq(excess, lo, hi, xtol=1e-13, rtol=1e-12)
-        sigma = math.exp(log_s) * (1 + 1e-12)  # round up so delta(sigma) <= delta
-        # brentq's root may sit on either side by up to rtol * |log sigma|: step up until the delta is met, at
-        # the smaller reading of epsilon and the larger of the sensitivity (the ledger's charge covers both)
+        # round up by 1e-9: brentq's root may sit on either side by up to rtol * |log sigma|, and the float delta
+        # below is itself off by 1e-11 or more (relative) near tiny deltas, while a relative 1e-9 on sigma lowers
+        # delta by at least ten times that; then step up until the delta is met, at the smaller reading of
+        # epsilon and the larger of the sensitivity (the ledger's charge covers both)
+        sigma = math.exp(log_s) * (1 + 1e-9)
         eps_low = float_at_most(lower_reading("epsilon", epsilon))
         d_high = float_at_least(upper_reading("l2_sensitivity", l2_sensitivity))
         while math.isfinite(sigma) and gaussian_delta(sigma, d_high, eps_low) > delta:

@@ -46,18 +46,18 @@ __all__ = [
 ]
 
 
-def laplace_scale(sensitivity: float, epsilon: float | Fraction, *, name: str = "epsilon") -> float:
+def laplace_scale(sensitivity: float | Fraction, epsilon: float | Fraction, *, name: str = "epsilon") -> float:
     """Scale ``b = sensitivity / epsilon`` of the Laplace mechanism [DMNS06], rounded up.
 
     ``b`` is the smallest double with ``sensitivity / b <= epsilon`` for both exact readings of each float
     (:func:`dpviz.accountant.lower_reading`): the shortest decimal the accountant records and the binary value.
     So the noise never spends more than the ledger charges; ``b`` is ``sensitivity / epsilon`` correctly
-    rounded, or the double after it.
+    rounded, or one of the next few doubles.
 
     Parameters
     ----------
-    sensitivity : float
-        L1 sensitivity of the query, finite and >= 0 (0 gives no noise).
+    sensitivity : float or fractions.Fraction
+        L1 sensitivity of the query, finite and >= 0 (0 gives no noise; a Fraction is used exactly).
     epsilon : float or fractions.Fraction
         Privacy parameter, finite and > 0 (a Fraction, e.g. an exact budget share, is used exactly).
     name : str, default "epsilon"
@@ -92,6 +92,9 @@ def laplace_scale(sensitivity: float, epsilon: float | Fraction, *, name: str = 
                          f"{sensitivity} / {epsilon} overflows to {b} (no floating-point noise is that wide)")
     if b > 0:
         b = _scale_at_least(upper_reading("sensitivity", sensitivity), lower_reading(name, epsilon), b)
+        if not math.isfinite(b):
+            raise ValueError(f"{name}={epsilon!r} is too small: the Laplace scale sensitivity / {name} = "
+                             f"{sensitivity} / {epsilon} rounds up past the largest double")
     return b
 
 

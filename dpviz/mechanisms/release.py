@@ -15,6 +15,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from dpviz.accountant import upper_reading
 from dpviz.validation import check_array, check_elements, check_positive, check_trials
 
 #: How a Laplace or Gaussian release draws its noise: floating point, or exact integer noise on a grid.
@@ -34,7 +35,7 @@ def _scale_at_least(numerator: Fraction, denominator: Fraction, guess: float) ->
     ``guess`` is the float quotient, within an ulp or two of the exact one, so this moves it at most a few ulp.
     """
     b = guess
-    while Fraction(b) * denominator < numerator:
+    while math.isfinite(b) and Fraction(b) * denominator < numerator:
         b = math.nextafter(b, math.inf)
     return b
 
@@ -76,8 +77,9 @@ MAX_GRID_POINT = 2**44
 GRID_TOLERANCE = 1e-9
 
 
-def _grid_answers(answers: ArrayLike, granularity: float) -> tuple[np.ndarray, float]:
-    """The grid points ``k = rint(answer / g)`` of the checked answers (int64, same shape) and the granularity ``g``.
+def _grid_answers(answers: ArrayLike, granularity: float) -> tuple[np.ndarray, float, float]:
+    """The grid points ``k = rint(answer / g)`` of the checked answers (int64, same shape), the granularity ``g``,
+    and the slack: how far (in grid units) any accepted answer may sit from its grid point.
 
     An answer is on the grid when ``answer / g`` is within ``GRID_TOLERANCE`` grid units (plus the float error of
     the division, 4 ulp of it) of an integer, so 0.3 is accepted for ``g = 0.1`` although ``0.3 / 0.1`` is
@@ -102,7 +104,34 @@ def _grid_answers(answers: ArrayLike, granularity: float) -> tuple[np.ndarray, f
         raise ValueError(f"answers must be multiples of granularity={g!r} for the discrete mechanisms, got {bad!r} "
                          f"({bad / g!r} grid steps); round the query to the grid first (this adds up to one grid "
                          "step to its sensitivity)")
-    return points.astype(np.int64), g
+    # any accepted answer, here or on a neighbour (within a few grid steps of these), is this close to its point
+    slack = GRID_TOLERANCE + 4 * float(np.finfo(float).eps) * (float(np.abs(points).max(initial=0.0)) + 2.0**20)
+    return points.astype(np.int64), g, slack
+
+
+def _grid_shift(sensitivity: float, granularity: float, slack: float, coordinates: int, norm: int) -> Fraction:
+    """The sensitivity, in grid units, that the integer grid points of two neighbours can differ by.
+
+    Two answer vectors within ``sensitivity`` of each other (in the L1 or L2 ``norm``) have grid points
+    ``rint(answer / g)`` that differ by at most ``sensitivity / g`` plus twice each coordinate's ``slack``: an
+    integer vector.  Its norm is at most ``sensitivity / g`` (the sensitivity at its larger reading, g as the
+    binary value the division used) or, when the slack carries it past an integer (L1) or the square root of an
+    integer (L2), that integer's worth: two answers 1e-10 off the grid can round 2 steps apart under a
+    sensitivity of 1.9999999998 steps.  The larger of the two is returned, exactly.
+    """
+    d = upper_reading("sensitivity", sensitivity) / Fraction(granularity)
+    if norm == 1:
+        reach = d + 2 * coordinates * Fraction(slack)
+        return max(d, Fraction(math.floor(reach)))
+    reach = d + 2 * Fraction(slack) * Fraction(math.sqrt(coordinates) * (1 + 1e-15))
+    squared = math.floor(reach * reach)                 # an integer vector's squared norm is an integer
+    root = Fraction(math.isqrt(squared))
+    if root * root < squared:                           # not a square: round sqrt(squared) up to a double
+        f = math.sqrt(squared)
+        while Fraction(f) ** 2 < squared:
+            f = math.nextafter(f, math.inf)
+        root = Fraction(f)
+    return max(d, root)
 
 
 def _grid_values(points: np.ndarray, granularity: float) -> np.ndarray:

@@ -24,6 +24,7 @@ References
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
@@ -106,18 +107,30 @@ def _check_threshold_noise(method: str, epsilon: float, ratio: float, beta: floa
     """
     try:
         if method == "svt":
-            svt_noise_scales(epsilon, 1, sensitivity=max(ratio, 1.0 - ratio))
+            svt_noise_scales(epsilon, 1, sensitivity=_query_sensitivity(ratio))
         elif method == "recursive":
             laplace_scale(beta, epsilon)
     except ValueError as err:
         raise ValueError(f"{name}={epsilon!r} is too small for the {method} threshold's noise: {err}") from None
 
 
+def _query_sensitivity(ratio: float) -> float:
+    """``max(ratio, 1 - ratio)``, the sensitivity of the queries ``c(theta) - ratio * N``, rounded up to a double
+    (``1 - 0.3`` rounds down in floating point; the queries use ``ratio``'s binary value)."""
+    r = Fraction(ratio)
+    if r >= Fraction(1, 2):
+        return ratio                         # exact
+    f = float(1 - r)
+    while Fraction(f) < 1 - r:
+        f = math.nextafter(f, math.inf)
+    return f
+
+
 def _svt_on(weights: np.ndarray, cum_count: np.ndarray, n_records: float, grid: np.ndarray, eps: float,
             ratio: float, gen: np.random.Generator, k: int) -> npt.NDArray[np.float64]:
     """k SVT thresholds on the bins ``weights`` with cumulative counts ``cum_count`` (no validation)."""
     q = _counts_at(weights, cum_count, grid) - ratio * n_records
-    out = sparse_vector(q, 0.0, eps, c=1, sensitivity=max(ratio, 1.0 - ratio), monotonic=False, rng=gen, size=k)
+    out = sparse_vector(q, 0.0, eps, c=1, sensitivity=_query_sensitivity(ratio), monotonic=False, rng=gen, size=k)
     above = out == ABOVE
     first = np.where(above.any(axis=1), above.argmax(axis=1), grid.size - 1)
     return grid[first]

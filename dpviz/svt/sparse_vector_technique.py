@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from dpviz.accountant import PrivacyAccountant, charge, exact, lower_reading
+from dpviz.accountant import PrivacyAccountant, charge, exact, lower_reading, upper_reading
 from dpviz.mechanisms import laplace_scale, scaled_laplace
 from dpviz.rng import RngLike, as_generator
 from dpviz.svt.codes import HALTED
@@ -99,8 +99,9 @@ def svt_noise_scales(epsilon: float, c: int = 1, *, sensitivity: float = 1.0, th
     share = exact("threshold_share", check_open_unit("threshold_share", threshold_share))
     total = lower_reading("epsilon", epsilon)
     eps1, eps2 = share * total, (1 - share) * total   # exact shares: they never sum above what is charged
-    factor = 1.0 if check_bool("monotonic", monotonic) else 2.0
-    return laplace_scale(delta, eps1), laplace_scale(factor * c * delta, eps2)
+    factor = 1 if check_bool("monotonic", monotonic) else 2
+    # the query noise's sensitivity factor * c * Delta exactly (in floating point 2 * 3 * 0.7 rounds down)
+    return laplace_scale(delta, eps1), laplace_scale(factor * c * upper_reading("sensitivity", delta), eps2)
 
 
 def sparse_vector(answers: npt.ArrayLike, threshold: float, epsilon: float, c: int = 1, *,
