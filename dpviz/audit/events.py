@@ -187,7 +187,7 @@ def _as_rows(outputs: npt.ArrayLike) -> np.ndarray:
 
 def _check_outputs(name: str, outputs: npt.ArrayLike) -> np.ndarray:
     """Check a batch of outputs (numbers, finite, at least one axis), naming ``name``; returned unconverted."""
-    check_array(name, outputs)
+    check_array(name, outputs, allow_bool=True)  # a one-bit mechanism (randomized response) outputs bools
     arr = np.asarray(outputs)
     if arr.dtype == bool:
         arr = arr.astype(np.int64)

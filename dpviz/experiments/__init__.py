@@ -85,10 +85,12 @@ def check_band(band: Iterable[float]) -> tuple[float, float]:
     >>> check_band((5, 95))
     (5.0, 95.0)
     """
-    try:
-        lo, hi = (float(b) for b in band)
-    except (TypeError, ValueError):
-        raise TypeError(f"band must be a pair of percentiles (lo, hi), got {band!r}") from None
+    if not isinstance(band, (np.ndarray, str, bytes)) and isinstance(band, Iterable):
+        band = list(band)  # any iterable of two numbers, e.g. a generator
+    arr = check_array("band", band, ndim=1)
+    if arr.size != 2:
+        raise TypeError(f"band must be a pair of percentiles (lo, hi), got {band!r}")
+    lo, hi = float(arr[0]), float(arr[1])
     if not (0 <= lo < hi <= 100):
         raise ValueError(f"band must satisfy 0 <= lo < hi <= 100, got ({lo}, {hi})")
     return lo, hi

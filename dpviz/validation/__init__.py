@@ -20,15 +20,18 @@ Files
 ``privacy_parameters.py``
     ``check_epsilon`` and ``check_delta``.
 ``arrays.py``
-    ``check_array`` (dimension, finiteness), ``check_counts`` (a histogram),
-    ``check_matrix`` (a query matrix, dense or sparse).
+    ``check_array`` (dimension, finiteness, numbers only, magnitude), ``check_counts`` (a histogram),
+    ``check_matrix`` (a query matrix, dense or sparse), ``MAX_MAGNITUDE`` (the largest data value).
+``objects.py``
+    ``check_instance`` (a tree, a release, a workload ...), ``check_callable``.
 """
 
 from __future__ import annotations
 
 from dpviz.validation.allocation import MAX_ELEMENTS, check_elements
-from dpviz.validation.arrays import check_array, check_counts, check_matrix
+from dpviz.validation.arrays import MAX_MAGNITUDE, check_array, check_counts, check_matrix
 from dpviz.validation.integers import check_int, check_trials, check_widths
+from dpviz.validation.objects import check_callable, check_instance
 from dpviz.validation.privacy_parameters import check_delta, check_epsilon
 from dpviz.validation.scalars import (
     check_bool,
@@ -58,4 +61,7 @@ __all__ = [
     "check_widths",
     "check_elements",
     "MAX_ELEMENTS",
+    "MAX_MAGNITUDE",
+    "check_instance",
+    "check_callable",
 ]

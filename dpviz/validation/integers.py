@@ -9,6 +9,8 @@ import numpy as np
 
 __all__ = ["check_int", "check_trials", "check_widths"]
 
+_INT64 = 2**63
+
 
 def check_int(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None) -> int:
     """Return ``value`` as an int, requiring an integral type within ``[minimum, maximum]``.
@@ -34,7 +36,8 @@ def check_int(name: str, value: Any, *, minimum: int | None = None, maximum: int
     TypeError
         If ``value`` is not an integer.
     ValueError
-        If ``value`` is outside ``[minimum, maximum]``.
+        If ``value`` is outside ``[minimum, maximum]``, or of magnitude 2**63 or more (numpy's integers are
+        64-bit).
 
     Examples
     --------
@@ -53,6 +56,8 @@ def check_int(name: str, value: Any, *, minimum: int | None = None, maximum: int
     if maximum is not None and v > maximum:
         bound = f"<= {maximum}" if minimum is None else f"in [{minimum}, {maximum}]"
         raise ValueError(f"{name} must be an integer {bound}, got {v}")
+    if not -_INT64 <= v < _INT64:  # numpy sizes, seeds and indices are 64-bit: a larger int would crash inside it
+        raise ValueError(f"{name} must be an integer of magnitude below 2**63 (numpy's integers are 64-bit), got {v}")
     return v
 
 
