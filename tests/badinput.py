@@ -47,18 +47,26 @@ from typing import Any
 import numpy as np
 
 import dpviz
+from tests.badinput_values import (  # noqa: F401 - re-exported: tests/test_bad_input.py uses them from here
+    COUNT_NAMES,
+    FREE_TEXT,
+    GOOD,
+    MAYBE,
+    PROB_NAMES,
+    SIZE_NAMES,
+    LENGTH_FAMILIES,
+    bad_values,
+    broadcast_shapes,
+    is_numeric_array,
+    leaf_shapes,
+    negative_variance,
+    pair_values,
+)
 
-GOOD, MAYBE = "must_refuse", "may_accept"
 OUTCOMES = ("named", "unnamed", "crash", "silent", "accepted", "hang", "blowup")
 FAILURES = ("unnamed", "crash", "silent", "hang", "blowup")
 TIME_LIMIT = 5.0
 _NOT_A_VALUE = object()
-
-COUNT_NAMES = {"x", "counts", "histogram", "hist", "data", "values", "table", "records"}
-SIZE_NAMES = re.compile(r"^(n|m|k|d|b|size|trials|rounds|samples|n_\w+|\w+_size|branching|levels|copies|height|"
-                        r"dimension|dimensions|repeats|reps|bins|buckets|queries|width|max_\w+)$")
-PROB_NAMES = re.compile(r"^(alpha|p|ratio|rho|share|quantile|confidence|level|beta_share|frac\w*|prob\w*)$")
-FREE_TEXT = {"label", "title", "name", "description", "path"}
 
 
 @dataclasses.dataclass
@@ -85,6 +93,7 @@ class Case:
     value: Any
     kind: str  # GOOD (must be refused) or MAYBE (may be accepted if the result is finite)
     why: str
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)  # other arguments replaced at the same time
 
     @property
     def id(self) -> str:
@@ -117,6 +126,9 @@ def targets() -> list[Target]:
             if (inspect.isfunction(obj) and obj.__module__.startswith("dpviz")
                     and not obj.__module__.startswith(SKIPPED) and id(obj) not in found):
                 found[id(obj)] = Target(f"{obj.__module__}.{obj.__qualname__}", obj)
+            elif (inspect.isclass(obj) and obj.__module__.startswith("dpviz") and id(obj) not in found
+                    and not obj.__module__.startswith(SKIPPED) and not issubclass(obj, BaseException)):
+                found.update(_class_targets(obj))
     from dpviz.accountant import PrivacyAccountant
 
     found[id(PrivacyAccountant)] = Target("dpviz.accountant.PrivacyAccountant", PrivacyAccountant)
@@ -132,6 +144,24 @@ def targets() -> list[Target]:
     out = sorted(found.values(), key=lambda t: t.qualname)
     for t in out:
         _find_base_call(t)
+    return out
+
+
+def _constructed_in_example(cls: type) -> bool:
+    """Whether the class's own docstring example calls its constructor (a class users build themselves)."""
+    doc = inspect.getdoc(cls) or ""
+    src = "".join(ex.source for ex in doctest.DocTestParser().get_examples(doc))
+    return re.search(rf"(?<![\w.]){re.escape(cls.__name__)}\(", src) is not None
+
+
+def _class_targets(cls: type) -> dict[int, Target]:
+    """A class built by users (its example calls it) and its public methods that an example calls."""
+    if not _constructed_in_example(cls):
+        return {}
+    out = {id(cls): Target(f"{cls.__module__}.{cls.__qualname__}", cls)}
+    for name, fn in vars(cls).items():
+        if not name.startswith("_") and inspect.isfunction(fn):
+            out[id(fn)] = Target(f"{cls.__module__}.{fn.__qualname__}", fn)
     return out
 
 
@@ -155,6 +185,9 @@ def _find_base_call(t: Target) -> None:
     """Fill ``t.args``/``t.kwargs`` from the first call of ``t.fn`` in its docstring example."""
     if t.qualname.startswith("dpviz.widgets.") and inspect.isclass(t.fn):
         _explorer_base_call(t)
+        return
+    if inspect.isclass(t.fn) and t.fn.__name__ != "PrivacyAccountant":
+        _class_base_call(t)
         return
     owner_mod = importlib.import_module(t.fn.__module__)
     is_method = "." in t.fn.__qualname__
@@ -195,6 +228,33 @@ def _find_base_call(t: Target) -> None:
         t.args, t.kwargs = (), {}
 
 
+def _class_base_call(t: Target) -> None:
+    """A class's first construction in its own docstring example."""
+    cls = t.fn
+    owner_mod = importlib.import_module(cls.__module__)
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+
+    def recorder(*args: Any, **kwargs: Any) -> Any:
+        calls.append((args, kwargs))
+        return cls(*args, **kwargs)
+
+    ns: dict[str, Any] = dict(vars(owner_mod))
+    ns["np"] = np
+    ns[cls.__name__] = recorder
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for ex in doctest.DocTestParser().get_examples(inspect.getdoc(cls) or ""):
+            try:
+                exec(compile(ex.source, "<example>", "exec"), ns)  # noqa: S102 - our own docstrings
+            except Exception:  # noqa: BLE001 - an example that fails just gives no base call
+                break
+            if calls:
+                break
+    if calls:
+        t.args, t.kwargs = calls[0]
+        t.signature = _signature(cls)
+
+
 def recorder_method(fn: Callable[..., Any], calls: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> Any:
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
         calls.append(((self, *args), kwargs))
@@ -220,92 +280,6 @@ def _bound(t: Target) -> inspect.BoundArguments | None:
         return None
     b.apply_defaults()
     return b
-
-
-def _is_numeric_array(v: Any) -> bool:
-    if isinstance(v, (list, tuple, np.ndarray)) and not isinstance(v, str):
-        try:
-            if np.asarray(v).dtype.kind not in "iuf":
-                return False
-            a = np.asarray(v, dtype=float)
-        except (TypeError, ValueError):
-            return False
-        return a.size > 0
-    return False
-
-
-def bad_values(name: str, annotation: str, base: Any) -> Iterator[tuple[Any, str, str]]:
-    """(value, GOOD|MAYBE, label) triples that are wrong for a parameter like this one."""
-    optional = "None" in annotation or base is None
-    if name == "self":
-        return
-    if name == "rng":
-        yield "seed", GOOD, "str"
-        yield -1, GOOD, "negative seed"
-        yield 1.5, GOOD, "float seed"
-        return
-    if name == "accountant":
-        yield "acc", GOOD, "str"
-        yield 1, GOOD, "int"
-        return
-    if annotation.strip() in ("bool", "bool | None") or isinstance(base, (bool, np.bool_)):
-        yield "no", GOOD, "str flag"
-        yield 1, GOOD, "int flag"
-        if not optional:
-            yield None, GOOD, "None flag"
-        return
-    if isinstance(base, str) or "Literal[" in annotation:
-        if name in FREE_TEXT:
-            return
-        yield "nope", GOOD, "unknown option"
-        yield "", GOOD, "empty option"
-        yield 3, GOOD, "int option"
-        return
-    if isinstance(base, (int, np.integer)) and not isinstance(base, bool) and ("int" in annotation or not annotation):
-        yield 2.5, GOOD, "fractional"
-        yield "3", GOOD, "str number"
-        yield True, GOOD, "bool for int"
-        yield float("nan"), GOOD, "nan"
-        if SIZE_NAMES.match(name):
-            if base >= 0:
-                yield -1, GOOD, "negative"
-            yield 10**15, MAYBE, "huge"
-        return
-    if isinstance(base, (float, int, np.floating)) and not isinstance(base, bool):
-        yield float("nan"), GOOD, "nan"
-        yield "1", GOOD, "str number"
-        yield True, GOOD, "bool for float"
-        is_eps = name.startswith("eps") or name.startswith("epsilon")
-        if is_eps:
-            yield 0.0, GOOD, "zero"
-            yield -1.0, GOOD, "negative"
-            yield float("inf"), GOOD, "inf"
-            yield 1e-300, MAYBE, "tiny"
-        elif name.startswith("delta"):
-            yield -0.1, GOOD, "negative"
-            yield 1.5, GOOD, "above one"
-            yield float("inf"), GOOD, "inf"
-        elif PROB_NAMES.match(name) and 0 <= float(base) <= 1:
-            yield -0.1, GOOD, "below zero"
-            yield 1.5, GOOD, "above one"
-        elif float(base) > 0:
-            yield -1.0, GOOD, "negative"
-            yield float("inf"), MAYBE, "inf"
-            yield 1e300, MAYBE, "huge"
-            yield 1e-300, MAYBE, "tiny"
-        return
-    if _is_numeric_array(base):
-        a = np.asarray(base, dtype=float)
-        yield "abc", GOOD, "str array"
-        bad_nan = a.astype(float).copy()
-        bad_nan.flat[0] = np.nan
-        yield bad_nan, GOOD, "nan entry"
-        yield np.ones((2, 2, 2)), GOOD, "3-d"
-        if name in COUNT_NAMES or name.endswith("counts"):
-            neg = a.copy()
-            neg.flat[0] = -1
-            yield neg, GOOD, "negative count"
-            yield np.array([], dtype=float), GOOD, "empty"
 
 
 ALLOWED_DIR = Path(__file__).with_name("badinput_allowed")
@@ -342,10 +316,15 @@ def cases(ts: list[Target]) -> list[Case]:
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
                 continue
             ann = p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", "")
-            for bad, kind, why in bad_values(name, ann if p.annotation is not p.empty else "", value):
+            others = {n: v for n, v in b.arguments.items() if n != name}
+            for bad, kind, why in bad_values(name, ann if p.annotation is not p.empty else "", value, others):
                 c = Case(t, name, bad, kind, why)
                 if c.id not in skip:
                     out.append(c)
+        for name, bad, extra, why in pair_values(dict(b.arguments)):
+            c = Case(t, name, bad, MAYBE, why, extra)
+            if c.id not in skip:
+                out.append(c)
     return out
 
 
@@ -370,7 +349,9 @@ def _finite(result: Any) -> bool | None:
         return all(vals) if vals else None
     if isinstance(result, (bool, np.bool_)):
         return None
-    if isinstance(result, (int, float, np.number)):
+    if isinstance(result, (int, np.integer)):
+        return True
+    if isinstance(result, (float, np.number)):
         return bool(np.isfinite(result))
     if isinstance(result, np.ndarray) and result.dtype.kind in "fc":
         with np.errstate(all="ignore"):
@@ -378,11 +359,12 @@ def _finite(result: Any) -> bool | None:
     return None
 
 
-def _call(t: Target, param: str | None, value: Any) -> Any:
+def _call(t: Target, param: str | None, value: Any, extra: dict[str, Any] | None = None) -> Any:
     b = _bound(t)
     assert b is not None
     if param is not None:
         b.arguments[param] = value
+    b.arguments.update(extra or {})
     return t.fn(*b.args, **b.kwargs)
 
 
@@ -393,7 +375,7 @@ def run_case(c: Case, base_finite: bool | None) -> tuple[str, str]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            result = _call(c.target, c.param, c.value)
+            result = _call(c.target, c.param, c.value, c.extra)
     except _Timeout:
         return "hang", f"no answer in {TIME_LIMIT} s"
     except MemoryError as exc:
@@ -416,7 +398,35 @@ def run_case(c: Case, base_finite: bool | None) -> tuple[str, str]:
         return "silent", f"returned {type(result).__name__}"
     if base_finite and fin is False:
         return "silent", "returned NaN/inf"
+    negative = negative_variance(result, getattr(c.target.fn, "__name__", ""))
+    if negative:
+        return "silent", f"returned a negative variance ({negative})"
+    if c.why in LENGTH_FAMILIES:
+        n = len(_call_args(c.target)[c.param]) if np.ndim(_call_args(c.target)[c.param]) else 0
+        if broadcast_shapes(_base_shapes(c.target), leaf_shapes(result), n):
+            return "silent", f"a {c.why} {c.param} gave an answer of the full length-{n} shape (broadcast)"
     return "accepted", ""
+
+
+_BASE_SHAPES: dict[str, list[tuple[int, ...]]] = {}
+
+
+def _call_args(t: Target) -> dict[str, Any]:
+    b = _bound(t)
+    assert b is not None
+    return dict(b.arguments)
+
+
+def _base_shapes(t: Target) -> list[tuple[int, ...]]:
+    """The array shapes of the base call's answer (computed once per target)."""
+    if t.qualname not in _BASE_SHAPES:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                _BASE_SHAPES[t.qualname] = leaf_shapes(_call(t, None, None))
+            except Exception:  # noqa: BLE001 - a base call that fails has no shape to compare
+                _BASE_SHAPES[t.qualname] = []
+    return _BASE_SHAPES[t.qualname]
 
 
 def base_finite(t: Target) -> bool | None:
