@@ -13,25 +13,38 @@ Files
     ``check_probability``, ``check_open_unit``; a flag (``check_bool``); one of
     a set of values (``check_choice``).
 ``allocation.py``
-    ``check_elements`` and ``MAX_ELEMENTS``: the cap on array elements one call may allocate.
+    ``check_elements`` and ``MAX_ELEMENTS``: the cap on array elements one call may allocate;
+    ``check_simulated_scale``: the cap on a simulated noise scale.
 ``integers.py``
-    ``check_int`` (bounded), ``check_trials`` (a number of releases or None),
+    ``check_int`` (bounded), ``check_int_array`` (whole numbers, never truncated),
+    ``check_trials`` (a number of releases or None),
     ``check_widths`` (range widths in ``[1, n]``).
 ``privacy_parameters.py``
     ``check_epsilon`` and ``check_delta``.
 ``arrays.py``
     ``check_array`` (dimension, finiteness, numbers only, magnitude), ``check_counts`` (a histogram),
-    ``check_matrix`` (a query matrix, dense or sparse), ``MAX_MAGNITUDE`` (the largest data value).
+    ``check_matrix`` (a query matrix, dense or sparse), ``check_covariance`` (positive semidefinite),
+    ``MAX_MAGNITUDE`` (the largest data value).
 ``objects.py``
-    ``check_instance`` (a tree, a release, a workload ...), ``check_callable``.
+    ``check_instance`` (a tree, a release, a workload ...), ``check_callable``, ``check_sequence`` (a list).
+``naming.py``
+    ``blame``: a callee's refusal re-raised naming the caller's parameters.
 """
 
 from __future__ import annotations
 
-from dpviz.validation.allocation import MAX_ELEMENTS, check_elements
-from dpviz.validation.arrays import MAX_MAGNITUDE, check_array, check_counts, check_matrix
-from dpviz.validation.integers import check_int, check_trials, check_widths
-from dpviz.validation.objects import check_callable, check_instance
+from dpviz.validation.allocation import MAX_ELEMENTS, MAX_SIMULATED_SCALE, check_elements, check_simulated_scale
+from dpviz.validation.arrays import (
+    MAX_MAGNITUDE,
+    check_array,
+    check_counts,
+    check_covariance,
+    check_matrix,
+    is_sparse,
+)
+from dpviz.validation.integers import check_int, check_int_array, check_trials, check_widths
+from dpviz.validation.naming import blame
+from dpviz.validation.objects import check_callable, check_instance, check_sequence
 from dpviz.validation.privacy_parameters import check_delta, check_epsilon
 from dpviz.validation.scalars import (
     check_bool,
@@ -50,9 +63,12 @@ __all__ = [
     "check_probability",
     "check_open_unit",
     "check_int",
+    "check_int_array",
     "check_choice",
     "check_array",
     "check_counts",
+    "check_covariance",
+    "is_sparse",
     "check_matrix",
     "check_epsilon",
     "check_delta",
@@ -61,7 +77,11 @@ __all__ = [
     "check_widths",
     "check_elements",
     "MAX_ELEMENTS",
+    "MAX_SIMULATED_SCALE",
+    "check_simulated_scale",
     "MAX_MAGNITUDE",
     "check_instance",
     "check_callable",
+    "check_sequence",
+    "blame",
 ]

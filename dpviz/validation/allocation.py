@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["MAX_ELEMENTS", "check_elements"]
+__all__ = ["MAX_ELEMENTS", "MAX_SIMULATED_SCALE", "check_elements", "check_simulated_scale"]
 
 #: Largest number of array elements one dpviz call allocates: 2**27 float64 values, 1 GiB.  A Binder session has
 #: 1-2 GiB in all, and a lecture's largest Monte Carlo run (200 trials of a 65,536-leaf tree) needs about 2**25.
@@ -58,3 +58,42 @@ def check_elements(count: float, what: str, **params: Any) -> int:
             f"{named} would allocate {c:.2g} {what} ({8 * c / 1e12:.3g} TB); the cap is {MAX_ELEMENTS} elements "
             f"({8 * MAX_ELEMENTS / 1e9:.3g} GB): lower {' or '.join(params)}")
     return int(c)
+
+
+#: Largest noise scale a simulation may draw with: draws reach a few dozen scales, and they must stay below
+#: :data:`dpviz.validation.MAX_MAGNITUDE` (1e100) for their squared errors and sums to be finite.
+MAX_SIMULATED_SCALE = 1e98
+
+
+def check_simulated_scale(scale: float, what: str, **params: Any) -> float:
+    """Refuse, naming the parameters that set it, a noise scale whose simulated draws would overflow summaries.
+
+    Parameters
+    ----------
+    scale : float
+        The noise scale the simulation would use (e.g. from :func:`dpviz.mechanisms.laplace_scale`).
+    what : str
+        Which noise, e.g. ``"the sequential algorithm's Laplace noise"``.
+    **params
+        The parameters that set ``scale`` and their values, named in the message.
+
+    Returns
+    -------
+    float
+        ``scale``, when it is at most :data:`MAX_SIMULATED_SCALE`.
+
+    Raises
+    ------
+    ValueError
+        If ``scale`` exceeds :data:`MAX_SIMULATED_SCALE`.
+
+    Examples
+    --------
+    >>> check_simulated_scale(4.0, "Laplace noise", epsilon=0.25)
+    4.0
+    """
+    if not scale <= MAX_SIMULATED_SCALE:
+        named = ", ".join(f"{k}={v!r}" for k, v in params.items())
+        raise ValueError(f"{named} give {what} a scale of {scale:.3g}, above {MAX_SIMULATED_SCALE:.0e}: simulated "
+                         f"draws would exceed 1e100 and their squared errors overflow; raise {' or '.join(params)}")
+    return scale

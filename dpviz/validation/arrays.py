@@ -11,7 +11,7 @@ import numpy as np
 if TYPE_CHECKING:
     import scipy.sparse as sp
 
-__all__ = ["MAX_MAGNITUDE", "check_array", "check_counts", "check_matrix", "is_sparse"]
+__all__ = ["MAX_MAGNITUDE", "check_array", "check_counts", "check_covariance", "check_matrix", "is_sparse"]
 
 #: Largest magnitude of a data value (a count, an answer, a score, a matrix entry): its square (1e200), a sum of
 #: :data:`~dpviz.validation.MAX_ELEMENTS` of them (1.3e108) and a Laplace scale of 1e100 on top all stay far below
@@ -212,4 +212,53 @@ def check_matrix(name: str, value: Any) -> np.ndarray | sp.spmatrix | sp.sparray
     arr = check_array(name, value, ndim=2)
     if 0 in arr.shape:
         raise ValueError(f"{name} must have at least one row and one column, got shape {arr.shape}")
+    return arr
+
+
+def check_covariance(name: str, value: Any) -> np.ndarray:
+    """Check a covariance matrix: square, symmetric and positive semidefinite (returned as float64).
+
+    A matrix with a negative eigenvalue gives negative "variances" to some sums of the variables; such an
+    input is refused here rather than turned into a negative variance.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in the error message.
+    value : array_like
+        The (n, n) matrix.
+
+    Returns
+    -------
+    numpy.ndarray
+        The matrix as float64.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not array-like of numbers.
+    ValueError
+        If it is not a non-empty square 2-D array of finite numbers of magnitude at most :data:`MAX_MAGNITUDE`,
+        not symmetric, or has an eigenvalue below ``-1e-10`` times its largest (not positive semidefinite).
+
+    Examples
+    --------
+    >>> check_covariance("cov", [[2.0, 1.0], [1.0, 2.0]]).tolist()
+    [[2.0, 1.0], [1.0, 2.0]]
+    >>> check_covariance("cov", [[1.0, 2.0], [2.0, 1.0]])
+    Traceback (most recent call last):
+    ...
+    ValueError: cov must be positive semidefinite (a covariance), got an eigenvalue of -1 (largest 3)
+    """
+    arr = check_array(name, value, ndim=2, max_abs=MAX_MAGNITUDE)
+    if arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
+        raise ValueError(f"{name} must be a non-empty square (n, n) covariance matrix, got shape {arr.shape}")
+    scale = float(np.max(np.abs(arr)))
+    if not np.allclose(arr, arr.T, rtol=1e-10, atol=1e-12 * scale):
+        raise ValueError(f"{name} must be symmetric (a covariance), got one that differs from its transpose by up to "
+                         f"{float(np.max(np.abs(arr - arr.T))):.3g}")
+    eig = np.linalg.eigvalsh(arr)
+    if eig[0] < -1e-10 * max(float(eig[-1]), 0.0) or (eig[-1] <= 0 < -eig[0]):
+        raise ValueError(f"{name} must be positive semidefinite (a covariance), got an eigenvalue of {eig[0]:.3g} "
+                         f"(largest {eig[-1]:.3g})")
     return arr

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["check_instance", "check_callable"]
+import numpy as np
+
+__all__ = ["check_instance", "check_callable", "check_sequence"]
 
 
 def check_instance(name: str, value: Any, cls: type | tuple[type, ...], what: str = "") -> Any:
@@ -81,3 +84,39 @@ def check_callable(name: str, value: Any, how: str = "") -> Any:
         called = f" as {how}" if how else ""
         raise TypeError(f"{name} must be callable{called}, got {value!r:.60} of type {type(value).__name__}")
     return value
+
+
+def check_sequence(name: str, value: Any) -> list[Any]:
+    """``value`` as a list, refusing a lone string, a 0-d array or anything that is not iterable.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in the error message.
+    value : iterable
+        A list, tuple, 1-D array or other iterable of values.
+
+    Returns
+    -------
+    list
+        The values, in order.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is a string, a 0-d array or not iterable.
+
+    Examples
+    --------
+    >>> check_sequence("epsilons", (0.5, 1.0))
+    [0.5, 1.0]
+    >>> check_sequence("epsilons", np.array(0.5))
+    Traceback (most recent call last):
+    ...
+    TypeError: epsilons must be a list of values, got array(0.5) (a 0-d array)
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        raise TypeError(f"{name} must be a list of values, got {value!r} (a 0-d array)")
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be a list, got {value!r:.60} of type {type(value).__name__}")
+    return list(value)
