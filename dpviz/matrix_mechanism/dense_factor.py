@@ -11,7 +11,12 @@ __all__: list[str] = []
 
 def _cholesky(N: np.ndarray) -> tuple[np.ndarray, bool] | None:
     """``scipy.linalg.cho_factor(N)`` (lower), or None when it fails or its squared pivots span more than 1e10
-    (then the factor would lose the small directions of ``N``)."""
+    (then the factor would lose the small directions of ``N``).
+
+    Raises ``ValueError`` if ``N`` (``A^T A``) overflowed: A's entries were too large."""
+    if not np.all(np.isfinite(N)):
+        raise ValueError("A's entries are so large that A^T A overflows the doubles; scale A down (the matrix "
+                         "mechanism's error does not depend on the scale of the strategy)")
     try:
         c, low = sla.cho_factor(N, lower=True, check_finite=False)
     except np.linalg.LinAlgError:

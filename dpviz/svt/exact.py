@@ -125,14 +125,24 @@ def event_probability(answers: npt.ArrayLike, event: npt.ArrayLike, threshold: f
     vals_up, mult_up = np.unique(up, return_counts=True)
     vals_dn, mult_dn = np.unique(down, return_counts=True)
 
-    def logf(s: npt.ArrayLike) -> np.ndarray:
+    def logq(s: npt.ArrayLike) -> np.ndarray:  # log P(every answer on its side | noisy threshold s)
         s = np.asarray(s, dtype=float)
-        out = -np.abs(s - threshold) / b1 - math.log(2.0 * b1)
+        out = np.zeros(s.shape)
         if vals_up.size:
             out = out + (mult_up * _laplace_logsf(s[..., None] - vals_up, b2)).sum(axis=-1)
         if vals_dn.size:
             out = out + (mult_dn * _laplace_logcdf(s[..., None] - vals_dn, b2)).sum(axis=-1)
         return out
+
+    def logf(s: npt.ArrayLike) -> np.ndarray:
+        s = np.asarray(s, dtype=float)
+        return -np.abs(s - threshold) / b1 - math.log(2.0 * b1) + logq(s)
+
+    if b1 < 1e-12 * max(b2, 1.0 + abs(threshold)):
+        # a threshold noise below the resolution of the query noise (or of the doubles at the threshold): its
+        # limit, the threshold itself, is exact to about b1 / b2; the integral below would miss the spike
+        logp = float(logq(threshold))
+        return logp if log else math.exp(logp)
 
     # work in units of the widest noise scale, s = span * u: the grid and quad then see features of width
     # about 1 whatever the scales (with span = 1e100 quad saw a flat integrand and returned 0)
@@ -144,6 +154,9 @@ def event_probability(answers: npt.ArrayLike, event: npt.ArrayLike, threshold: f
     peak = float(grid[np.argmax(lg)])
     m = float(lg.max())
     pts = np.unique(np.concatenate([kinks, [peak]]))
+    if b1 < 1e-2 * span:  # a threshold noise far narrower than the grid: quad would step over its spike
+        spike = threshold / span + (b1 / span) * np.array([-40.0, -10.0, -3.0, -1.0, 1.0, 3.0, 10.0, 40.0])
+        pts = np.unique(np.concatenate([pts, spike]))
     pieces = [(-math.inf, pts[0])] + list(zip(pts[:-1], pts[1:], strict=True)) + [(pts[-1], math.inf)]
     total = 0.0
     for a, b in pieces:
