@@ -99,7 +99,8 @@ def svt_noise_scales(epsilon: float, c: int = 1, *, sensitivity: float = 1.0, th
     share = check_open_unit("threshold_share", threshold_share)
     eps1, eps2 = share * epsilon, (1.0 - share) * epsilon
     factor = 1.0 if check_bool("monotonic", monotonic) else 2.0
-    return laplace_scale(delta, eps1), laplace_scale(factor * c * delta, eps2)
+    return (laplace_scale(delta, eps1, name="threshold_share * epsilon"),
+            laplace_scale(factor * c * delta, eps2, name="(1 - threshold_share) * epsilon"))
 
 
 def sparse_vector(answers: npt.ArrayLike, threshold: float, epsilon: float, c: int = 1, *,

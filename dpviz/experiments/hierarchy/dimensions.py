@@ -64,6 +64,9 @@ def dimension_study(ns: ArrayLike, dims: ArrayLike, epsilon: float, branchings: 
     """
     ns_ = [check_int("ns[]", v, minimum=1) for v in np.atleast_1d(ns)]
     bs = [check_int("branchings[]", b, minimum=2) for b in np.atleast_1d(branchings)]
+    for name, values in (("ns", ns_), ("dims", np.atleast_1d(dims)), ("branchings", bs)):
+        if len(values) == 0:
+            raise ValueError(f"{name} must hold at least one value, got none")
     out: dict[int, dict[str, np.ndarray]] = {}
     for dim in np.atleast_1d(dims):
         d = check_int("dims[]", dim, minimum=1, maximum=8)
