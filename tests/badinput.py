@@ -29,6 +29,7 @@ cases (and hypothesis-drawn numbers) under pytest.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import doctest
 import importlib
@@ -40,7 +41,7 @@ import sys
 import time
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,13 +52,13 @@ from tests.badinput_values import (  # noqa: F401 - re-exported: tests/test_bad_
     COUNT_NAMES,
     FREE_TEXT,
     GOOD,
+    LENGTH_FAMILIES,
     MAYBE,
     PROB_NAMES,
     SIZE_NAMES,
-    LENGTH_FAMILIES,
     bad_values,
-    broadcast_shapes,
     is_numeric_array,
+    judge_length,
     leaf_shapes,
     negative_variance,
     pair_values,
@@ -78,6 +79,7 @@ class Target:
     args: tuple[Any, ...] | None = None
     kwargs: dict[str, Any] | None = None
     signature: inspect.Signature | None = None  # explorers: their controls, which the constructor takes as **values
+    method_of_class: bool = False  # a method found through its user-built class (not one of the accountant's three)
 
     @property
     def covered(self) -> bool:
@@ -144,7 +146,13 @@ def targets() -> list[Target]:
     out = sorted(found.values(), key=lambda t: t.qualname)
     for t in out:
         _find_base_call(t)
-    return out
+    # a method of a user-built class is fuzzed when an example calls it on an object built there; one whose
+    # example calls it only on an object made elsewhere (or only to show a refusal) is listed, not counted
+    UNCOVERED_METHODS[:] = [t.qualname for t in out if t.method_of_class and not t.covered]
+    return [t for t in out if t.covered or not t.method_of_class]
+
+
+UNCOVERED_METHODS: list[str] = []
 
 
 def _constructed_in_example(cls: type) -> bool:
@@ -161,7 +169,7 @@ def _class_targets(cls: type) -> dict[int, Target]:
     out = {id(cls): Target(f"{cls.__module__}.{cls.__qualname__}", cls)}
     for name, fn in vars(cls).items():
         if not name.startswith("_") and inspect.isfunction(fn):
-            out[id(fn)] = Target(f"{cls.__module__}.{fn.__qualname__}", fn)
+            out[id(fn)] = Target(f"{cls.__module__}.{fn.__qualname__}", fn, method_of_class=True)
     return out
 
 
@@ -199,8 +207,10 @@ def _find_base_call(t: Target) -> None:
     calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
 
     def recorder(*args: Any, **kwargs: Any) -> Any:
-        calls.append((args, kwargs))
-        return t.fn(*args, **kwargs)
+        snap = _snapshot((args, kwargs))
+        out = t.fn(*args, **kwargs)
+        calls.append(snap)  # only a call that succeeded is a valid base call
+        return out
 
     ns: dict[str, Any] = dict(vars(owner_mod))
     ns["np"] = np
@@ -215,8 +225,8 @@ def _find_base_call(t: Target) -> None:
         for ex in examples:
             try:
                 exec(compile(ex.source, "<example>", "exec"), ns)  # noqa: S102 - our own docstrings
-            except Exception:  # noqa: BLE001 - an example that fails just gives no base call
-                break
+            except Exception:  # noqa: BLE001 - an example showing a refusal: the next one may give a call
+                continue
             if calls:
                 break
     if calls:
@@ -235,8 +245,10 @@ def _class_base_call(t: Target) -> None:
     calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
 
     def recorder(*args: Any, **kwargs: Any) -> Any:
-        calls.append((args, kwargs))
-        return cls(*args, **kwargs)
+        snap = _snapshot((args, kwargs))
+        out = cls(*args, **kwargs)
+        calls.append(snap)
+        return out
 
     ns: dict[str, Any] = dict(vars(owner_mod))
     ns["np"] = np
@@ -246,8 +258,8 @@ def _class_base_call(t: Target) -> None:
         for ex in doctest.DocTestParser().get_examples(inspect.getdoc(cls) or ""):
             try:
                 exec(compile(ex.source, "<example>", "exec"), ns)  # noqa: S102 - our own docstrings
-            except Exception:  # noqa: BLE001 - an example that fails just gives no base call
-                break
+            except Exception:  # noqa: BLE001 - an example showing a refusal: the next one may give a call
+                continue
             if calls:
                 break
     if calls:
@@ -257,9 +269,24 @@ def _class_base_call(t: Target) -> None:
 
 def recorder_method(fn: Callable[..., Any], calls: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> Any:
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        calls.append(((self, *args), kwargs))
-        return fn(self, *args, **kwargs)
+        snap = _snapshot(((self, *args), kwargs))
+        out = fn(self, *args, **kwargs)
+        calls.append(snap)
+        return out
     return method
+
+
+def _snapshot(call: Any) -> Any:
+    """A deep copy of a recorded call, taken before it runs: the example may go on to spend its accountant."""
+    try:
+        return copy.deepcopy(call)
+    except Exception:  # noqa: BLE001 - an argument that cannot be copied is kept as it is
+        return call
+
+
+def _stateful(v: Any) -> bool:
+    """An argument a call may change in place (an accountant): each case gets a fresh copy."""
+    return type(v).__module__.startswith("dpviz") and hasattr(v, "spend")
 
 
 def _signature(fn: Callable[..., Any]) -> inspect.Signature | None:
@@ -362,10 +389,18 @@ def _finite(result: Any) -> bool | None:
 def _call(t: Target, param: str | None, value: Any, extra: dict[str, Any] | None = None) -> Any:
     b = _bound(t)
     assert b is not None
+    for k, v in b.arguments.items():
+        if _stateful(v):
+            b.arguments[k] = copy.deepcopy(v)
     if param is not None:
         b.arguments[param] = value
     b.arguments.update(extra or {})
     return t.fn(*b.args, **b.kwargs)
+
+
+def _names(c: Case, msg: str) -> bool:
+    """Whether a refusal names the bad parameter (for a pair, either of the two set together)."""
+    return any(re.search(rf"\b{re.escape(p)}\b", msg) for p in (c.param, *c.extra))
 
 
 def run_case(c: Case, base_finite: bool | None) -> tuple[str, str]:
@@ -382,12 +417,12 @@ def run_case(c: Case, base_finite: bool | None) -> tuple[str, str]:
         return "blowup", f"MemoryError: {exc}"
     except (ValueError, TypeError) as exc:
         msg = str(exc)
-        if re.search(rf"\b{re.escape(c.param)}\b", msg):
+        if _names(c, msg):
             return "named", msg
         return "unnamed", f"{type(exc).__name__}: {msg}"
     except Exception as exc:  # noqa: BLE001 - classifying every other exception is the point
         if type(exc).__module__.startswith("dpviz"):  # dpviz's own refusal (e.g. BudgetExceededError)
-            named = re.search(rf"\b{re.escape(c.param)}\b", str(exc))
+            named = _names(c, str(exc))
             return ("named", str(exc)) if named else ("unnamed", f"{type(exc).__name__}: {exc}")
         return "crash", f"{type(exc).__name__}: {exc}"
     finally:
@@ -402,31 +437,39 @@ def run_case(c: Case, base_finite: bool | None) -> tuple[str, str]:
     if negative:
         return "silent", f"returned a negative variance ({negative})"
     if c.why in LENGTH_FAMILIES:
-        n = len(_call_args(c.target)[c.param]) if np.ndim(_call_args(c.target)[c.param]) else 0
-        if broadcast_shapes(_base_shapes(c.target), leaf_shapes(result), n):
-            return "silent", f"a {c.why} {c.param} gave an answer of the full length-{n} shape (broadcast)"
+        why = judge_length(_shapes(c.target, None) or [], leaf_shapes(result), _shapes(c.target, c.param), c.why)
+        if why:
+            return "silent", f"broadcast? {why}"
     return "accepted", ""
 
 
-_BASE_SHAPES: dict[str, list[tuple[int, ...]]] = {}
+_SHAPES: dict[tuple[str, str | None], list[tuple[int, ...]] | None] = {}
 
 
-def _call_args(t: Target) -> dict[str, Any]:
-    b = _bound(t)
-    assert b is not None
-    return dict(b.arguments)
-
-
-def _base_shapes(t: Target) -> list[tuple[int, ...]]:
-    """The array shapes of the base call's answer (computed once per target)."""
-    if t.qualname not in _BASE_SHAPES:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                _BASE_SHAPES[t.qualname] = leaf_shapes(_call(t, None, None))
-            except Exception:  # noqa: BLE001 - a base call that fails has no shape to compare
-                _BASE_SHAPES[t.qualname] = []
-    return _BASE_SHAPES[t.qualname]
+def _shapes(t: Target, doubled: str | None) -> list[tuple[int, ...]] | None:
+    """Array shapes of the answer to the base call, or to it with argument ``doubled`` repeated to twice its length
+    (None if that call is refused); computed once per target and argument."""
+    key = (t.qualname, doubled)
+    if key not in _SHAPES:
+        b = _bound(t)
+        assert b is not None
+        old = signal.signal(signal.SIGALRM, _alarm)
+        signal.setitimer(signal.ITIMER_REAL, TIME_LIMIT)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if doubled is None:
+                    _SHAPES[key] = leaf_shapes(_call(t, None, None))
+                else:  # an optional array left out (None) is tried at a length no data here has
+                    base = b.arguments[doubled]
+                    value = np.ones(64) if base is None else np.concatenate([np.asarray(base)] * 2)
+                    _SHAPES[key] = leaf_shapes(_call(t, doubled, value))
+        except Exception:  # noqa: BLE001 - a refusal of the doubled array is what is measured
+            _SHAPES[key] = None if doubled else []
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+    return _SHAPES[key]
 
 
 def base_finite(t: Target) -> bool | None:
@@ -460,6 +503,9 @@ def run_all(only: str = "", verbose: bool = True) -> Counter[str]:
         for t in ts:
             if not t.covered:
                 print(f"  uncovered (no example, required parameters): {t.qualname}")
+        for q in UNCOVERED_METHODS:
+            if q.startswith(only):
+                print(f"  method without an example call on its class's object (not fuzzed): {q}")
         print(f"cases: {len(cs)} bad inputs in {time.perf_counter() - t0:.1f} s")
         for o in OUTCOMES:
             print(f"  {o:9s} {counts[o]}")

@@ -59,21 +59,8 @@ def is_numeric_array(v: Any) -> bool:
     return False
 
 
-#: arguments whose length is fixed by their meaning (a percentile band is always a pair), not by the data
-UNCOUPLED = {"band"}
 #: labels of the families that change an array's length; an accepted one is judged by the shape of the answer
 LENGTH_FAMILIES = ("length 1", "length n-1", "0-d")
-
-
-def _lengths(others: dict[str, Any]) -> set[int]:
-    """First-axis lengths of the other array arguments of the call (those whose length is the data's)."""
-    out = set()
-    for n, v in others.items():
-        if n not in UNCOUPLED and is_numeric_array(v):
-            a = np.asarray(v)
-            if a.ndim >= 1:
-                out.add(a.shape[0])
-    return out
 
 
 def _scalar_values(name: str, annotation: str, base: Any) -> Iterator[tuple[Any, str, str]]:
@@ -151,7 +138,7 @@ def _array_values(name: str, base: Any, others: dict[str, Any]) -> Iterator[tupl
     yield np.full(a.shape, 1e308), MAYBE, "entries 1e308"
     yield np.full(a.shape, -1e308), MAYBE, "entries -1e308"
     yield np.full(a.shape, 5e-324), MAYBE, "entries 5e-324"
-    yield np.zeros(a.shape), MAYBE, "all zero"
+    yield np.zeros_like(raw), MAYBE, "all zero"  # of the base's dtype: integers stay integers
     # numbers of the wrong kind: numpy converts all of these to floats without a word
     yield (a > a.flat[0]), GOOD, "bool array"
     yield a.astype(str), GOOD, "str digits array"
@@ -162,14 +149,12 @@ def _array_values(name: str, base: Any, others: dict[str, Any]) -> Iterator[tupl
         frac = a.copy()
         frac.flat[0] += 0.5
         yield frac, GOOD, "fractional entry"
-    # a length other arguments do not have: numpy would broadcast length 1 (or 0-d) and crash on n - 1
-    if a.ndim >= 1 and a.shape[0] > 1:
-        coupled = name not in UNCOUPLED and a.shape[0] in _lengths(others)
-        yield a[:1], GOOD if coupled else MAYBE, "length 1"
-        yield a[:-1], GOOD if coupled else MAYBE, "length n-1"
-        yield np.asarray(a.flat[0]), GOOD if coupled else MAYBE, "0-d"
-    else:
-        yield np.asarray(a.flat[0]), MAYBE, "0-d"
+    # a length other arguments may not have: numpy would broadcast length 1 (or 0-d) and crash on n - 1; an
+    # accepted one is judged against the same call with the array doubled (tests/badinput.py: judge_length)
+    if raw.ndim >= 1 and raw.shape[0] > 1:
+        yield raw[:1], MAYBE, "length 1"
+        yield raw[:-1], MAYBE, "length n-1"
+    yield np.asarray(raw.flat[0]), MAYBE, "0-d"
     if COVARIANCE_NAMES.match(name) and a.ndim == 2 and a.shape[0] == a.shape[1]:
         yield -a, GOOD, "negative definite"
         indefinite = a.copy()
@@ -179,6 +164,18 @@ def _array_values(name: str, base: Any, others: dict[str, Any]) -> Iterator[tupl
         neg = a.copy()
         neg.flat[0] = -1.0
         yield neg, GOOD, "negative weight"
+
+
+def _table_values(name: str, base: np.ndarray) -> Iterator[tuple[Any, str, str]]:
+    """A structured array (a table of records): no rows, a plain array, numeric fields all 0, 1e308 or negative."""
+    yield base[:0], GOOD, "empty table"
+    yield np.ones(base.shape), GOOD, "plain array for table"
+    numeric = [f for f in base.dtype.names if base.dtype[f].kind in "iuf"]
+    for label, value in (("zero fields", 0), ("fields 1e308", 1e308), ("negative fields", -1)):
+        t = base.copy()
+        for f in numeric:
+            t[f] = value
+        yield t, MAYBE, label
 
 
 def _wrap(base: Callable[..., Any], how: str) -> Callable[..., Any]:
@@ -241,6 +238,16 @@ def bad_values(name: str, annotation: str, base: Any,
     if is_numeric_array(base):
         yield from _array_values(name, base, others)
         return
+    if base is None and re.search(r"ArrayLike|ndarray|array_like", annotation):
+        # an optional array left out in the example: the values that are wrong whatever its length
+        yield "abc", GOOD, "str array"
+        yield np.array([np.nan]), GOOD, "nan entry"
+        yield np.array([True]), GOOD, "bool array"
+        yield np.array([1.0]), MAYBE, "length 1"
+        return
+    if isinstance(base, np.ndarray) and base.dtype.names:
+        yield from _table_values(name, base)
+        return
     if inspect.isfunction(base) or inspect.ismethod(base) or isinstance(base, functools.partial):
         yield from _callable_values(name, base)
         return
@@ -295,11 +302,32 @@ def leaf_shapes(result: Any) -> list[tuple[int, ...]]:
         return [s for v in result for s in leaf_shapes(v)]
     if isinstance(result, np.ndarray) and result.dtype.kind in "biuf":
         return [result.shape]
+    if hasattr(result, "nnz") and hasattr(result, "shape"):  # a scipy.sparse matrix
+        return [tuple(result.shape)]
     return []
 
 
-def broadcast_shapes(base: list[tuple[int, ...]], result: list[tuple[int, ...]], n: int) -> bool:
-    """Whether an answer computed from an array shortened from length n still has every n-sized array of the base
-    answer, unchanged: the short input was broadcast (or its missing entries made up), not read as smaller data."""
-    sized = [s for s in base if n in s]
-    return n > 1 and bool(sized) and base == result
+def judge_length(base: list[tuple[int, ...]], short: list[tuple[int, ...]], doubled: list[tuple[int, ...]] | None,
+                 why: str) -> str | None:
+    """Why an accepted shorter array (length 1, n - 1 or 0-d) is a silent broadcast, or None if it is not.
+
+    ``base``, ``short`` and ``doubled`` are the shapes of the answers to the base call, the call with the short
+    array and the call with the array doubled to length 2n (None if that call was refused).
+
+    The short array gave an answer of the base call's shape, while
+
+    * the doubled array is refused: the array's length is tied to something else (another argument, the data),
+      so the short one was broadcast or padded to it; or
+    * the doubled array changes the answer's shape: the shape follows this array's length, so the short one's
+      entries were broadcast (or made up) to the full length.
+
+    An answer whose shape does not depend on the array's length (a total, a maximum) tells nothing: not judged.
+    """
+    if short != base:
+        return None
+    if doubled is None:
+        return f"a length-2n array is refused (its length is tied to other data), but a {why} one gave an answer " \
+               "of the full shape"
+    if doubled != base:
+        return f"the answer's shape follows this array's length, but a {why} one gave the full-length answer"
+    return None
