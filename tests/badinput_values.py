@@ -70,11 +70,13 @@ def _scalar_values(name: str, annotation: str, base: Any) -> Iterator[tuple[Any,
         yield True, GOOD, "bool for int"
         yield float("nan"), GOOD, "nan"
         yield np.array(base), MAYBE, "0-d array"
+        yield 2**64, MAYBE, "2**64"  # beyond numpy's 64-bit integers
+        if base >= 1:  # large but within most allocation caps: must answer (or be refused) in time
+            yield 10**7, MAYBE, "10**7"
         if SIZE_NAMES.match(name):
             if base >= 0:
                 yield -1, GOOD, "negative"
             yield 10**15, MAYBE, "huge"
-            yield 2**64, MAYBE, "2**64"
         return
     if not (isinstance(base, (float, int, np.floating)) and not isinstance(base, bool)):
         return
@@ -138,6 +140,8 @@ def _array_values(name: str, base: Any, others: dict[str, Any]) -> Iterator[tupl
     yield np.full(a.shape, 1e308), MAYBE, "entries 1e308"
     yield np.full(a.shape, -1e308), MAYBE, "entries -1e308"
     yield np.full(a.shape, 5e-324), MAYBE, "entries 5e-324"
+    # large but representable: counts of 1e15 records must not be expanded record by record (blow-ups, hangs)
+    yield np.full(a.shape, 1e15), MAYBE, "entries 1e15"
     yield np.zeros_like(raw), MAYBE, "all zero"  # of the base's dtype: integers stay integers
     # numbers of the wrong kind: numpy converts all of these to floats without a word
     yield (a > a.flat[0]), GOOD, "bool array"

@@ -14,7 +14,7 @@ Files
     a set of values (``check_choice``).
 ``allocation.py``
     ``check_elements`` and ``MAX_ELEMENTS``: the cap on array elements one call may allocate;
-    ``check_simulated_scale``: the cap on a simulated noise scale.
+    ``check_simulated_scale``: the cap on a simulated noise scale; ``check_work``: a cap on a call's run time.
 ``integers.py``
     ``check_int`` (bounded), ``check_int_array`` (whole numbers, never truncated),
     ``check_trials`` (a number of releases or None),
@@ -33,7 +33,13 @@ Files
 
 from __future__ import annotations
 
-from dpviz.validation.allocation import MAX_ELEMENTS, MAX_SIMULATED_SCALE, check_elements, check_simulated_scale
+from dpviz.validation.allocation import (
+    MAX_ELEMENTS,
+    MAX_SIMULATED_SCALE,
+    check_elements,
+    check_simulated_scale,
+    check_work,
+)
 from dpviz.validation.arrays import (
     MAX_MAGNITUDE,
     check_array,
@@ -79,6 +85,7 @@ __all__ = [
     "MAX_ELEMENTS",
     "MAX_SIMULATED_SCALE",
     "check_simulated_scale",
+    "check_work",
     "MAX_MAGNITUDE",
     "check_instance",
     "check_callable",

@@ -19,7 +19,11 @@ from dpviz.validation import (
     check_positive,
 )
 
-__all__ = ["SHAPES", "WORKLOADS", "synthetic_shape", "make_histogram", "make_workload", "scaled_error"]
+__all__ = ["MAX_CELLS", "SHAPES", "WORKLOADS", "synthetic_shape", "make_histogram", "make_workload", "scaled_error"]
+
+#: Largest domain (cells) the comparison runs: DPBench's histograms have 4,096; at 10**7 cells one comparison
+#: run took tens of seconds (every algorithm releases, reconstructs and scores all cells).
+MAX_CELLS = 2**16
 
 #: Synthetic data shapes for :func:`synthetic_shape`.
 SHAPES = ("uniform", "step", "spikes", "smooth", "zipf")

@@ -10,7 +10,7 @@ import numpy as np
 
 from dpviz import workloads
 from dpviz.experiments import check_band
-from dpviz.experiments.comparison.data import make_histogram, make_workload
+from dpviz.experiments.comparison.data import MAX_CELLS, make_histogram, make_workload
 from dpviz.experiments.comparison.runs import AlgorithmRun, run_algorithm, stable_seed
 from dpviz.histogram_algorithms import available_algorithms
 from dpviz.rng import RngLike, as_generator
@@ -339,8 +339,7 @@ def run_comparison(algorithms: Sequence[str], datasets: Sequence[str] | dict[str
     if not isinstance(datasets, dict):
         datasets = list(datasets)
     if n is not None:
-        n = check_int("n", n, minimum=1)
-        check_elements(float(n), "cells", n=n)
+        n = check_int("n", n, minimum=1, maximum=MAX_CELLS)
     n_data = len(datasets) if isinstance(datasets, dict) else len(list(datasets))
     check_elements(float(trials) * len(algs) * len(eps) * max(n_data, 1) * (1 if n is None else n),
                    "trials x algorithms x epsilons x datasets x n released cells",

@@ -12,7 +12,7 @@ from dpviz import matrix_mechanism as mm
 from dpviz import strategies as st
 from dpviz import workloads as wl
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_array, check_choice, check_elements, check_epsilon, check_int
+from dpviz.validation import check_array, check_choice, check_elements, check_epsilon, check_int, check_work
 
 __all__ = ["QueryErrorExperiment", "query_error_experiment"]
 
@@ -110,6 +110,8 @@ def query_error_experiment(W: Any, A: Any, x: npt.ArrayLike, epsilon: float, tri
     ls = A if isinstance(A, mm.LeastSquares) else mm.LeastSquares(A)
     check_elements(float(trials) * (float(ls.n_rows) + ls.n + 2.0 * W.n_queries),
                    "simulated measurements, estimates and answers", trials=trials)
+    check_work(float(trials) * (float(ls.n_rows) + ls.n + 2.0 * W.n_queries), 2**25,  # 1e7 of them take ~0.2 s
+               "simulated measurements, estimates and answers", trials=trials)
     if predicted is not None:
         predicted = check_array("predicted", predicted, ndim=1)
         if predicted.size != W.n_queries or np.any(predicted < 0):

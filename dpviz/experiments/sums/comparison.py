@@ -38,6 +38,7 @@ from dpviz.validation import (
     check_positive,
     check_probability,
     check_sequence,
+    check_work,
 )
 
 __all__ = ["_Config", "SumComparison", "compare_algorithms", "RatioSweep", "ratio_sweep", "base_algs"]
@@ -244,6 +245,10 @@ def compare_algorithms(problem: sums.SumProblem | None = None, *, epsilon: float
                    trials=trials)
     algorithms = _names("algorithms", algorithms, sums.ALGORITHMS)
     truncations = _names("truncations", truncations, sums.THRESHOLD_METHODS)
+    # each (algorithm, truncation) runs trials releases, as sums.release does with size=trials: one budget for all
+    check_work(float(trials) * len(algorithms) * len(truncations), sums.MAX_RUNS,
+               "runs (trials x algorithms x truncations)", trials=trials, algorithms=len(algorithms),
+               truncations=len(truncations))
     isotonic = [check_bool(f"isotonic[{i}]", flag) for i, flag in enumerate(check_sequence("isotonic", isotonic))]
     # one independent stream per (truncation, algorithm): a configuration's numbers do not depend on which
     # other configurations are run alongside it
