@@ -19,7 +19,7 @@ import numpy.typing as npt
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from dpviz.matrix_mechanism.dense_factor import _cholesky, _pseudo_inverse
+from dpviz.matrix_mechanism.dense_factor import _cholesky, _pseudo_inverse, check_strategy
 from dpviz.matrix_mechanism.prefix_basis import (
     _BLOCK,
     _blocked_prefix_stats,
@@ -30,7 +30,7 @@ from dpviz.matrix_mechanism.prefix_basis import (
     _selected_inverse,
 )
 from dpviz.mechanisms import sensitivity as _sens
-from dpviz.validation import MAX_MAGNITUDE, check_array, check_bool, check_matrix, is_sparse  # a plain bool
+from dpviz.validation import MAX_MAGNITUDE, check_array, check_bool, is_sparse  # a plain bool
 from dpviz.workloads import Workload, as_workload
 
 __all__ = ["LeastSquares", "DENSE_MAX"]
@@ -112,7 +112,7 @@ class LeastSquares:
                 raise ValueError(f"a Workload used as strategy must have n <= {DENSE_MAX}, got n={A.n}")
             self._dense_init(A.gram())
             return
-        A = check_matrix("A", A)  # dense or sparse: typed Any below
+        A = check_strategy(A)  # dense or sparse, A^T A finite: typed Any below
         small = A.shape[1] <= _SMALL_N and A.shape[0] * A.shape[1] <= _SMALL_SIZE
         if small and is_sparse(A):
             if self._small_cholesky(np.asarray(A.toarray(), dtype=float)):
