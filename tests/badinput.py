@@ -2,14 +2,17 @@
 
 How it works
 ------------
-1. **Targets**: every public function of the core and of ``dpviz.experiments``, the accountant's methods, and
-   the explorers' constructors (not the exercise checkers, which answer any input with feedback by design).
+1. **Targets**: every public function of the core and of ``dpviz.experiments``, the classes users build (those
+   whose docstring example constructs them: events, partitions, oracles ...) and their methods that an example
+   calls, the accountant's methods, and the explorers' constructors (not the exercise checkers, which answer
+   any input with feedback by design).
 2. **A valid base call per target**, taken from the target's own docstring example: the example is executed
    with the target wrapped in a recorder, and the first call's arguments are kept.  A target without an example
    is called with its defaults if it has no required parameter; otherwise it is reported as *uncovered*.
 3. **Bad values per parameter**, chosen from the parameter's name, annotation and base value (a budget, a
-   probability, a count, a flag, an option string, an array of counts, an ``rng``, an ``accountant`` ...), each
-   replacing that one argument of the base call.
+   probability, a count, a flag, an option string, an array of counts, a table, a callable, an object, an
+   ``rng``, an ``accountant`` ...), each replacing that one argument of the base call (or a pair whose ratio
+   overflows): the families are listed in ``tests/badinput_values.py``.
 4. **Outcomes**:
 
    ``named``      ValueError/TypeError (or dpviz's own error, e.g. BudgetExceededError) whose message names
@@ -17,7 +20,8 @@ How it works
    ``unnamed``    ValueError/TypeError that does not name it;
    ``crash``      any other exception (AttributeError, IndexError, ZeroDivisionError, numpy internals ...);
    ``silent``     the call returned although the value is invalid, or returned NaN/inf where the base
-                  call's result was finite;
+                  call's result was finite, or a negative variance, or (for an array made shorter) an answer
+                  of the full length: a broadcast (judged against the same call with the array doubled);
    ``accepted``   a value that may be valid (e.g. ``epsilon=1e-300``) was accepted with a finite result;
    ``hang``       no answer within the time limit;
    ``blowup``     MemoryError (an allocation was attempted instead of refused).
@@ -343,8 +347,7 @@ def cases(ts: list[Target]) -> list[Case]:
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
                 continue
             ann = p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", "")
-            others = {n: v for n, v in b.arguments.items() if n != name}
-            for bad, kind, why in bad_values(name, ann if p.annotation is not p.empty else "", value, others):
+            for bad, kind, why in bad_values(name, ann if p.annotation is not p.empty else "", value):
                 c = Case(t, name, bad, kind, why)
                 if c.id not in skip:
                     out.append(c)

@@ -3,18 +3,22 @@
 Families, each chosen from the parameter's name, annotation and value in the base call:
 
 * scalars: NaN, a string or a bool for a number, zero/negative/inf budgets and deltas outside (0, 1), a
-  fractional or huge count, and the extreme finite floats (1e308, -1e308, 1e-300, the subnormal 5e-324,
-  tiny probabilities alpha/delta = 1e-300), a 0-d array in place of a number;
+  fractional or huge count, 2**64 and 10**7 for an int (beyond numpy's integers; a size that must answer in
+  time), the extreme finite floats (1e308, -1e308, 1e-300, the subnormal 5e-324, tiny probabilities
+  alpha/delta = 1e-300, one just below 1), a 0-d array in place of a number;
 * arrays: a string, a NaN entry, 0-d and 3-d arrays, entries of 1e308 / -1e308 / 5e-324 (whose sums and
-  products overflow), all zero, empty (also zero rows of a table), a negative count, a fraction where an
-  integer is required (``starts=[0.5]``), length 1 or n - 1 against another argument of length n (numpy would
-  broadcast or crash), bool, str and object arrays, a negative or indefinite covariance, a negative weight;
-* callables: a non-callable, and a callable (a mechanism, a predicate) returning NaN, inf or too few samples;
-* objects (a workload, a tree, an accountant ...): a string or an int instead;
-* pairs of arguments whose product overflows (a sensitivity of 1e300 with epsilon 1e-300).
+  products overflow) and 1e15 (counts not to expand one by one), all zero, empty (and no rows), a negative
+  count, a fraction where an integer is required (``starts=[0.5]``), length 1 or n - 1 (numpy would broadcast
+  or crash), bool, str and object arrays, a negative or indefinite covariance, a negative weight; an optional
+  array left out (None) gets a string, NaN, bool and length-1 array;
+* tables (structured arrays): no rows, a plain array, numeric fields all 0, 1e308 or negative;
+* callables: a non-callable, and a mechanism returning NaN, inf or too few samples;
+* objects (a workload, a tree, an event ...): a string or an int instead;
+* pairs of arguments whose ratio overflows (a sensitivity of 1e300 with epsilon 1e-300).
 
 ``GOOD`` values must be refused; ``MAYBE`` values may be valid, and are judged by the answer: a finite input
-that gives NaN or inf where the base call was finite, or a negative variance, is a *silent* wrong answer.
+that gives NaN or inf where the base call was finite, a negative variance, or a shortened array whose answer
+keeps the full length (:func:`judge_length`) is a *silent* wrong answer.
 """
 
 from __future__ import annotations
@@ -118,7 +122,7 @@ def _scalar_values(name: str, annotation: str, base: Any) -> Iterator[tuple[Any,
         yield -1e308, MAYBE, "-1e308"
 
 
-def _array_values(name: str, base: Any, others: dict[str, Any]) -> Iterator[tuple[Any, str, str]]:
+def _array_values(name: str, base: Any) -> Iterator[tuple[Any, str, str]]:
     raw = np.asarray(base)
     a = raw.astype(float)
     yield "abc", GOOD, "str array"
@@ -204,13 +208,8 @@ def _callable_values(name: str, base: Callable[..., Any]) -> Iterator[tuple[Any,
     yield _wrap(base, "short"), GOOD, "returns wrong shape"
 
 
-def bad_values(name: str, annotation: str, base: Any,
-               others: dict[str, Any] | None = None) -> Iterator[tuple[Any, str, str]]:
-    """(value, GOOD|MAYBE, label) triples that are wrong for a parameter like this one.
-
-    ``others`` are the other arguments of the base call (for the lengths an array must match).
-    """
-    others = others or {}
+def bad_values(name: str, annotation: str, base: Any) -> Iterator[tuple[Any, str, str]]:
+    """(value, GOOD|MAYBE, label) triples that are wrong for a parameter like this one."""
     optional = "None" in annotation or base is None
     if name == "self":
         return
@@ -240,7 +239,7 @@ def bad_values(name: str, annotation: str, base: Any,
         yield from _scalar_values(name, annotation, base)
         return
     if is_numeric_array(base):
-        yield from _array_values(name, base, others)
+        yield from _array_values(name, base)
         return
     if base is None and re.search(r"ArrayLike|ndarray|array_like", annotation):
         # an optional array left out in the example: the values that are wrong whatever its length
