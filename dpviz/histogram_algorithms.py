@@ -233,7 +233,8 @@ def release_histogram(algorithm: str, x: ArrayLike, workload: workloads.Workload
     algorithm = check_choice("algorithm", algorithm, available_algorithms())
     x = check_counts("x", x)
     if not isinstance(workload, workloads.Workload) or workload.n != x.size:
-        raise ValueError(f"workload must be a dpviz.workloads.Workload over n={x.size} cells, got {workload!r}")
+        raise ValueError(f"workload must be a dpviz.workloads.Workload over the n={x.size} cells of x, "
+                         f"got {workload!r}")
     epsilon = check_epsilon(epsilon)
     if epsilon < 1 / MAX_NOISE_SCALE:
         raise ValueError(f"epsilon must be >= {1 / MAX_NOISE_SCALE:g} (a noise scale 1/epsilon above "

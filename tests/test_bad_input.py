@@ -5,7 +5,8 @@
 * for each of them, every bad argument of tests/badinput.py is refused with a ValueError/TypeError that names
   the parameter: no crash, no silent answer, no hang, no allocation attempted;
 * hypothesis then draws more bad budgets, deltas and sizes for the functions that take them
-  (``pytest --slow`` draws 2000 examples instead of 100).
+  (``pytest --slow`` draws 2000 examples instead of 100, and adds the run-time family, a size of 10**7, which
+  ``make fuzz`` always runs).
 """
 
 from __future__ import annotations
@@ -37,10 +38,32 @@ def test_every_public_callable_is_covered() -> None:
     assert len(COVERED) > 200
 
 
-@pytest.mark.parametrize("qualname", sorted(BY_TARGET), ids=str)
+#: Families that measure run time (a large size must answer or be refused within the time limit): about a minute
+#: over the whole API, so make test leaves them to make fuzz and pytest --slow.
+RUN_TIME_FAMILIES = ("10**7",)
+
+#: Failures whose fix belongs to files another change of issue 31 rewrites (the accountant, the discrete Gaussian);
+#: strict, so that the fix there turns them into failures to delete from this list.
+ELSEWHERE = {
+    "dpviz.accountant.charging.charge": "epsilon=1e308 crashes in the ledger's message (float of a huge Fraction); "
+                                        "parts=10**7 builds ten million rows",
+    "dpviz.accountant.PrivacyAccountant.spend": "repeat=2**64 and 10**7 are refused as a budget "
+                                                "excess that does not name repeat",
+    "dpviz.mechanisms.discrete_gaussian_noise.discrete_gaussian_delta": "epsilon=1e308: exp(epsilon) and "
+                                                                        "epsilon sigma^2 overflow",
+    "dpviz.mechanisms.discrete_gaussian_noise.discrete_gaussian_sigma": "epsilon=1e308, through its delta",
+    "dpviz.mechanisms.discrete_gaussian_noise.discrete_gaussian_mechanism": "epsilon=1e308, through its delta",
+}
+
+
+@pytest.mark.parametrize("qualname", [pytest.param(q, marks=pytest.mark.xfail(strict=True, reason=ELSEWHERE[q]))
+                                      if q in ELSEWHERE else q for q in sorted(BY_TARGET)], ids=str)
 def test_bad_arguments_are_refused_by_name(qualname: str) -> None:
     failures = []
+    slow = settings.default.max_examples >= 2000  # pytest --slow (tests/conftest.py)
     for c in BY_TARGET[qualname]:
+        if c.why in RUN_TIME_FAMILIES and not slow:
+            continue  # make fuzz and pytest --slow run them: about a minute in all
         outcome, detail = badinput.run_case(c, _base_finite(c.target))
         if outcome in badinput.FAILURES:
             failures.append(f"{outcome}: {c.param}={c.why}: {detail[:200]}")

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from dpviz.validation import check_array, check_bool, check_int, check_real
+from dpviz.validation import check_array, check_bool, check_callable, check_int, check_real
 
 #: Boolean array with one entry per sample: which samples fall in an event.
 _Hits = npt.NDArray[np.bool_]
@@ -153,6 +153,12 @@ class PredicateEvent:
     name : str
         The event's description, shown in audit summaries.
 
+    Raises
+    ------
+    TypeError
+        If ``predicate`` is not callable or ``name`` is not a str.  What the predicate returns is checked
+        where the event is evaluated (one True/False per sample; NaN is refused, not counted as a hit).
+
     Examples
     --------
     >>> import numpy as np
@@ -163,6 +169,12 @@ class PredicateEvent:
 
     predicate: Callable[..., npt.ArrayLike]
     name: str = "custom event"
+
+    def __post_init__(self) -> None:
+        check_callable("predicate", self.predicate, "predicate(outputs) -> one truth value per sample")
+        if not isinstance(self.name, str):
+            raise TypeError(f"name must be a str (the event's description), got {self.name!r} of type "
+                            f"{type(self.name).__name__}")
 
     def __call__(self, outputs: npt.ArrayLike) -> npt.ArrayLike:
         return self.predicate(outputs)
@@ -187,7 +199,7 @@ def _as_rows(outputs: npt.ArrayLike) -> np.ndarray:
 
 def _check_outputs(name: str, outputs: npt.ArrayLike) -> np.ndarray:
     """Check a batch of outputs (numbers, finite, at least one axis), naming ``name``; returned unconverted."""
-    check_array(name, outputs)
+    check_array(name, outputs, allow_bool=True)  # a one-bit mechanism (randomized response) outputs bools
     arr = np.asarray(outputs)
     if arr.dtype == bool:
         arr = arr.astype(np.int64)
@@ -247,8 +259,15 @@ def _indicator(event: Event, outputs: npt.ArrayLike, name: str = "event") -> _Hi
     _check_fits(event, _as_rows(outputs).shape[1], name)
     hit = np.asarray(event(outputs))
     if hit.shape != (np.asarray(outputs).shape[0],):
-        raise ValueError(f"event {event.description!r} must return one truth value per sample, "
+        raise ValueError(f"{name} {event.description!r} must return one truth value per sample, "
                          f"got shape {hit.shape} for {np.asarray(outputs).shape[0]} samples")
+    if hit.dtype != bool:
+        # NaN, 0.5 or "yes" would count as a hit under astype(bool): only True/False (or 0/1) are truth values
+        ok = hit.dtype.kind in "iuf" and bool(np.all((hit == 0) | (hit == 1)))
+        if not ok:
+            bad = hit[~((hit == 0) | (hit == 1))][0] if hit.dtype.kind in "iuf" else hit.ravel()[0]
+            raise ValueError(f"{name} {event.description!r} must return True/False (or 0/1) per sample, "
+                             f"got {bad!r} (dtype {hit.dtype})")
     return hit.astype(bool)
 
 

@@ -45,6 +45,11 @@ class NeighbourPair:
     description : str
         A readable statement of the difference, e.g. "one record added to cell 2".
 
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`check_neighbours`, if ``d`` and ``d_prime`` are not neighbours under ``relation``.
+
     Examples
     --------
     >>> pair = NeighbourPair(np.array([3.0, 1.0]), np.array([3.0, 2.0]), "histogram", "one record added to cell 1")
@@ -56,8 +61,15 @@ class NeighbourPair:
     relation: str
     description: str
 
+    def __post_init__(self) -> None:
+        check_neighbours(self.d, self.d_prime, self.relation)  # a pair that is not one would audit nothing
+        ndim = None if self.relation == "histogram" else (1, 2) if self.relation == "records" else 1
+        object.__setattr__(self, "d", check_array("d", self.d, ndim=ndim))
+        object.__setattr__(self, "d_prime", check_array("d_prime", self.d_prime, ndim=ndim))
 
-def check_neighbours(d: npt.ArrayLike, d_prime: npt.ArrayLike, relation: str, *, sensitivity: float = 1.0) -> None:
+
+def check_neighbours(d: npt.ArrayLike, d_prime: npt.ArrayLike, relation: str, *, sensitivity: float = 1.0,
+                     names: tuple[str, str] = ("d", "d_prime")) -> None:
     """Raise ``ValueError`` unless ``d`` and ``d_prime`` are neighbours under ``relation``.
 
     * ``"histogram"``: count vectors of the same shape with ``||d - d'||_1 = 1``
@@ -77,6 +89,8 @@ def check_neighbours(d: npt.ArrayLike, d_prime: npt.ArrayLike, relation: str, *,
         The neighbouring relation to check.
     sensitivity : float
         For ``"query_answers"``: the largest allowed change of one answer, > 0.
+    names : pair of str, default ("d", "d_prime")
+        How the caller calls the two inputs, used in the error messages.
 
     Raises
     ------
@@ -99,30 +113,31 @@ def check_neighbours(d: npt.ArrayLike, d_prime: npt.ArrayLike, relation: str, *,
     """
     check_choice("relation", relation, RELATIONS)
     s = check_positive("sensitivity", sensitivity)
+    n1, n2 = names
     if relation == "histogram":
-        a, b = check_counts("d", d, ndim=None), check_counts("d_prime", d_prime, ndim=None)
+        a, b = check_counts(n1, d, ndim=None), check_counts(n2, d_prime, ndim=None)
         if a.shape != b.shape:
-            raise ValueError(f"d and d_prime must have the same shape, got {a.shape} and {b.shape}")
+            raise ValueError(f"{n1} and {n2} must have the same shape, got {a.shape} and {b.shape}")
         dist = float(np.abs(a - b).sum())
         if dist != 1.0:
-            raise ValueError(f"d and d_prime must differ by one record (L1 distance 1), got distance {dist:g}")
+            raise ValueError(f"{n1} and {n2} must differ by one record (L1 distance 1), got distance {dist:g}")
     elif relation == "records":
-        a, b = check_array("d", d, ndim=(1, 2)), check_array("d_prime", d_prime, ndim=(1, 2))
+        a, b = check_array(n1, d, ndim=(1, 2)), check_array(n2, d_prime, ndim=(1, 2))
         if a.ndim != b.ndim or a.shape[1:] != b.shape[1:]:
-            raise ValueError(f"d and d_prime must hold records of the same shape, got {a.shape} and {b.shape}")
+            raise ValueError(f"{n1} and {n2} must hold records of the same shape, got {a.shape} and {b.shape}")
         big, small = (a, b) if len(a) > len(b) else (b, a)
         ca = Counter(map(lambda r: tuple(np.atleast_1d(r)), big))
         cb = Counter(map(lambda r: tuple(np.atleast_1d(r)), small))
         if len(big) - len(small) != 1 or cb - ca:
-            raise ValueError(f"d and d_prime must differ by exactly one added record, got {len(a)} and {len(b)} "
+            raise ValueError(f"{n1} and {n2} must differ by exactly one added record, got {len(a)} and {len(b)} "
                              "records" + ("" if len(big) - len(small) != 1 else " that differ in more than one"))
     else:
-        a, b = check_array("d", d, ndim=1), check_array("d_prime", d_prime, ndim=1)
+        a, b = check_array(n1, d, ndim=1), check_array(n2, d_prime, ndim=1)
         if a.shape != b.shape:
-            raise ValueError(f"d and d_prime must have the same shape, got {a.shape} and {b.shape}")
+            raise ValueError(f"{n1} and {n2} must have the same shape, got {a.shape} and {b.shape}")
         gap = float(np.max(np.abs(a - b))) if a.size else 0.0
         if gap > s:
-            raise ValueError(f"d and d_prime must differ by at most sensitivity={s:g} per query, got {gap:g}")
+            raise ValueError(f"{n1} and {n2} must differ by at most sensitivity={s:g} per query, got {gap:g}")
 
 
 def histogram_pair(counts: npt.ArrayLike, cell: int = 0, *, add: bool = True) -> NeighbourPair:
@@ -158,7 +173,10 @@ def histogram_pair(counts: npt.ArrayLike, cell: int = 0, *, add: bool = True) ->
     """
     counts = check_counts("counts", counts)
     add = check_bool("add", add)
-    cell = check_int("cell", cell, minimum=0, maximum=counts.size - 1)
+    cell = check_int("cell", cell)
+    if not 0 <= cell < counts.size:
+        raise ValueError(f"cell={cell} is not a cell of counts (length {counts.size}): cell must be an integer in "
+                         f"[0, {counts.size - 1}]")
     other = counts.copy()
     if add:
         other[cell] += 1
@@ -232,7 +250,7 @@ def query_pair(answers: npt.ArrayLike, answers_prime: npt.ArrayLike, description
     'query_answers'
     """
     a, b = check_array("answers", answers, ndim=1), check_array("answers_prime", answers_prime, ndim=1)
-    check_neighbours(a, b, "query_answers")
+    check_neighbours(a, b, "query_answers", names=("answers", "answers_prime"))
     return NeighbourPair(a, b, "query_answers", description or "query answers moving by at most 1")
 
 

@@ -44,9 +44,10 @@ def sample_outputs(mechanism: Mechanism, data: Any, size: int, rng: RngLike = No
     ValueError
         If ``size`` < 1 or above :data:`dpviz.validation.MAX_ELEMENTS`, the mechanism refuses
         ``data`` with a ValueError (re-raised naming ``data``), or it does not return ``size``
-        rows of at least one coordinate.
+        rows of at least one coordinate, or returns NaN or inf.
     TypeError
-        If ``size`` is not an integer, or the mechanism refuses ``data`` with a TypeError.
+        If ``size`` is not an integer, the mechanism refuses ``data`` with a TypeError, or returns
+        something other than numbers.
 
     Examples
     --------
@@ -69,6 +70,11 @@ def _sample(mechanism: Mechanism, data: Any, size: int, gen: np.random.Generator
     if out.ndim == 0 or out.shape[0] != size:
         raise ValueError(f"mechanism must return `size` samples stacked on the first axis: asked for {size}, "
                          f"got shape {out.shape}")
+    if out.dtype.kind not in "biuf":
+        raise TypeError(f"mechanism must return numbers, got an array of dtype {out.dtype} for {name}={_short(data)}")
+    if out.dtype.kind == "f" and not np.all(np.isfinite(out)):
+        raise ValueError(f"mechanism returned NaN or inf for {name}={_short(data)}: an audit counts events on "
+                         "finite outputs only (a NaN is in no event, so it would bias both probabilities)")
     if out[0].size == 0:
         raise ValueError(f"mechanism({name}) returned outputs with no coordinates (shape {out.shape}) for "
                          f"{name}={_short(data)}: there is nothing to audit")

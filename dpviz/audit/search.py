@@ -30,7 +30,7 @@ from dpviz.audit.events import (
 from dpviz.audit.sampling import Mechanism, _sample
 from dpviz.audit.statistics import privacy_loss_interval
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_delta, check_elements, check_int, check_open_unit
+from dpviz.validation import check_delta, check_elements, check_int, check_open_unit, check_work
 
 #: Quantile levels of the threshold search: a fine grid plus the tails (where Gaussian-type losses are large).
 _LEVELS = np.unique(np.concatenate([np.linspace(0.005, 0.995, 199),
@@ -300,6 +300,7 @@ def select_event(mechanism: Mechanism, d: Any, d_prime: Any, events: Sequence[An
     """
     samples = check_int("samples", samples, minimum=1)
     check_elements(float(samples), "search samples per dataset", samples=samples)
+    check_work(float(samples), 2**22, "search samples per dataset", samples=samples)  # 1e6 take ~0.2 s
     confidence = check_open_unit("confidence", confidence)
     delta = check_delta(delta, allow_zero=True)
     gen = as_generator(rng)

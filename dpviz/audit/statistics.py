@@ -41,13 +41,16 @@ def _check_counts(k: npt.ArrayLike, n: npt.ArrayLike, k_name: str, n_name: str) 
     return k_arr, n_arr
 
 
-def _clopper_pearson(k: _Floats, n: _Floats, conf: float) -> tuple[_Floats, _Floats]:
-    """The interval of :func:`clopper_pearson` on checked counts."""
+def _clopper_pearson(k: _Floats, n: _Floats, tail: float) -> tuple[_Floats, _Floats]:
+    """The interval of :func:`clopper_pearson` on checked counts, leaving probability ``tail`` on each side.
+
+    The upper end is the inverse survival function at ``tail``, not the quantile at ``1 - tail``: for a
+    confidence within 1e-16 of 1, ``1 - tail`` rounds to 1 and the quantile to 1 (or its log ratio to inf).
+    """
     k, n = np.broadcast_arrays(k, n)
-    a = 1.0 - conf
     with np.errstate(invalid="ignore", divide="ignore"):
-        lower = np.where(k > 0, stats.beta.ppf(a / 2, np.maximum(k, 1), n - k + 1), 0.0)
-        upper = np.where(k < n, stats.beta.ppf(1 - a / 2, k + 1, np.maximum(n - k, 1)), 1.0)
+        lower = np.where(k > 0, stats.beta.ppf(tail, np.maximum(k, 1), n - k + 1), 0.0)
+        upper = np.where(k < n, stats.beta.isf(tail, k + 1, np.maximum(n - k, 1)), 1.0)
     return lower, upper
 
 #: An array of probabilities or log-ratios.
@@ -99,7 +102,7 @@ def clopper_pearson(k: npt.ArrayLike, n: npt.ArrayLike, confidence: float = 0.95
     """
     conf = check_open_unit("confidence", confidence)
     k_arr, n_arr = _check_counts(k, n, "k", "n")
-    return _clopper_pearson(k_arr, n_arr, conf)
+    return _clopper_pearson(k_arr, n_arr, (1.0 - conf) / 2)
 
 
 def privacy_loss_interval(k: npt.ArrayLike, n: npt.ArrayLike, k_prime: npt.ArrayLike, n_prime: npt.ArrayLike, *,
@@ -165,11 +168,11 @@ def privacy_loss_interval(k: npt.ArrayLike, n: npt.ArrayLike, k_prime: npt.Array
     """
     conf = check_open_unit("confidence", confidence)
     delta = check_delta(delta, allow_zero=True)
-    half = 1.0 - (1.0 - conf) / 2.0
+    tail = (1.0 - conf) / 4.0  # each interval at level 1 - (1 - confidence)/2 (Bonferroni), half of it per side
     k, n = _check_counts(k, n, "k", "n")
     kp, np_ = _check_counts(k_prime, n_prime, "k_prime", "n_prime")
-    p_lo, p_hi = _clopper_pearson(k, n, half)
-    q_lo, q_hi = _clopper_pearson(kp, np_, half)
+    p_lo, p_hi = _clopper_pearson(k, n, tail)
+    q_lo, q_hi = _clopper_pearson(kp, np_, tail)
     with np.errstate(divide="ignore", invalid="ignore"):
         lower = np.where(p_lo > delta, np.log(np.maximum(p_lo - delta, 1e-300)) - np.log(q_hi), -np.inf)
         est_num = k / n - delta

@@ -23,7 +23,16 @@ import numpy as np
 from dpviz.accountant import PrivacyAccountant, charge, charge_all, check_accountant, exact, float_at_most
 from dpviz.mechanisms import laplace, laplace_scale, laplace_variance
 from dpviz.rng import RngLike
-from dpviz.validation import check_bool, check_choice, check_elements, check_epsilon, check_probability, check_trials
+from dpviz.validation import (
+    MAX_MAGNITUDE,
+    blame,
+    check_bool,
+    check_choice,
+    check_elements,
+    check_epsilon,
+    check_probability,
+    check_trials,
+)
 
 __all__ = ["BMI_TABLE", "BMI_QUERY_NAMES", "bmi", "bmi_cells", "bmi_queries", "bmi_sequential", "bmi_parallel",
            "bmi_expected_error", "sequential_charges", "check_bmi_table"]
@@ -43,18 +52,24 @@ def bmi(table: np.ndarray) -> np.ndarray:
     Parameters
     ----------
     table : numpy.ndarray
-        Structured array with fields ``height_in`` and ``weight_lb`` (like :data:`BMI_TABLE`).
+        Structured array with fields ``sex``, ``height_in`` and ``weight_lb`` (like :data:`BMI_TABLE`).
 
     Returns
     -------
     numpy.ndarray
         One BMI per row.
 
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`check_bmi_table`: not such a table, no rows, or a height or weight not finite and > 0.
+
     Examples
     --------
     >>> bmi(BMI_TABLE).round(2)
     array([26.96, 33.65, 23.63, 31.88, 28.16])
     """
+    check_bmi_table(table)  # an empty table, a zero height (BMI inf) or a missing field is refused
     return 703.0 * table["weight_lb"] / table["height_in"] ** 2
 
 
@@ -212,7 +227,7 @@ def check_bmi_table(table: object) -> np.ndarray:
     TypeError
         If ``table`` is not a structured array with those fields.
     ValueError
-        If it has no rows, is not 1-D, or a height or weight is not finite and > 0.
+        If it has no rows, is not 1-D, or a height or weight is not finite, > 0 and at most 1e100.
 
     Examples
     --------
@@ -227,8 +242,8 @@ def check_bmi_table(table: object) -> np.ndarray:
         raise ValueError(f"table must be a non-empty 1-D structured array, got shape {table.shape}")
     for field in ("height_in", "weight_lb"):
         col = np.asarray(table[field], dtype=float)
-        if not np.all(np.isfinite(col) & (col > 0)):
-            raise ValueError(f"table[{field!r}] must be finite and > 0, got {col!r}")
+        if not np.all(np.isfinite(col) & (col > 0) & (col <= MAX_MAGNITUDE)):  # 703 w / h^2 must stay finite
+            raise ValueError(f"table[{field!r}] must be finite, > 0 and at most {MAX_MAGNITUDE:.0e}, got {col!r}")
     return table
 
 
@@ -322,7 +337,8 @@ def bmi_expected_error(epsilon: float, algorithm: str, *, share: float = 0.25,
     share = check_probability("share", share)
     per_query = check_bool("per_query", per_query)
     if algorithm == "sequential":
-        per = np.full(4, laplace_variance(1.0, share * eps))
+        with blame(share=share):  # share * epsilon may be too small for a finite variance
+            per = np.full(4, laplace_variance(1.0, share * eps))
     else:
         v = laplace_variance(1.0, eps)
         per = np.array([v, 2 * v, v, 2 * v])

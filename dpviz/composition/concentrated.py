@@ -319,7 +319,7 @@ def rdp_epsilon(alpha: ArrayLike, rdp: ArrayLike, delta: float, conversion: str 
         raise ValueError(f"alpha must be a non-empty 1-D array of orders, got shape {a.shape}")
     tau = check_array("rdp", rdp, ndim=1, finite=False)
     if tau.shape != a.shape:
-        raise ValueError(f"rdp must give one value per order: {a.size} orders, got shape {tau.shape}")
+        raise ValueError(f"rdp must give one value per order of alpha: {a.size} orders, got rdp of shape {tau.shape}")
     if np.any(np.isnan(tau)) or np.any(tau < 0):
         raise ValueError("rdp must hold divergences >= 0 (no NaN)")
     dlt = check_delta(delta)

@@ -80,10 +80,10 @@ def partition_epsilon(epsilons: ArrayLike, membership: ArrayLike, neighbours: st
     eps = check_array("epsilons", epsilons, ndim=1)
     if eps.size == 0 or np.any(eps <= 0):
         raise ValueError("epsilons must be a non-empty list of finite numbers > 0, one per part")
-    m = check_array("membership", membership, ndim=2)
+    m = check_array("membership", membership, ndim=2, allow_bool=True)  # 0/1 or False/True
     if m.shape[1] != eps.size or m.shape[0] == 0:
-        raise ValueError(f"membership must have one column per part ({eps.size}) and at least one row (kind of "
-                         f"record), got shape {m.shape}")
+        raise ValueError(f"membership must have one column per part (epsilons has {eps.size}) and at least one row "
+                         f"(kind of record), got shape {m.shape}")
     if not np.all((m == 0) | (m == 1)):
         raise ValueError("membership must hold only 0/1 (False/True): whether a kind of record is in each part")
     check_choice("neighbours", neighbours, NEIGHBOURS)

@@ -120,6 +120,11 @@ def laplace_loss_moments(epsilon: float) -> tuple[float, float]:
     """
     eps = check_epsilon(epsilon)
     mean = eps + math.expm1(-eps)
+    if eps > 20.0:
+        # eps^2 - 2 h - mean^2 simplifies to 3 - (4 eps + 2) e^-eps - e^-2eps: the difference of squares loses
+        # all digits for large eps (and overflows to inf - inf = NaN beyond eps ~ 1e154)
+        tail = (4.0 * eps + 2.0) * math.exp(-eps) if eps < 800.0 else 0.0  # e^-800 is below the doubles
+        return mean, 3.0 - tail - math.exp(-2.0 * eps)
     if eps < 0.5:
         term, h = eps**2 / 2, 0.0
         for m in range(3, 40):
@@ -167,6 +172,9 @@ def laplace_loss_samples(epsilon: float, k: int, samples: int, *, rng: RngLike =
     k = check_int("k", k, minimum=1)
     samples = check_int("samples", samples, minimum=1)
     check_elements(float(k) * samples, "simulated releases (k x samples)", k=k, samples=samples)
+    if not math.isfinite(k * eps):  # a total loss lies in [-k eps, k eps]
+        raise ValueError(f"epsilon={eps!r} times k={k} overflows: the total loss of k releases lies in "
+                         "[-k epsilon, k epsilon], which must be finite; lower epsilon or k")
     gen = as_generator(rng)
     out = np.empty(samples)
     chunk = max(1, 2**20 // k)   # at most ~1M noisy values in memory at a time
@@ -231,6 +239,9 @@ def laplace_loss_distribution(epsilon: float, k: int = 1, *, step: float = 1e-3,
                          "in [-epsilon, epsilon]")
     check_choice("rounding", rounding, ("up", "down"))
     snap = math.ceil if rounding == "up" else math.floor
+    if not 2 * (eps / h) * float(k) + 1 <= MAX_GRID:  # checked before rounding: eps / h may overflow to inf
+        raise ValueError(f"epsilon={eps!r}, k={k}, step={h!r} need a grid of {2 * (eps / h) * float(k) + 1:.3g} "
+                         f"points, more than {MAX_GRID}: raise step or lower k")
     j_lo, j_hi = int(snap(_snap(-eps / h))), int(snap(_snap(eps / h)))
     width = j_hi - j_lo
     if not width * float(k) + 1 <= MAX_GRID:

@@ -50,6 +50,12 @@ __all__ = ["basic_composition", "advanced_composition", "advanced_epsilon_per_qu
 MAX_K = 10**15
 
 
+def _log_inverse(p: float) -> float:
+    """``ln(1/p)``, also for a subnormal p (whose reciprocal overflows to inf): then ``-ln(p)``, its equal."""
+    inv = 1.0 / p
+    return math.log(inv) if math.isfinite(inv) else -math.log(p)
+
+
 def _finite_total(total: float, epsilon: float, k: int) -> float:
     """The composed epsilon, refused (naming epsilon and k) if it overflows."""
     if not math.isfinite(total):
@@ -139,7 +145,7 @@ def advanced_composition(epsilon: float, k: int, delta_prime: float, delta: floa
     dp = check_delta(delta_prime, "delta_prime")
     dlt = check_delta(delta, allow_zero=True)
     try:
-        total = math.sqrt(2 * k * math.log(1 / dp)) * eps + k * eps * math.expm1(eps)
+        total = math.sqrt(2 * k * _log_inverse(dp)) * eps + k * eps * math.expm1(eps)
     except OverflowError:
         total = math.inf
     return _finite_total(total, epsilon, k), _total_delta(k * dlt + dp, delta, k, delta_prime=dp)
@@ -179,7 +185,7 @@ def advanced_epsilon_per_query(total_epsilon: float, k: int, delta_prime: float)
     total = check_epsilon(total_epsilon, "total_epsilon")
     k = check_int("k", k, minimum=1, maximum=MAX_K)
     dp = check_delta(delta_prime, "delta_prime")
-    f = lambda e: math.sqrt(2 * k * math.log(1 / dp)) * e + k * e * math.expm1(e) - total  # noqa: E731
+    f = lambda e: math.sqrt(2 * k * _log_inverse(dp)) * e + k * e * math.expm1(e) - total  # noqa: E731
     # a root e >= 1 has k e expm1(e) <= total, so e <= log1p(total / k): a bracket that never overflows
     # (used only for large totals, where expm1(total) would overflow; smaller totals keep their old bracket)
     hi = total if total <= 700.0 else max(1.0, math.log1p(total / k))
@@ -225,7 +231,7 @@ def advanced_crossover(epsilon: float, delta_prime: float) -> int | None:
     gap = 2.0 - math.exp(min(eps, 1.0))
     if gap <= 0:
         return None
-    return math.floor(2.0 * math.log(1 / dp) / gap**2) + 1
+    return math.floor(2.0 * _log_inverse(dp) / gap**2) + 1
 
 
 #: Largest k :func:`optimal_composition` takes (its binomial has k + 1 outcomes).

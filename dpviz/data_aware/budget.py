@@ -29,7 +29,8 @@ def _check_stages(params: str, **stages: Fraction) -> None:
     ``params`` names the arguments that set the stages (and their values), for the message.
     """
     for stage, eps in stages.items():
-        if 0 < eps * MAX_NOISE_SCALE < 1:  # noise scale 1/eps above the cap
+        if 0 < eps and eps * Fraction(MAX_NOISE_SCALE) < 1:  # noise scale 1/eps above the cap (exact: a float
+            # product underflows to 0 for a subnormal share, and would pass)
             raise ValueError(f"the stage {stage} gets epsilon={float(eps):.3g} (from {params}), whose noise scale "
                              f"1/epsilon exceeds {MAX_NOISE_SCALE:g} and would overflow; use a larger epsilon "
                              f"(each stage needs epsilon >= {1 / MAX_NOISE_SCALE:g})")

@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike
 
 from dpviz.data_aware.queries import _queries_or_raise
 from dpviz.selection import exponential_probabilities
-from dpviz.validation import check_counts, check_elements, check_epsilon
+from dpviz.validation import blame, check_counts, check_elements, check_epsilon
 
 __all__ = ["selection_probabilities"]
 
@@ -80,4 +80,5 @@ def selection_probabilities(x: ArrayLike, workload: Any, epsilon_select: float, 
     check_elements(float(Q.m) * (x.size if Q.kind == "matrix" else 1), "selection scores (queries, x n for a matrix)",
                    queries=Q.m, n=x.size)
     score = np.abs(Q.answers(A[None, :]) - Q.answers(x[None, :]))[0]
-    return exponential_probabilities(score, eps, sensitivity=1.0)
+    with blame(epsilon_select=epsilon_select):
+        return exponential_probabilities(score, eps, sensitivity=1.0)

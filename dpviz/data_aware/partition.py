@@ -20,7 +20,18 @@ from dpviz.accountant import charge, float_at_most
 from dpviz.data_aware.budget import _check_stages, _fraction
 from dpviz.mechanisms import laplace_scale, standard_uniform
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_counts, check_elements, check_epsilon, check_nonnegative, check_trials
+from dpviz.validation import (
+    MAX_MAGNITUDE,
+    check_array,
+    check_counts,
+    check_elements,
+    check_epsilon,
+    check_instance,
+    check_int,
+    check_int_array,
+    check_nonnegative,
+    check_trials,
+)
 
 if TYPE_CHECKING:
     from dpviz.accountant import PrivacyAccountant
@@ -63,7 +74,8 @@ class Partition:
     stops: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        st = np.asarray(self.starts, dtype=np.int64)
+        object.__setattr__(self, "n", check_int("n", self.n, minimum=1))
+        st = check_int_array("starts", self.starts, ndim=1)  # 0.5 would be truncated to 0 by an int cast
         if st.ndim != 1 or st.size == 0 or st[0] != 0 or np.any(np.diff(st) <= 0) or st[-1] >= self.n:
             raise ValueError(f"starts must increase strictly from 0 and stay below n={self.n}, got {st}")
         object.__setattr__(self, "starts", st)
@@ -96,8 +108,15 @@ class Partition:
         -------
         numpy.ndarray
             Shape (..., p): the total of each bucket.
+
+        Raises
+        ------
+        ValueError, TypeError
+            If ``x`` is not an array of finite numbers (of magnitude at most 1e100) with n cells on its last axis.
         """
-        x = np.asarray(x, dtype=float)
+        x = check_array("x", x, ndim=tuple(range(1, 33)), max_abs=MAX_MAGNITUDE)
+        if x.shape[-1] != self.n:
+            raise ValueError(f"x must have n={self.n} cells on its last axis (the partition's), got shape {x.shape}")
         return np.add.reduceat(x, self.starts, axis=-1)
 
     def expand(self, totals: ArrayLike) -> np.ndarray:
@@ -152,8 +171,9 @@ def bucket_deviation(x: ArrayLike, partition: Partition) -> np.ndarray:
     [2.0, 0.0]
     """
     x = check_counts("x", x)
-    if not isinstance(partition, Partition) or partition.n != x.size:
-        raise ValueError(f"partition must be a Partition of n={x.size} cells")
+    check_instance("partition", partition, Partition)
+    if partition.n != x.size:
+        raise ValueError(f"partition must be a Partition of the n={x.size} cells of x, got one of n={partition.n}")
     means = np.repeat(partition.aggregate(x) / partition.sizes, partition.sizes)
     return np.add.reduceat(np.abs(x - means), partition.starts)
 

@@ -57,8 +57,8 @@ class _Queries:
             bad = (i < 0) | (j > n) | (j <= i)
             if np.any(bad):
                 t = int(np.flatnonzero(bad)[0])
-                raise ValueError(f"workload ranges must satisfy 0 <= start < stop <= n={n}; got [{i[t]}, {j[t]}) "
-                                 f"at index {t}")
+                raise ValueError(f"workload ranges must satisfy 0 <= start < stop <= n={n} (the cells of x); got "
+                                 f"[{i[t]}, {j[t]}) at index {t}")
             self.kind = "ranges"
             self.starts, self.stops = i.astype(np.int64), j.astype(np.int64)
             self.m = int(i.size)

@@ -168,7 +168,8 @@ def laplace_privacy_loss(outputs: ArrayLike, answer: float, answer_prime: float,
         loss = (np.abs(o - a_prime) - np.abs(o - a)) / b
     if not np.all(np.isfinite(loss)):
         raise ValueError(f"answer={answer!r}, answer_prime={answer_prime!r}, sensitivity={sensitivity!r}, "
-                         f"epsilon={epsilon!r}: the privacy loss overflows (answers too far apart for this noise)")
+                         f"epsilon={epsilon!r}: the privacy loss overflows (answers or outputs too far apart for this "
+                         f"noise; largest |outputs| = {np.max(np.abs(o)):.3g})")
     return loss
 
 
@@ -213,5 +214,6 @@ def gaussian_privacy_loss(outputs: ArrayLike, answer: float, answer_prime: float
         loss = (a - a_prime) * (2.0 * o - a - a_prime) / (2.0 * s * s)
     if not np.all(np.isfinite(loss)):
         raise ValueError(f"answer={answer!r}, answer_prime={answer_prime!r}, sigma={sigma!r}: the privacy loss "
-                         "overflows (answers too far apart for this sigma)")
+                         f"overflows (answers or outputs too far apart for this sigma; largest |outputs| = "
+                         f"{np.max(np.abs(o)):.3g})")
     return loss

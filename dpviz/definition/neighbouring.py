@@ -23,6 +23,7 @@ References
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -123,11 +124,17 @@ def l1_sensitivity(matrix: Any, relation: str = "add/remove") -> float:
     W: Any = check_matrix("matrix", matrix)
     relation = check_choice("relation", relation, RELATIONS)
     cols = W.shape[1]
-    if relation == "add/remove":
-        return float(np.asarray(abs(W).sum(axis=0)).max())
-    if cols < 2:
-        return 0.0
-    check_elements(float(cols) * cols * W.shape[0], "column pairs x queries", matrix_shape=W.shape)
-    sparse = sp.issparse(W)  # a plain bool: the scipy stubs' narrowing would hide csc_array's methods
-    dense = W.toarray() if sparse else W
-    return float(pdist(dense.T, metric="cityblock").max())
+    with np.errstate(over="ignore"):
+        if relation == "add/remove":
+            out = float(np.asarray(abs(W).sum(axis=0)).max())
+        elif cols < 2:
+            out = 0.0
+        else:
+            check_elements(float(cols) * cols * W.shape[0], "column pairs x queries", matrix_shape=W.shape)
+            sparse = sp.issparse(W)  # a plain bool: the scipy stubs' narrowing would hide csc_array's methods
+            dense = W.toarray() if sparse else W
+            out = float(pdist(dense.T, metric="cityblock").max())
+    if not math.isfinite(out):  # a sum of |entries| beyond the doubles
+        raise ValueError(f"matrix's L1 sensitivity overflows the doubles: its entries are too large (up to "
+                         f"{float(abs(W).max()):.3g})")
+    return out

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_array, check_elements, check_int
+from dpviz.validation import MAX_MAGNITUDE, blame, check_array, check_elements, check_int
 
 __all__ = ["TrialSummary", "summarize", "run_trials", "check_band"]
 
@@ -85,10 +85,12 @@ def check_band(band: Iterable[float]) -> tuple[float, float]:
     >>> check_band((5, 95))
     (5.0, 95.0)
     """
-    try:
-        lo, hi = (float(b) for b in band)
-    except (TypeError, ValueError):
-        raise TypeError(f"band must be a pair of percentiles (lo, hi), got {band!r}") from None
+    if not isinstance(band, (np.ndarray, str, bytes)) and isinstance(band, Iterable):
+        band = list(band)  # any iterable of two numbers, e.g. a generator
+    arr = check_array("band", band, ndim=1)
+    if arr.size != 2:
+        raise TypeError(f"band must be a pair of percentiles (lo, hi), got {band!r}")
+    lo, hi = float(arr[0]), float(arr[1])
     if not (0 <= lo < hi <= 100):
         raise ValueError(f"band must satisfy 0 <= lo < hi <= 100, got ({lo}, {hi})")
     return lo, hi
@@ -128,8 +130,8 @@ def summarize(samples: ArrayLike, truth: ArrayLike, band: Iterable[float] = (5.0
     >>> s.bias, s.variance
     (array([0., 0.]), array([2., 8.]))
     """
-    samples = check_array("samples", samples, ndim=(1, 2))
-    truth = check_array("truth", truth, ndim=(0, 1))
+    samples = check_array("samples", samples, ndim=(1, 2), max_abs=MAX_MAGNITUDE)  # squared errors must not overflow
+    truth = check_array("truth", truth, ndim=(0, 1), max_abs=MAX_MAGNITUDE)
     if samples.ndim == 1:
         samples = samples[:, None]
     m = samples.shape[1]
@@ -137,7 +139,7 @@ def summarize(samples: ArrayLike, truth: ArrayLike, band: Iterable[float] = (5.0
     if truth.shape == (1,):
         truth = np.full(m, truth[0])
     if truth.shape != (m,):
-        raise ValueError(f"truth must have one entry per query ({m}), got shape {truth.shape}")
+        raise ValueError(f"truth must have one entry per query (samples has {m} columns), got shape {truth.shape}")
     k = samples.shape[0]
     if k < 2:
         raise ValueError(f"samples must hold at least 2 trials to estimate a variance, got {k}")
@@ -193,4 +195,9 @@ def run_trials(mechanism: Callable[..., np.ndarray], truth: ArrayLike, trials: i
     check_elements(float(trials), "releases", trials=trials)
     check_band(band)
     samples = mechanism(rng=as_generator(rng), size=trials)
+    with blame(mechanism=mechanism):  # what it returned is the mechanism's fault, not a `samples` argument's
+        samples = check_array("its output", samples, ndim=(1, 2), max_abs=MAX_MAGNITUDE)
+        if samples.shape[0] != trials:
+            raise ValueError(f"mechanism(rng=..., size={trials}) must return {trials} releases stacked on the "
+                             f"first axis, got shape {samples.shape}")
     return summarize(samples, truth, band)

@@ -19,8 +19,17 @@ from dpviz.composition import (
     sequential_charges,
 )
 from dpviz.experiments import TrialSummary, summarize
+from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_delta, check_elements, check_epsilon, check_int, check_probability
+from dpviz.validation import (
+    check_delta,
+    check_elements,
+    check_epsilon,
+    check_int,
+    check_probability,
+    check_simulated_scale,
+    check_work,
+)
 
 __all__ = ["CompositionExperiment", "composition_experiment", "composition_comparison"]
 
@@ -112,7 +121,10 @@ def composition_experiment(epsilon: float, trials: int, *, share: float = 0.25, 
     share = check_probability("share", share)
     trials = check_int("trials", trials, minimum=2)
     check_elements(4.0 * trials, "simulated BMI answers", trials=trials)
+    check_work(float(trials), 2**21, "simulated releases of each algorithm", trials=trials)  # 1e7 took 10 s
     check_bmi_table(table)
+    check_simulated_scale(laplace_scale(1.0, share * eps, name="share * epsilon"), "the sequential algorithm's noise",
+                          share=share, epsilon=epsilon)
     g = as_generator(rng)
     truth = bmi_queries(table)
     seq_acc, par_acc = PrivacyAccountant(eps), PrivacyAccountant(eps)

@@ -30,6 +30,7 @@ from dpviz.composition import (
 )
 from dpviz.mechanisms import gaussian_epsilon
 from dpviz.validation import (
+    blame,
     check_array,
     check_choice,
     check_delta,
@@ -274,4 +275,6 @@ def renyi_curves(epsilon: float, orders: ArrayLike | None = None) -> dict[str, n
     a = np.logspace(0, 3, 60) if orders is None else check_array("orders", orders, ndim=1)
     if a.size == 0:
         raise ValueError("orders must hold at least one Rényi order")
-    return {"alpha": a, "laplace": laplace_rdp(a, eps), "zcdp": a * pure_dp_rho(eps), "pure": np.full(a.shape, eps)}
+    with blame(orders=orders):  # laplace_rdp checks them as its alpha
+        laplace = laplace_rdp(a, eps)
+    return {"alpha": a, "laplace": laplace, "zcdp": a * pure_dp_rho(eps), "pure": np.full(a.shape, eps)}

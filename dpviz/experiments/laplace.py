@@ -18,7 +18,15 @@ from dpviz.mechanisms import (
     laplace_variance,
 )
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_array, check_elements, check_epsilon, check_int, check_nonnegative, check_positive
+from dpviz.validation import (
+    MAX_MAGNITUDE,
+    check_array,
+    check_elements,
+    check_epsilon,
+    check_int,
+    check_nonnegative,
+    check_positive,
+)
 
 __all__ = ["LaplaceExperiment", "laplace_experiment", "laplace_error_curve", "laplace_explorer_run",
            "cps_oldest_by_marital"]
@@ -109,7 +117,7 @@ def laplace_experiment(truth: ArrayLike, sensitivity: float, epsilon: float, tri
     >>> ex.theory_variance, ex.release.shape
     (8.0, (2,))
     """
-    truth = check_array("truth", truth, ndim=1)
+    truth = check_array("truth", truth, ndim=1, max_abs=MAX_MAGNITUDE)  # squared errors must not overflow
     epsilon = check_epsilon(epsilon)
     sensitivity = check_nonnegative("sensitivity", sensitivity)
     trials = check_int("trials", trials, minimum=2)

@@ -59,6 +59,8 @@ class SingleFlight:
     """
 
     def __init__(self, fn: Callable[..., Any], maxsize: int, idle: float = 0.25) -> None:
+        if not callable(fn):
+            raise TypeError(f"fn must be callable (the function to cache), got {fn!r:.60} of type {type(fn).__name__}")
         if not isinstance(maxsize, int) or isinstance(maxsize, bool) or maxsize < 1:
             raise ValueError(f"maxsize must be an integer >= 1, got {maxsize!r}")
         if not isinstance(idle, (int, float)) or isinstance(idle, bool) or not 0 <= idle < float("inf"):

@@ -17,7 +17,16 @@ from numpy.typing import ArrayLike
 from dpviz import datasets, selection
 from dpviz.mechanisms import selection_scale
 from dpviz.rng import RngLike
-from dpviz.validation import check_array, check_bool, check_choice, check_elements, check_int, check_positive
+from dpviz.validation import (
+    MAX_MAGNITUDE,
+    check_array,
+    check_bool,
+    check_choice,
+    check_elements,
+    check_epsilon,
+    check_int,
+    check_positive,
+)
 
 __all__ = ["SCORE_VECTORS", "EPSILON_GRID", "CURVE_MECHANISMS", "SelectionRun", "selection_scores",
            "expected_score_curves", "selection_run"]
@@ -121,12 +130,14 @@ def expected_score_curves(scores: ArrayLike, epsilons: ArrayLike | None = None, 
     >>> c["exponential"].round(3).tolist()
     [6.225, 10.0]
     """
-    u = check_array("scores", scores, ndim=1)
+    u = check_array("scores", scores, ndim=1, max_abs=MAX_MAGNITUDE)
     if not 1 <= u.size <= 100:
         raise ValueError(f"scores must hold 1 to 100 candidates for the curves, got {u.size}")
     grid = EPSILON_GRID if epsilons is None else check_array("epsilons", epsilons, ndim=1)
     if not 1 <= grid.size <= 100 or np.any(grid <= 0):
         raise ValueError(f"epsilons must be 1 to 100 values, each > 0, got {grid.tolist()!r:.200}")
+    for e in grid:
+        check_epsilon(float(e), "epsilons[]")  # each a valid epsilon (a subnormal one is refused here, by name)
     delta = check_positive("sensitivity", sensitivity)
     values = _curves(tuple(u.tolist()), tuple(grid.tolist()), delta, check_bool("monotone", monotone))
     out = {"epsilon": grid.copy()}
@@ -240,7 +251,7 @@ def selection_run(scores: ArrayLike, epsilon: float, mechanism: str = "exponenti
     >>> run.probabilities.round(3).tolist(), run.expected["permute-and-flip"] >= run.expected["exponential"]
     ([0.63, 0.281, 0.089], True)
     """
-    u = check_array("scores", scores, ndim=1)
+    u = check_array("scores", scores, ndim=1, max_abs=MAX_MAGNITUDE)
     if not 1 <= u.size <= 100:
         raise ValueError(f"scores must hold 1 to 100 candidates, got {u.size}")
     mechanism = check_choice("mechanism", mechanism, selection.MECHANISMS)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
+from scipy import special, stats
 
 from dpviz.composition import amplified_epsilon, subsampled_count
 from dpviz.mechanisms import laplace_scale
@@ -146,5 +146,14 @@ def subsampling_tails(epsilon: float, rate: float, flagged: int = 10, thresholds
     hit = (s > 0) & (s_p > 0)
     sim = np.where(hit, sim, np.nan)
     se = np.where(hit, se, np.nan)
-    return SubsamplingTails(epsilon, rate, flagged, t, tail, tail_p, np.log(tail_p / tail), s, s_p, sim, se,
-                            samples, bound)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        exact = np.log(tail_p / tail)
+    # far out (t >= flagged + 1) both tails are sums of e^(-(t - j)/b) / 2, whose ratio does not depend on t; use
+    # it where the tails underflow to 0 (0/0 would give NaN, not the loss, which tends to the bound)
+    far = (t >= flagged + 1) & ~((tail > 0) & (tail_p > 0))
+    if np.any(far):
+        def log_far(m: int) -> float:
+            j = np.arange(m + 1)
+            return float(special.logsumexp(stats.binom.logpmf(j, m, rate) + j / scale))
+        exact = np.where(far, log_far(flagged + 1) - log_far(flagged), exact)
+    return SubsamplingTails(epsilon, rate, flagged, t, tail, tail_p, exact, s, s_p, sim, se, samples, bound)

@@ -58,7 +58,7 @@ import numpy as np
 
 from dpviz.accountant import float_at_most, lower_reading
 from dpviz.hierarchy.tree import Tree, build_tree
-from dpviz.validation import check_choice, check_epsilon
+from dpviz.validation import check_choice, check_epsilon, check_instance
 
 __all__ = ["ALLOCATIONS", "MIN_EPSILON", "check_budget", "level_usage", "level_epsilons"]
 
@@ -127,6 +127,11 @@ def level_usage(tree: Tree) -> np.ndarray:
     numpy.ndarray
         (h+1,) float counts per level (0 for the unmeasured root).
 
+    Raises
+    ------
+    TypeError
+        If ``tree`` is not a :class:`Tree`.
+
     References
     ----------
     W. Qardaji, W. Yang, N. Li, "Understanding Hierarchical Methods for
@@ -137,6 +142,7 @@ def level_usage(tree: Tree) -> np.ndarray:
     >>> level_usage(build_tree(4, 2)).tolist()  # node uses over the 10 ranges of 4 leaves
     [8.0, 4.0, 1.0]
     """
+    check_instance("tree", tree, Tree, "build one with build_tree(n, branching)")
     n = tree.n
     top = int(tree.measured_levels[-1])
     out = np.zeros(tree.height + 1)

@@ -26,7 +26,7 @@ from dpviz.hierarchy.ranges import _check_ranges, _cover
 from dpviz.hierarchy.tree import Tree, build_tree
 from dpviz.mechanisms import laplace_scale, laplace_variance, standard_laplace
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_array, check_bool, check_counts, check_elements, check_trials
+from dpviz.validation import check_array, check_bool, check_counts, check_elements, check_instance, check_trials
 
 if TYPE_CHECKING:
     from dpviz.accountant import PrivacyAccountant
@@ -274,6 +274,7 @@ def box_answers_nd(release: GridRelease, starts: ArrayLike, stops: ArrayLike) ->
     >>> box_answers_nd(r, [[0, 0], [1, 2]], [[4, 4], [3, 3]]).shape
     (2, 2)
     """
+    check_instance("release", release, GridRelease, "the result of measure_nd")
     d = release.d
     n = release.levels[0].shape[1]
     i = np.asarray(starts)

@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike
 from dpviz.hierarchy.budgets import ALLOCATIONS, _level_variances
 from dpviz.hierarchy.counts import _child_sum, _spread_add
 from dpviz.hierarchy.tree import Tree, build_tree
-from dpviz.validation import check_array, check_bool, check_choice
+from dpviz.validation import MAX_MAGNITUDE, check_array, check_bool, check_choice
 
 __all__ = ["constrained_inference"]
 
@@ -181,7 +181,7 @@ def constrained_inference(noisy: ArrayLike, n: int, branching: int, *, allocatio
     tree = build_tree(n, branching, measure_root=measure_root)
     allocation = check_choice("allocation", allocation, ALLOCATIONS)
     nodes = check_bool("nodes", nodes)
-    Y = check_array("noisy", noisy, ndim=(1, 2), finite=False)
+    Y = check_array("noisy", noisy, ndim=(1, 2), finite=False, max_abs=MAX_MAGNITUDE)
     if Y.shape[-1] != tree.n_nodes:
         raise ValueError(f"noisy must have n_nodes={tree.n_nodes} entries on its last axis for n={n}, "
                          f"branching={branching}, got shape {Y.shape}")

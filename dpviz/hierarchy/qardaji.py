@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike
 
 from dpviz.hierarchy.accuracy import _inv_eps2
 from dpviz.hierarchy.budgets import check_budget
-from dpviz.validation import check_array, check_bool, check_int, check_positive
+from dpviz.validation import check_array, check_bool, check_int, check_positive, check_work
 
 __all__ = [
     "qardaji_level_usage",
@@ -218,6 +218,7 @@ def algorithm1_variances(h: int, branching: int, vo: ArrayLike | None = None) ->
     [1.0, 0.666667, 0.571429, 0.533333]
     """
     h = check_int("h", h, minimum=1)
+    check_work(float(h), 2**20, "levels", h=h)  # a loop over the levels: 1e5 take about 0.1 s
     b = check_int("branching", branching, minimum=2)
     VO = np.ones(h) if vo is None else check_array("vo", vo, ndim=1)
     if VO.size != h or np.any(VO <= 0):

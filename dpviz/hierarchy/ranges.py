@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 
 from dpviz.hierarchy.release import TreeRelease
 from dpviz.hierarchy.tree import Tree
-from dpviz.validation import check_array
+from dpviz.validation import MAX_MAGNITUDE, check_array, check_instance
 
 __all__ = [
     "range_answers",
@@ -33,19 +33,26 @@ __all__ = [
 _Cover = list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
 
 
-def _check_ranges(n: int, starts: ArrayLike, stops: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    """Validated int64 ``starts``/``stops`` (1-D, or 2-D one row per release) with ``0 <= start < stop <= n``."""
+def _check_ranges(n: int, starts: ArrayLike, stops: ArrayLike,
+                  source: str = "the domain size") -> tuple[np.ndarray, np.ndarray]:
+    """Validated int64 ``starts``/``stops`` (1-D, or 2-D one row per release) with ``0 <= start < stop <= n``.
+
+    ``source`` says where n comes from (e.g. "the length of leaves"), for the message.
+    """
     i = np.asarray(starts)
     j = np.asarray(stops)
     if not (np.issubdtype(i.dtype, np.integer) and np.issubdtype(j.dtype, np.integer)):
         raise TypeError(f"starts and stops must be integer arrays, got dtypes {i.dtype} and {j.dtype}")
-    i, j = np.broadcast_arrays(i, j)
+    if i.shape != j.shape:  # numpy would broadcast one start over many stops (or the reverse) without a word
+        raise ValueError(f"starts and stops must have the same shape (one start per stop), got {i.shape} and "
+                         f"{j.shape}")
     if i.ndim not in (1, 2):
         raise ValueError(f"starts and stops must be 1-D (or 2-D, one row per release), got shape {i.shape}")
     bad = (i < 0) | (j > n) | (j <= i)
     if np.any(bad):
         t = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"ranges must satisfy 0 <= start < stop <= n={n}; got [{i[t]}, {j[t]}) at index {t}")
+        raise ValueError(f"starts and stops must give ranges with 0 <= start < stop <= n={n} ({source}); got "
+                         f"[{i[t]}, {j[t]}) at index {t}")
     return i.astype(np.int64), j.astype(np.int64)
 
 
@@ -91,8 +98,8 @@ def range_answers(leaves: ArrayLike, starts: ArrayLike, stops: ArrayLike) -> np.
     >>> range_answers([1.0, 2.0, 3.0], [0, 1], [3, 2]).tolist()
     [6.0, 2.0]
     """
-    L = check_array("leaves", leaves, ndim=(1, 2))
-    i, j = _check_ranges(L.shape[-1], starts, stops)
+    L = check_array("leaves", leaves, ndim=(1, 2), max_abs=MAX_MAGNITUDE)  # sums of leaves must not overflow
+    i, j = _check_ranges(L.shape[-1], starts, stops, "the length of leaves")
     L2 = np.atleast_2d(L)
     _check_per_trial(i, L2.shape[0], L.ndim)
     P = np.zeros((L2.shape[0], L2.shape[1] + 1))
@@ -178,6 +185,7 @@ def minimal_cover(tree: Tree, starts: ArrayLike, stops: ArrayLike) -> _Cover:
     >>> [[int(v[0]) for v in level] for level in cover]  # (lo, a, c, hi) per level
     [[1, 2, 4, 4], [1, 2, 2, 2], [1, 1, 1, 1]]
     """
+    check_instance("tree", tree, Tree, "build one with build_tree(n, branching)")
     i, j = _check_ranges(tree.n, starts, stops)
     return _cover(tree, i, j)
 
@@ -257,6 +265,7 @@ def tree_range_answers(release: TreeRelease, starts: ArrayLike, stops: ArrayLike
     >>> tree_range_answers(r, [0, 1], [4, 3]).shape
     (2, 2)
     """
+    check_instance("release", release, TreeRelease, "the result of measure")
     tree = release.tree
     i, j = _check_ranges(tree.n, starts, stops)
     Y = np.atleast_2d(release.noisy)
@@ -282,6 +291,11 @@ def level_prefix_sums(release: TreeRelease) -> list[np.ndarray]:
         One (k, m_l + 1) array per measured level ``l`` (``k = 1`` for a single
         release), column ``t`` holding the sum of the first ``t`` nodes.
 
+    Raises
+    ------
+    TypeError
+        If ``release`` is not a :class:`TreeRelease`.
+
     Examples
     --------
     >>> from dpviz.hierarchy import measure
@@ -289,6 +303,7 @@ def level_prefix_sums(release: TreeRelease) -> list[np.ndarray]:
     >>> [p.shape for p in P]
     [(1, 5), (1, 3), (1, 2)]
     """
+    check_instance("release", release, TreeRelease, "the result of measure")
     Y = np.atleast_2d(release.noisy)
     out = []
     for l in release.tree.measured_levels:
@@ -334,6 +349,7 @@ def cover_sums(tree: Tree, prefix: list[np.ndarray], starts: ArrayLike, stops: A
     >>> bool(np.allclose(a[0], tree_range_answers(r, [0, 1], [4, 3])))
     True
     """
+    check_instance("tree", tree, Tree, "build one with build_tree(n, branching)")
     i, j = _check_ranges(tree.n, starts, stops)
     if len(prefix) != tree.n_measured_levels:
         raise ValueError(f"prefix must hold one table per measured level ({tree.n_measured_levels}), "

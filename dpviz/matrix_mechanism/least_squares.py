@@ -19,7 +19,7 @@ import numpy.typing as npt
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from dpviz.matrix_mechanism.dense_factor import _cholesky, _pseudo_inverse
+from dpviz.matrix_mechanism.dense_factor import _cholesky, _pseudo_inverse, check_strategy
 from dpviz.matrix_mechanism.prefix_basis import (
     _BLOCK,
     _blocked_prefix_stats,
@@ -30,7 +30,7 @@ from dpviz.matrix_mechanism.prefix_basis import (
     _selected_inverse,
 )
 from dpviz.mechanisms import sensitivity as _sens
-from dpviz.validation import check_array, check_bool, check_matrix
+from dpviz.validation import MAX_MAGNITUDE, check_array, check_bool, is_sparse  # a plain bool
 from dpviz.workloads import Workload, as_workload
 
 __all__ = ["LeastSquares", "DENSE_MAX"]
@@ -42,11 +42,6 @@ DENSE_MAX = 4096
 #: well conditioned: at that size scipy.sparse's per-call overhead (about 1 ms per factorisation at n = 16) exceeds
 #: the dense algebra.  Otherwise (e.g. weights spanning 1e7) they take the sparse path, which stays exact there.
 _SMALL_N, _SMALL_SIZE = 64, 64 * 1024
-
-
-def _is_sparse(M: Any) -> bool:
-    """``scipy.sparse.issparse`` as a plain bool (its type guard would hide the dense branch from mypy)."""
-    return bool(sp.issparse(M))
 
 
 class LeastSquares:
@@ -117,20 +112,20 @@ class LeastSquares:
                 raise ValueError(f"a Workload used as strategy must have n <= {DENSE_MAX}, got n={A.n}")
             self._dense_init(A.gram())
             return
-        A = check_matrix("A", A)  # dense or sparse: typed Any below
+        A = check_strategy(A)  # dense or sparse, A^T A finite: typed Any below
         small = A.shape[1] <= _SMALL_N and A.shape[0] * A.shape[1] <= _SMALL_SIZE
-        if small and _is_sparse(A):
+        if small and is_sparse(A):
             if self._small_cholesky(np.asarray(A.toarray(), dtype=float)):
                 return
-        elif not small and not _is_sparse(A) and np.count_nonzero(A) <= 0.3 * A.size:
+        elif not small and not is_sparse(A) and np.count_nonzero(A) <= 0.3 * A.size:
             A = sp.csr_array(A)
         self.n_rows, self.n = int(A.shape[0]), int(A.shape[1])
-        self.l1, self.l2 = _sens.l1(A), _sens.l2(A)
+        self.l1, self.l2 = _sens.l1(A, "A"), _sens.l2(A, "A")
         zero = np.flatnonzero(np.asarray(abs(A).sum(axis=0)).ravel() == 0)
         if zero.size and self.n > DENSE_MAX:
             raise ValueError(f"A measures no cell {int(zero[0])} (column of zeros): it cannot answer any query "
                              "on that cell")
-        if _is_sparse(A):
+        if is_sparse(A):
             self._A = sp.csr_array(A)
             if zero.size == 0 and self._sparse_init():
                 return
@@ -161,7 +156,7 @@ class LeastSquares:
         if chol is None:
             return False
         self.n_rows, self.n = int(D.shape[0]), int(D.shape[1])
-        self.l1, self.l2 = _sens.l1(D), _sens.l2(D)
+        self.l1, self.l2 = _sens.l1(D, "A"), _sens.l2(D, "A")
         self._A, self._chol, self.method, self.rank = D, chol, "cholesky", self.n
         return True
 
@@ -187,8 +182,15 @@ class LeastSquares:
         -------
         numpy.ndarray
             Same shape as ``C``.
+
+        Raises
+        ------
+        ValueError, TypeError
+            If ``C`` is not a finite 1-D or 2-D array of numbers with n rows.
         """
-        C = np.asarray(C, dtype=float)
+        C = check_array("C", C, ndim=(1, 2), max_abs=MAX_MAGNITUDE)
+        if C.shape[0] != self.n:
+            raise ValueError(f"C must have n={self.n} rows (the columns of A), got shape {C.shape}")
         if self.method == "sparse-prefix":
             return _s_inv(self._lu.solve(_s_inv_t(C)))
         if self.method == "cholesky":
@@ -247,7 +249,7 @@ class LeastSquares:
         [1.0, 2.0]
         """
         keep = check_bool("keep", keep)
-        y = check_array("y", y, ndim=(1, 2))
+        y = check_array("y", y, ndim=(1, 2), max_abs=MAX_MAGNITUDE)  # a least-squares solve sums their squares
         if y.shape[-1] != self.n_rows:
             raise ValueError(f"y must have {self.n_rows} entries (rows of A) on its last axis, got shape {y.shape}")
         if self.method == "sparse-prefix":
@@ -264,7 +266,7 @@ class LeastSquares:
         if keep and self.n * self.n_rows <= 16_000_000:
             # dense: apply the reconstruction matrix R = (A^T A)^+ A^T, computed once (one matrix product per call)
             if getattr(self, "_R", None) is None:
-                At = self._A.T.toarray() if _is_sparse(self._A) else self._A.T
+                At = self._A.T.toarray() if is_sparse(self._A) else self._A.T
                 self._R = self.solve(np.asarray(At))
             return y @ self._R.T
         return self.solve(np.asarray(self._A.T @ y.T)).T
@@ -352,7 +354,7 @@ class LeastSquares:
             if W.kind == "matrix":
                 Wm = W.explicit
                 out = np.asarray(Wm @ self._null)
-                res, tot = float((out**2).sum()), float(Wm.multiply(Wm).sum() if _is_sparse(Wm) else (Wm**2).sum())
+                res, tot = float((out**2).sum()), float(Wm.multiply(Wm).sum() if is_sparse(Wm) else (Wm**2).sum())
             else:
                 G = W.gram()
                 res, tot = float(np.sum(self._null * (G @ self._null))), float(np.trace(G))
@@ -410,7 +412,7 @@ class LeastSquares:
                 X = self._lu.solve(np.asarray(blk.T.toarray()))
                 out[r0: r0 + blk.shape[0]] = np.asarray(blk.multiply(X.T).sum(axis=1)).ravel()
             return out
-        Wd = Wm.toarray() if _is_sparse(Wm) else Wm
+        Wd = Wm.toarray() if is_sparse(Wm) else Wm
         return np.sum(Wd * self.solve(Wd.T).T, axis=1)
 
 

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from scipy.optimize import lsq_linear
 
 from dpviz.matrix_mechanism.least_squares import LeastSquares, _as_ls
-from dpviz.validation import check_array, check_bool
+from dpviz.validation import MAX_MAGNITUDE, check_array, check_bool
 
 __all__ = ["reconstruct", "query_weights"]
 
@@ -53,7 +53,7 @@ def reconstruct(A: Any, y: npt.ArrayLike, *, nonnegative: bool = False) -> np.nd
     ls = _as_ls(A)
     if not check_bool("nonnegative", nonnegative):
         return ls.estimate(y, keep=isinstance(A, LeastSquares))   # a matrix given here is used once
-    y = check_array("y", y, ndim=(1, 2))
+    y = check_array("y", y, ndim=(1, 2), max_abs=MAX_MAGNITUDE)
     if y.shape[-1] != ls.n_rows:
         raise ValueError(f"y must have {ls.n_rows} entries (rows of A) on its last axis, got shape {y.shape}")
     Am = ls._op.matrix() if ls._op is not None else ls._A
@@ -94,7 +94,7 @@ def query_weights(w: npt.ArrayLike, A: Any) -> np.ndarray:
     [-9.0, 12.0, 12.0, -9.0, 3.0, 3.0, 6.0]
     """
     ls = _as_ls(A)
-    w = check_array("w", w, ndim=1)
+    w = check_array("w", w, ndim=1, max_abs=MAX_MAGNITUDE)
     if w.size != ls.n:
         raise ValueError(f"w must have n={ls.n} entries (columns of A), got {w.size}")
     ls.check_answerable(w[None, :])

@@ -200,15 +200,15 @@ def discrete_laplace_mechanism(answers: ArrayLike, sensitivity: float, epsilon: 
     most ``sensitivity/granularity`` and the pmf ratio is at most ``e^{epsilon}``
     ([CKS20]; [GRS09]) -- exactly with ``method="exact"``, up to the fast
     sampler's double-precision probabilities and truncated support otherwise
-    (module docstring).  The grid-unit scale is
-    :func:`~dpviz.mechanisms.laplace_scale` of ``sensitivity`` at ``granularity * epsilon``.
+    (module docstring).  The grid-unit scale is :func:`~dpviz.mechanisms.laplace_scale` of the grid shift
+    at ``epsilon``: the shift is ``sensitivity / granularity``, or the next integer when the grid tolerance
+    can carry two neighbours' grid points that far apart.
 
     The release is computed from the noisy grid point ``k = answer / granularity + noise`` alone: entry k is
     the double nearest ``k * granularity`` (the granularity read as its shortest decimal, so 0.1 * 7 gives
     0.7; ``k * granularity`` in floating point where that decimal or ``k`` is too long to divide exactly), the
-    same bits whichever input produced k.  The noise is calibrated to the largest integer shift two neighbours'
-    grid points can show, which the grid tolerance can carry one step beyond ``sensitivity / granularity``.  ``answer + granularity * noise`` in floating point would
-    leak the answer through its low bits (module docstring).
+    same bits whichever input produced k.  ``answer + granularity * noise`` in floating point would leak the
+    answer through its low bits (module docstring).
 
     Parameters
     ----------

@@ -216,6 +216,9 @@ def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
     try:
         from scipy import optimize  # lazily: scipy.stats/optimize cost a kernel ~1 s
         lo, hi = math.log(d) - 10.0, math.log(d) + 10.0
+        if math.exp(lo) == 0.0:  # sigma is proportional to d: near the smallest double it underflows to 0
+            raise ValueError(f"l2_sensitivity={d!r} is too small: the Gaussian sigma (proportional to it) would "
+                             "underflow to 0; use l2_sensitivity >= 1e-300")
         while excess(lo) < 0:
             lo -= 10.0
         while excess(hi) > 0:
@@ -377,6 +380,12 @@ def gaussian_halfwidth(l2_sensitivity: float, epsilon: float, delta: float, alph
     >>> round(gaussian_halfwidth(1.0, 0.5, 1e-5), 2)
     13.78
     """
-    from scipy import stats  # lazily: scipy.stats/optimize cost a kernel ~1 s
+    from scipy import special, stats  # lazily: scipy.stats/optimize cost a kernel ~1 s
     alpha = check_open_unit("alpha", alpha)
-    return gaussian_sigma(l2_sensitivity, epsilon, delta, calibration) * float(stats.norm.ppf(1 - alpha / 2))
+    # the upper alpha/2 quantile by the inverse survival function (1 - alpha/2 rounds to 1 for alpha < 1e-16),
+    # from log(alpha/2) where alpha/2 would underflow (a subnormal alpha)
+    if alpha >= 1e-300:
+        z = float(stats.norm.isf(alpha / 2))
+    else:
+        z = -float(special.ndtri_exp(math.log(alpha) - math.log(2.0)))
+    return gaussian_sigma(l2_sensitivity, epsilon, delta, calibration) * z

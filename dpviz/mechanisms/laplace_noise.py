@@ -90,12 +90,27 @@ def laplace_scale(sensitivity: float | Fraction, epsilon: float | Fraction, *, n
     if not math.isfinite(b):
         raise ValueError(f"{name}={epsilon!r} is too small: the Laplace scale sensitivity / {name} = "
                          f"{sensitivity} / {epsilon} overflows to {b} (no floating-point noise is that wide)")
+    if b > MAX_LAPLACE_SCALE:
+        raise ValueError(f"sensitivity={sensitivity!r}, {name}={epsilon!r}: the Laplace scale sensitivity / {name} = "
+                         f"{b:.3g} is above {MAX_LAPLACE_SCALE:.0e}; noise draws reach about 45 scales and 745 in a "
+                         f"quantile, which would overflow to inf: lower sensitivity or raise {name}")
     if b > 0:
         b = _scale_at_least(upper_reading("sensitivity", sensitivity), lower_reading(name, epsilon), b)
         if not math.isfinite(b):
             raise ValueError(f"{name}={epsilon!r} is too small: the Laplace scale sensitivity / {name} = "
                              f"{sensitivity} / {epsilon} rounds up past the largest double")
     return b
+
+
+#: Largest Laplace scale: numpy's exponential draws stay below about 45 and a quantile's ``ln(1/alpha)`` below 745
+#: (alpha >= 5e-324), so noise, half-widths and quantiles of scale 1e305 stay below the largest double, 1.8e308.
+MAX_LAPLACE_SCALE = 1e305
+
+
+def _log_inverse(p: float) -> float:
+    """``ln(1/p)``, also for a subnormal p (whose reciprocal overflows to inf): then ``-ln(p)``, its equal."""
+    inv = 1.0 / p
+    return math.log(inv) if math.isfinite(inv) else -math.log(p)
 
 
 def standard_laplace(shape: int | tuple[int, ...], *, rng: RngLike = None) -> np.ndarray:
@@ -358,7 +373,7 @@ def laplace_halfwidth(sensitivity: float, epsilon: float, alpha: float = 0.05) -
     2.3026
     """
     alpha = check_open_unit("alpha", alpha)
-    return laplace_scale(sensitivity, epsilon) * math.log(1.0 / alpha)
+    return laplace_scale(sensitivity, epsilon) * _log_inverse(alpha)
 
 
 def epsilon_for_laplace_halfwidth(halfwidth: float, sensitivity: float, alpha: float = 0.05) -> float:
@@ -393,4 +408,8 @@ def epsilon_for_laplace_halfwidth(halfwidth: float, sensitivity: float, alpha: f
     halfwidth = check_positive("halfwidth", halfwidth)
     sensitivity = check_positive("sensitivity", sensitivity)
     alpha = check_open_unit("alpha", alpha)
-    return sensitivity * math.log(1.0 / alpha) / halfwidth
+    eps = sensitivity * _log_inverse(alpha) / halfwidth
+    if not math.isfinite(eps):
+        raise ValueError(f"halfwidth={halfwidth!r}, sensitivity={sensitivity!r}, alpha={alpha!r}: the epsilon it "
+                         "takes, sensitivity ln(1/alpha) / halfwidth, overflows; widen halfwidth or lower sensitivity")
+    return eps

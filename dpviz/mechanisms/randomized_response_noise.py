@@ -152,7 +152,7 @@ def randomized_response_pmf(answer: int, epsilon: float) -> np.ndarray:
 
 def _answers(name: str, values: ArrayLike) -> np.ndarray:
     """One survey's 0/1 answers or reports (a scalar or a 1-d array) as an int array, refusing anything else."""
-    arr = check_array(name, values, ndim=(0, 1))
+    arr = check_array(name, values, ndim=(0, 1), allow_bool=True)  # yes/no answers may be True/False
     if not np.all((arr == 0) | (arr == 1)):
         bad = arr[(arr != 0) & (arr != 1)].ravel()[0]
         raise ValueError(f"{name} must hold only 0 (no) and 1 (yes), got {bad!r}")
@@ -245,7 +245,7 @@ def randomized_response_estimate(reports: ArrayLike, epsilon: float) -> float | 
     >>> round(randomized_response_estimate([1, 1, 0, 1], math.log(3)), 4)    # (0.75 - 0.25) / 0.5
     1.0
     """
-    r = check_array("reports", reports, ndim=(1, 2))
+    r = check_array("reports", reports, ndim=(1, 2), allow_bool=True)
     if r.shape[-1] == 0:
         raise ValueError("reports must hold at least one report per survey, got an empty array")
     if not np.all((r == 0) | (r == 1)):

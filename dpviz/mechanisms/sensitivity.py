@@ -25,14 +25,29 @@ from dpviz.validation.arrays import is_sparse
 __all__ = ["l1", "l2"]
 
 
-def _column_norms(W: Any, order: int) -> np.ndarray:
-    """The L1 (``order=1``) or L2 (``order=2``) norm of every column of the checked matrix ``W``."""
-    mat: Any = check_matrix("W", W)
+def _column_norms(W: Any, order: int, name: str = "W") -> np.ndarray:
+    """The L1 (``order=1``) or L2 (``order=2``) norm of every column of the checked matrix ``W``.
+
+    Computed on ``W`` divided by a power of two near its largest entry (exact, so the norms are the same bit
+    for bit), so that squares of entries above 1e154 do not overflow; a norm beyond the doubles is refused.
+    """
+    mat: Any = check_matrix(name, W)
+    top = float(abs(mat).max()) if mat.shape[0] * mat.shape[1] else 0.0
+    scale = math.ldexp(1.0, math.frexp(top)[1] - 1) if top > 0 else 1.0
     if is_sparse(mat):
+        mat = mat / scale
         if order == 1:
-            return np.asarray(abs(mat).sum(axis=0)).ravel()
-        return np.sqrt(np.asarray(mat.multiply(mat).sum(axis=0)).ravel())
-    return np.linalg.norm(mat, ord=order, axis=0)
+            norms = np.asarray(abs(mat).sum(axis=0)).ravel()
+        else:
+            norms = np.sqrt(np.asarray(mat.multiply(mat).sum(axis=0)).ravel())
+    else:
+        norms = np.linalg.norm(mat / scale, ord=order, axis=0)
+    with np.errstate(over="ignore"):
+        norms = norms * scale
+    if not np.all(np.isfinite(norms)):
+        raise ValueError(f"{name}'s L{order} sensitivity (its largest column norm) overflows the doubles: its "
+                         f"entries, up to {top:.3g}, are too large")
+    return norms
 
 
 #: Columns whose float norm is within this relative distance of the largest may hold the exact maximum.
@@ -51,14 +66,15 @@ def _exact_norm_up(values: np.ndarray, order: int) -> float:
         while Fraction(f) < exact:
             f = math.nextafter(f, math.inf)
         return f
-    squares = sum((Fraction(float(v)) ** 2 for v in values), Fraction(0))
+    scale = math.ldexp(1.0, math.frexp(float(np.abs(values).max()))[1])   # a power of two: exact division
+    squares = sum((Fraction(float(v) / scale) ** 2 for v in values), Fraction(0))
     f = math.sqrt(float(squares))
     while Fraction(f) ** 2 < squares:
         f = math.nextafter(f, math.inf)
-    return f
+    return f * scale
 
 
-def _largest_norm_rounded_up(W: Any, order: int) -> float:
+def _largest_norm_rounded_up(W: Any, order: int, name: str = "W") -> float:
     """The largest column norm of ``W``, rounded up: never below the exact value.
 
     numpy's float sums can round a column's norm down by an ulp or two, and noise calibrated to a sensitivity
@@ -68,8 +84,8 @@ def _largest_norm_rounded_up(W: Any, order: int) -> float:
     no check for the L1 norm (their float sums are exact below 2**52); with more distinct candidates the largest
     float norm is raised by the float sum's error bound (one ulp per term).
     """
-    mat: Any = check_matrix("W", W)
-    norms = _column_norms(mat, order)
+    mat: Any = check_matrix(name, W)
+    norms = _column_norms(mat, order, name)
     top = float(norms.max())
     csc = mat.tocsc() if is_sparse(mat) else None
     data = csc.data if csc is not None else np.asarray(mat)
@@ -100,7 +116,7 @@ def _largest_norm_rounded_up(W: Any, order: int) -> float:
     return max([top] + [_exact_norm_up(nz, order) for nz in distinct.values()])
 
 
-def l1(W: Any) -> float:
+def l1(W: Any, name: str = "W") -> float:
     """L1 sensitivity ``||W||_1 = max_j sum_i |W_ij|`` (largest column L1 norm) [LHRMM10].
 
     This is the sensitivity the Laplace mechanism is calibrated with.
@@ -109,6 +125,8 @@ def l1(W: Any) -> float:
     ----------
     W : array_like or scipy.sparse matrix
         The query matrix (2-D, finite), dense or sparse.
+    name : str, default "W"
+        The caller's name for ``W`` (e.g. ``"A"`` for a strategy), used in error messages.
 
     Returns
     -------
@@ -118,7 +136,7 @@ def l1(W: Any) -> float:
     Raises
     ------
     ValueError
-        If ``W`` is not 2-D, is empty or holds NaN/inf.
+        If ``W`` is not 2-D, is empty, holds NaN/inf, or its sensitivity overflows the doubles.
     TypeError
         If ``W`` does not hold numbers.
 
@@ -129,16 +147,18 @@ def l1(W: Any) -> float:
     >>> l1([[0.1], [0.7]])      # 0.1 + 0.7 is 0.7999999999999999 in floating point: rounded up
     0.8
     """
-    return _largest_norm_rounded_up(W, 1)
+    return _largest_norm_rounded_up(W, 1, name)
 
 
-def l2(W: Any) -> float:
+def l2(W: Any, name: str = "W") -> float:
     """L2 sensitivity ``max_j sqrt(sum_i W_ij^2)`` (largest column L2 norm), for the Gaussian mechanism.
 
     Parameters
     ----------
     W : array_like or scipy.sparse matrix
         The query matrix (2-D, finite), dense or sparse.
+    name : str, default "W"
+        The caller's name for ``W`` (e.g. ``"A"`` for a strategy), used in error messages.
 
     Returns
     -------
@@ -148,7 +168,7 @@ def l2(W: Any) -> float:
     Raises
     ------
     ValueError
-        If ``W`` is not 2-D, is empty or holds NaN/inf.
+        If ``W`` is not 2-D, is empty, holds NaN/inf, or its sensitivity overflows the doubles.
     TypeError
         If ``W`` does not hold numbers.
 
@@ -157,4 +177,4 @@ def l2(W: Any) -> float:
     >>> round(l2([[1, 0], [1, 1]]), 6)
     1.414214
     """
-    return _largest_norm_rounded_up(W, 2)
+    return _largest_norm_rounded_up(W, 2, name)

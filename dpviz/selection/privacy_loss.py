@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 
 from dpviz.selection.menu import MECHANISMS, selection_log_probabilities
 from dpviz.selection.scores import _scores
-from dpviz.validation import check_choice, check_positive
+from dpviz.validation import MAX_MAGNITUDE, check_choice, check_positive
 
 __all__ = ["RELATIONS", "neighbouring_scores", "selection_privacy_loss"]
 
@@ -75,6 +75,9 @@ def neighbouring_scores(scores: ArrayLike, sensitivity: float = 1.0, relation: s
     else:
         up = np.array(list(itertools.product((0.0, 1.0), repeat=u.size)))[1:]
         moves = np.concatenate([up, -up])
+    if np.max(np.abs(u)) + delta > MAX_MAGNITUDE:  # the neighbours' scores must be valid scores too
+        raise ValueError(f"scores moved by sensitivity={delta!r} would exceed {MAX_MAGNITUDE:.0e} in magnitude (the "
+                         "largest score): lower sensitivity")
     return u[None, :] + delta * moves
 
 
@@ -125,5 +128,10 @@ def selection_privacy_loss(scores: ArrayLike, epsilon: float, mechanism: str = "
     worst = 0.0
     for other in neighbouring_scores(scores, sensitivity, relation):
         there = selection_log_probabilities(other, epsilon, mechanism, sensitivity, monotone=monotone)
+        if not (np.all(np.isfinite(here)) and np.all(np.isfinite(there))):
+            # a probability below the doubles (ln P = -inf) leaves the loss, a finite number, uncomputable
+            raise ValueError(f"epsilon={epsilon!r}, sensitivity={sensitivity!r}: some selection probability "
+                             "underflows to 0 (its log to -inf), so the exact privacy loss cannot be computed in "
+                             "double precision; lower epsilon or raise sensitivity")
         worst = max(worst, float(np.max(np.abs(here - there))))
     return worst

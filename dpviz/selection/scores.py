@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpviz.validation import check_array, check_nonnegative
+from dpviz.validation import MAX_MAGNITUDE, check_array, check_nonnegative
 
 __all__ = ["expected_score", "shortfall_probability"]
 
@@ -24,7 +24,7 @@ MAX_CANDIDATES = 1 << 16
 
 def _scores(value: Any, name: str = "scores") -> np.ndarray:
     """A 1-D float array of finite scores with at least one and at most MAX_CANDIDATES candidates."""
-    u = check_array(name, value, ndim=1)
+    u = check_array(name, value, ndim=1, max_abs=MAX_MAGNITUDE)  # gaps between scores must not overflow
     if u.size == 0:
         raise ValueError(f"{name} must hold at least one candidate's score, got an empty array")
     if u.size > MAX_CANDIDATES:
@@ -42,7 +42,7 @@ def _probabilities(value: Any, size: int, name: str = "probabilities") -> np.nda
     """A probability vector over ``size`` candidates (entries in [0, 1] summing to 1 within 1e-9)."""
     p = check_array(name, value, ndim=1)
     if p.size != size:
-        raise ValueError(f"{name} must have one entry per candidate ({size}), got {p.size}")
+        raise ValueError(f"{name} must have one entry per candidate (scores has {size}), got {p.size}")
     if np.any(p < 0) or np.any(p > 1) or abs(p.sum() - 1.0) > 1e-9:
         raise ValueError(f"{name} must be a probability vector (entries in [0, 1] summing to 1), "
                          f"got entries in [{p.min():.3g}, {p.max():.3g}] summing to {p.sum():.12g}")

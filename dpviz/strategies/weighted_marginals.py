@@ -141,8 +141,9 @@ def marginals_error(W: Workload, theta: Any, *, norm: str = "l1") -> float:
     if t.shape != (1 << len(dims),) or np.any(t < 0):
         raise ValueError(f"theta must hold 2^d = {1 << len(dims)} finite weights >= 0, got shape {t.shape}")
     top = float(t.max())
-    if top > 0.0:
-        t = t / top          # the error ignores the weights' scale; squaring 1e-155 or 1e155 does not
+    if not top > 0.0:  # no marginal measured: not a strategy (its sensitivity is 0 and its error 0 * inf)
+        raise ValueError("theta must give at least one marginal a positive weight, got all zeros")
+    t = t / top          # the error ignores the weights' scale; squaring 1e-155 or 1e155 does not
     return _error_and_gradient(t, len(dims), c, needed, mu_r, norm)[0]
 
 

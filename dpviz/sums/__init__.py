@@ -61,7 +61,7 @@ from dpviz.sums.bins import (
 )
 from dpviz.sums.budget import split_budget
 from dpviz.sums.matrix import precompute_strategies, prefix_gram
-from dpviz.sums.options import ALGORITHMS, NOT_DP, THRESHOLD_METHODS
+from dpviz.sums.options import ALGORITHMS, MAX_RUNS, NOT_DP, THRESHOLD_METHODS
 from dpviz.sums.pipeline import SumRelease, answer_prefix_sums, release
 from dpviz.sums.problem import SumProblem, check_problem, prepare
 from dpviz.sums.sqm import sqm_answers, sqm_thresholds
@@ -75,7 +75,7 @@ from dpviz.sums.thresholds import (
 from dpviz.sums.truncation import truncate_weights, truncated_prefix_sums, truncation_bias, workload_sensitivity
 
 __all__ = [
-    "ALGORITHMS", "THRESHOLD_METHODS", "NOT_DP",
+    "ALGORITHMS", "THRESHOLD_METHODS", "NOT_DP", "MAX_RUNS",
     "uniform_bins", "cps_income_bins", "cps_thresholds", "vectorize", "prefix_workload", "weighted_workload",
     "truncate_weights",
     "SumProblem", "prepare", "truncated_prefix_sums", "truncation_bias", "workload_sensitivity", "prefix_gram",

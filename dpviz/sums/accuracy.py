@@ -17,7 +17,7 @@ from dpviz.sums.matrix import _mm_pair
 from dpviz.sums.options import ALGORITHMS
 from dpviz.sums.problem import SumProblem, _check_noise_epsilon, _taus, check_problem
 from dpviz.sums.truncation import truncate_weights, truncation_bias, workload_sensitivity
-from dpviz.validation import check_array, check_choice, check_epsilon, check_positive
+from dpviz.validation import MAX_MAGNITUDE, check_array, check_choice, check_epsilon, check_positive
 
 __all__ = ["relative_error", "expected_variance", "expected_squared_error"]
 
@@ -53,12 +53,18 @@ def relative_error(answers: npt.ArrayLike, truth: npt.ArrayLike, floor: float = 
     >>> relative_error([110.0, 0.5], [100.0, 0.0], floor=1.0)
     array([0.1, 0.5])
     """
-    a = check_array("answers", answers, ndim=(1, 2))
-    y = check_array("truth", truth, ndim=1)
+    a = check_array("answers", answers, ndim=(1, 2), max_abs=MAX_MAGNITUDE)
+    y = check_array("truth", truth, ndim=1, max_abs=MAX_MAGNITUDE)
     if a.shape[-1] != y.size:
-        raise ValueError(f"truth must have one entry per query ({a.shape[-1]}), got {y.size}")
+        raise ValueError(f"truth must have one entry per query (answers has {a.shape[-1]} on its last axis), "
+                         f"got {y.size}")
     floor = check_positive("floor", floor)
-    return np.abs(a - y) / np.maximum(np.abs(y), floor)
+    with np.errstate(over="ignore"):
+        out = np.abs(a - y) / np.maximum(np.abs(y), floor)
+    if not np.all(np.isfinite(out)):  # an error of 1e100 over a floor of 1e-300 is beyond the doubles
+        raise ValueError(f"floor={floor!r} is too small for these answers: an error divided by it overflows; raise "
+                         "floor (it stands for the smallest truth worth a relative error)")
+    return out
 
 
 def expected_variance(problem: SumProblem, algorithm: str, tau: float, epsilon: float) -> npt.NDArray[np.float64]:

@@ -27,6 +27,8 @@ References
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 from scipy.optimize import isotonic_regression
@@ -144,5 +146,16 @@ def isotonic(answers: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """
     a = check_array("answers", answers, ndim=(1, 2))
     if a.ndim == 1:
-        return isotonic_regression(a, increasing=True).x
-    return np.vstack([isotonic_regression(row, increasing=True).x for row in a])
+        return _isotonic_row(a)
+    return np.vstack([_isotonic_row(row) for row in a])
+
+
+def _isotonic_row(row: np.ndarray) -> np.ndarray:
+    """The isotonic fit of one row, computed on the row divided by a power of two near its largest magnitude.
+
+    The fit is scale-equivariant and a power-of-two scale is exact, so the answer is the unscaled fit bit for
+    bit, but the block sums inside cannot overflow: answers of 1e308 give 1e308, not inf.
+    """
+    top = float(np.max(np.abs(row))) if row.size else 0.0
+    scale = math.ldexp(1.0, math.frexp(top)[1] - 1) if top > 0 else 1.0  # 2^(e-1) <= top < 2^e: |row| < 2 scales
+    return isotonic_regression(row / scale, increasing=True).x * scale

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from dpviz.validation import check_array, check_elements, check_int, check_positive
+from dpviz.validation import MAX_MAGNITUDE, check_array, check_elements, check_int, check_positive
 
 __all__ = ["uniform_bins", "cps_income_bins", "cps_thresholds", "vectorize", "prefix_workload", "weighted_workload"]
 
@@ -254,7 +254,9 @@ def weighted_workload(workload: npt.ArrayLike | sp.sparray | sp.spmatrix, weight
     array([[10.,  0.,  0.],
            [10., 20., 30.]])
     """
-    v = check_array("weights", weights, ndim=1)
+    v = check_array("weights", weights, ndim=1, max_abs=MAX_MAGNITUDE)
+    if np.any(v < 0):  # bin weights are the bins' upper edges of a sum of non-negative values
+        raise ValueError(f"weights must be >= 0 (bin weights), got {v[v < 0][0]}")
     W = sp.csr_array(workload)  # type: ignore[arg-type]  # scipy-stubs reject the dense | sparse union
     if W.shape[1] != v.size:
         raise ValueError(f"weights must have one entry per column of workload ({W.shape[1]}), got {v.size}")

@@ -30,7 +30,7 @@ from dpviz.sums.bins import weighted_workload
 from dpviz.sums.options import _check_names
 from dpviz.sums.problem import SumProblem, _taus, check_problem
 from dpviz.sums.truncation import truncate_weights
-from dpviz.validation import check_array
+from dpviz.validation import MAX_MAGNITUDE, check_array
 
 if TYPE_CHECKING:
     from dpviz.matrix_mechanism import LeastSquares
@@ -78,7 +78,9 @@ def prefix_gram(problem: SumProblem, weights: npt.ArrayLike | None = None) -> np
     j = np.arange(problem.n)
     G = c[np.maximum(j[:, None], j[None, :])]
     if weights is not None:
-        v = check_array("weights", weights, ndim=1)
+        v = check_array("weights", weights, ndim=1, max_abs=MAX_MAGNITUDE)
+        if v.size != problem.n:  # numpy would broadcast a single weight over every bin
+            raise ValueError(f"weights must have one entry per bin (problem.n={problem.n}), got {v.size}")
         G = G * v[:, None] * v[None, :]
     return G
 

@@ -27,7 +27,7 @@ from dpviz.sums.answers import answer_with_threshold
 from dpviz.sums.answers import isotonic as _isotonic_fit
 from dpviz.sums.budget import split_budget
 from dpviz.sums.matrix import _strategy
-from dpviz.sums.options import _NAMES, ALGORITHMS, NOT_DP, THRESHOLD_METHODS
+from dpviz.sums.options import _NAMES, ALGORITHMS, MAX_RUNS, NOT_DP, THRESHOLD_METHODS
 from dpviz.sums.problem import SumProblem, _check_noise_epsilon, check_problem, prepare
 from dpviz.sums.sqm import _sqm, _sqm_thresholds
 from dpviz.sums.thresholds import (
@@ -48,6 +48,7 @@ from dpviz.validation import (
     check_positive,
     check_probability,
     check_trials,
+    check_work,
 )
 
 __all__ = ["SumRelease", "release", "answer_prefix_sums"]
@@ -206,6 +207,7 @@ def release(problem: SumProblem, epsilon: float, *, algorithm: str = "tamm", tru
     check_bool("isotonic", isotonic)
     size = check_trials(size)
     k = 1 if size is None else size
+    check_work(float(k), MAX_RUNS, "runs (each with its own threshold search and isotonic fit)", size=size)
     check_elements(float(k) * (2 * problem.n + problem.m), "noisy counts and answers", size=size)
     eps_thr, eps_ans = split_budget(epsilon, rho, truncation)
     _check_noise_epsilon(problem, float(eps_ans), "epsilon" if eps_thr == 0 else "(1 - rho) * epsilon")

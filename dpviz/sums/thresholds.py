@@ -111,7 +111,8 @@ def _check_threshold_noise(method: str, epsilon: float, ratio: float, beta: floa
         elif method == "recursive":
             laplace_scale(beta, epsilon)
     except ValueError as err:
-        raise ValueError(f"{name}={epsilon!r} is too small for the {method} threshold's noise: {err}") from None
+        raise ValueError(f"{name}={epsilon!r} is too small for the {method} threshold's noise (ratio={ratio!r}, "
+                         f"beta={beta!r}): {err}") from None
 
 
 def _query_sensitivity(ratio: float) -> float:

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dpviz.sums.problem import SumProblem, _taus, check_problem
-from dpviz.validation import check_array
+from dpviz.validation import MAX_MAGNITUDE, check_array
 
 __all__ = ["truncate_weights", "truncated_prefix_sums", "truncation_bias", "workload_sensitivity"]
 
@@ -50,7 +50,9 @@ def truncate_weights(weights: npt.ArrayLike, tau: npt.ArrayLike) -> npt.NDArray[
     >>> truncate_weights([1.0, 5.0, 9.0], 4.0)
     array([1., 4., 4.])
     """
-    v = check_array("weights", weights, ndim=1)
+    v = check_array("weights", weights, ndim=1, max_abs=MAX_MAGNITUDE)
+    if np.any(v < 0):  # truncation clips non-negative bin weights to [0, tau]
+        raise ValueError(f"weights must be >= 0 (bin weights), got {v[v < 0][0]}")
     scalar = np.ndim(tau) == 0
     t = _taus(tau)
     return np.minimum(v, float(t[0])) if scalar else np.minimum(v, t[:, None])

@@ -37,6 +37,8 @@ from dpviz.svt.codes import NOT_DP
 from dpviz.svt.oracles import MAX_COPIES, DifferenceOracle, GPTTOracle, SVTOracle
 from dpviz.svt.partition import GROUPINGS, OrderedPartition, ordered_partition
 from dpviz.validation import (
+    MAX_MAGNITUDE,
+    blame,
     check_array,
     check_bool,
     check_choice,
@@ -158,10 +160,12 @@ def ordered_estimate(averages: npt.ArrayLike, weights: npt.ArrayLike) -> np.ndar
     >>> ordered_estimate([0.4, 0.2, 2.5], [1.0, 1.0, 1.0])     # forces c_1 >= c_0 + 1
     array([0. , 1. , 2.5])
     """
-    a = check_array("averages", averages, ndim=1)
-    w = check_array("weights", weights, ndim=1)
+    a = check_array("averages", averages, ndim=1, max_abs=MAX_MAGNITUDE)
+    if a.size == 0:
+        raise ValueError("averages must hold at least one group's average, got none")
+    w = check_array("weights", weights, ndim=1, max_abs=MAX_MAGNITUDE)
     if w.shape != a.shape or np.any(w <= 0):
-        raise ValueError("weights must be positive, one per average")
+        raise ValueError(f"weights must be positive, one per entry of averages ({a.size}), got shape {w.shape}")
     i = np.arange(a.size, dtype=float)
     u = isotonic_regression(a - i, weights=w, increasing=True).x
     return np.maximum(u, 0.0) + i
@@ -369,9 +373,10 @@ def reconstruct(counts: npt.ArrayLike, epsilon: float, *, split: float = 0.5, qu
             "raise epsilon or split, or pass calibrate=False")
     gen = as_generator(rng)
     eps_q = None if query_share == 0 else query_share * eps_gptt
-    oracle = GPTTOracle(counts, (1.0 - query_share) * eps_gptt, eps_q, threshold=threshold, rng=gen)
-    return reconstruct_from_oracle(oracle, eps_totals, copies=copies, calibrate=calibrate, estimator=estimator,
-                                   grouping=grouping)
+    with blame(epsilon=epsilon, split=split, query_share=query_share):  # the stages' budgets come from these
+        oracle = GPTTOracle(counts, (1.0 - query_share) * eps_gptt, eps_q, threshold=threshold, rng=gen)
+        return reconstruct_from_oracle(oracle, eps_totals, copies=copies, calibrate=calibrate, estimator=estimator,
+                                       grouping=grouping)
 
 
 def laplace_reconstruct(counts: npt.ArrayLike, epsilon: float, *, rng: RngLike = None) -> np.ndarray:

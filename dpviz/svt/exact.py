@@ -20,6 +20,7 @@ References
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -125,7 +126,16 @@ def event_probability(answers: npt.ArrayLike, event: npt.ArrayLike, threshold: f
     vals_up, mult_up = np.unique(up, return_counts=True)
     vals_dn, mult_dn = np.unique(down, return_counts=True)
 
-    def logf(s: npt.ArrayLike) -> np.ndarray:
+    def logq(s: npt.ArrayLike) -> np.ndarray:  # log P(every answer on its side | noisy threshold s)
+        s = np.asarray(s, dtype=float)
+        out = np.zeros(s.shape)
+        if vals_up.size:
+            out = out + (mult_up * _laplace_logsf(s[..., None] - vals_up, b2)).sum(axis=-1)
+        if vals_dn.size:
+            out = out + (mult_dn * _laplace_logcdf(s[..., None] - vals_dn, b2)).sum(axis=-1)
+        return out
+
+    def logf(s: npt.ArrayLike) -> np.ndarray:  # the integrand: the noisy threshold's density times logq, in logs
         s = np.asarray(s, dtype=float)
         out = -np.abs(s - threshold) / b1 - math.log(2.0 * b1)
         if vals_up.size:
@@ -133,6 +143,9 @@ def event_probability(answers: npt.ArrayLike, event: npt.ArrayLike, threshold: f
         if vals_dn.size:
             out = out + (mult_dn * _laplace_logcdf(s[..., None] - vals_dn, b2)).sum(axis=-1)
         return out
+
+    if b1 < 1e-5 * max(b2, 1.0):
+        return _narrow_threshold(logq, threshold, b1, np.concatenate([vals_up, vals_dn]), log)
 
     # work in units of the widest noise scale, s = span * u: the grid and quad then see features of width
     # about 1 whatever the scales (with span = 1e100 quad saw a flat integrand and returned 0)
@@ -151,6 +164,28 @@ def event_probability(answers: npt.ArrayLike, event: npt.ArrayLike, threshold: f
                                 limit=200)
         total += val
     logp = m + math.log(total) + math.log(span) if total > 0 else -math.inf
+    return logp if log else math.exp(logp)
+
+
+def _narrow_threshold(logq: Any, threshold: float, b1: float, answers: np.ndarray, log: bool) -> float:
+    """:func:`event_probability` when the threshold noise is far narrower than the query noise (``b1 < 1e-5 b2``).
+
+    Integrates over ``v = (s - threshold) / b1``, whose weight ``e^-|v| / 2`` has width 1 whatever ``b1``: in
+    the units of the widest scale, quad stepped over the threshold's spike and returned 0 (log P = -inf) from
+    ``epsilon_threshold = 1e6`` on.  ``logq(s)`` is the log-probability of the event given the noisy threshold s.
+    """
+    kinks = (answers - threshold) / b1
+    kinks = np.unique(kinks[np.abs(kinks) < 60.0])
+    grid = np.concatenate([np.linspace(-60.0, 60.0, 2001), kinks])
+    with np.errstate(over="ignore", invalid="ignore"):
+        m = float(np.max(logq(threshold + b1 * grid) - np.abs(grid)))
+    if not m > -math.inf:
+        return -math.inf if log else 0.0
+    pts = np.unique(np.concatenate([[0.0], kinks]))
+    pieces = [(-math.inf, pts[0])] + list(zip(pts[:-1], pts[1:], strict=True)) + [(pts[-1], math.inf)]
+    total = sum(integrate.quad(lambda v: math.exp(float(logq(threshold + b1 * v)) - abs(v) - m), a, b,
+                               epsabs=0.0, epsrel=1e-10, limit=200)[0] for a, b in pieces)
+    logp = m + math.log(total) - math.log(2.0) if total > 0 else -math.inf
     return logp if log else math.exp(logp)
 
 

@@ -147,6 +147,8 @@ def calibrate_shift(oracle: DifferenceOracle, *, copies: int = 1, query_scale: f
     >>> calibrate_shift(GPTTOracle([5, 2, 7], 0.1, rng=0))     # this noisy threshold lies in (3, 4]
     3.0
     """
+    if not isinstance(oracle, DifferenceOracle) or isinstance(oracle, np.ndarray):
+        raise TypeError(f"oracle must provide answer_differences and noisy_group_totals, got {type(oracle).__name__}")
     copies = check_int("copies", copies, minimum=1, maximum=MAX_COPIES)
     query_scale = check_nonnegative("query_scale", query_scale)
     max_steps = check_int("max_steps", max_steps, minimum=1, maximum=MAX_CALIBRATION_STEPS)

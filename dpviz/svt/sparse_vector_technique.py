@@ -101,7 +101,9 @@ def svt_noise_scales(epsilon: float, c: int = 1, *, sensitivity: float = 1.0, th
     eps1, eps2 = share * total, (1 - share) * total   # exact shares: they never sum above what is charged
     factor = 1 if check_bool("monotonic", monotonic) else 2
     # the query noise's sensitivity factor * c * Delta exactly (in floating point 2 * 3 * 0.7 rounds down)
-    return laplace_scale(delta, eps1), laplace_scale(factor * c * upper_reading("sensitivity", delta), eps2)
+    return (laplace_scale(delta, eps1, name="threshold_share * epsilon"),
+            laplace_scale(factor * c * upper_reading("sensitivity", delta), eps2,
+                          name="(1 - threshold_share) * epsilon"))
 
 
 def sparse_vector(answers: npt.ArrayLike, threshold: float, epsilon: float, c: int = 1, *,

@@ -11,7 +11,8 @@ import math
 import numbers
 from typing import Any
 
-__all__ = ["MAX_ELEMENTS", "check_elements", "check_shape"]
+__all__ = ["MAX_ELEMENTS", "MAX_SIMULATED_SCALE", "check_elements", "check_shape", "check_simulated_scale",
+           "check_work"]
 
 #: Largest number of array elements one dpviz call allocates: 2**27 float64 values, 1 GiB.  A Binder session has
 #: 1-2 GiB in all, and a lecture's largest Monte Carlo run (200 trials of a 65,536-leaf tree) needs about 2**25.
@@ -109,3 +110,83 @@ def check_shape(shape: Any, what: str, name: str = "shape") -> tuple[int, ...]:
     if count > MAX_ELEMENTS:
         check_elements(count, what, **{name: out})  # raises, naming the shape
     return out
+
+
+#: Largest noise scale a simulation may draw with: draws reach a few dozen scales, and they must stay below
+#: :data:`dpviz.validation.MAX_MAGNITUDE` (1e100) for their squared errors and sums to be finite.
+MAX_SIMULATED_SCALE = 1e98
+
+
+def check_simulated_scale(scale: float, what: str, **params: Any) -> float:
+    """Refuse, naming the parameters that set it, a noise scale whose simulated draws would overflow summaries.
+
+    Parameters
+    ----------
+    scale : float
+        The noise scale the simulation would use (e.g. from :func:`dpviz.mechanisms.laplace_scale`).
+    what : str
+        Which noise, e.g. ``"the sequential algorithm's Laplace noise"``.
+    **params
+        The parameters that set ``scale`` and their values, named in the message.
+
+    Returns
+    -------
+    float
+        ``scale``, when it is at most :data:`MAX_SIMULATED_SCALE`.
+
+    Raises
+    ------
+    ValueError
+        If ``scale`` exceeds :data:`MAX_SIMULATED_SCALE`.
+
+    Examples
+    --------
+    >>> check_simulated_scale(4.0, "Laplace noise", epsilon=0.25)
+    4.0
+    """
+    if not scale <= MAX_SIMULATED_SCALE:
+        named = ", ".join(f"{k}={v!r}" for k, v in params.items())
+        raise ValueError(f"{named} give {what} a scale of {scale:.3g}, above {MAX_SIMULATED_SCALE:.0e}: simulated "
+                         f"draws would exceed 1e100 and their squared errors overflow; raise {' or '.join(params)}")
+    return scale
+
+
+def check_work(count: float, limit: float, what: str, **params: Any) -> int:
+    """Refuse a call whose work (draws, runs, cells times candidates ...) exceeds ``limit``, naming the parameters.
+
+    :func:`check_elements` bounds memory; a call can stay within it and still run for minutes (``trials=10**7``
+    of a simulation with a Python-level step per trial).  Each caller sets ``limit`` from its measured speed so
+    that an accepted call answers within seconds on a student's laptop.
+
+    Parameters
+    ----------
+    count : float
+        The work the call would do, in units of ``what``.
+    limit : float
+        The most one call may do.
+    what : str
+        The unit of work, e.g. ``"simulated releases"``.
+    **params
+        The parameters that set ``count`` and their values, named in the message.
+
+    Returns
+    -------
+    int
+        ``count`` as an int, when it is within ``limit``.
+
+    Raises
+    ------
+    ValueError
+        If ``count`` exceeds ``limit`` (or is not finite).
+
+    Examples
+    --------
+    >>> check_work(100 * 15, 2**19, "isotonic fits", trials=100)
+    1500
+    """
+    c = float(count)
+    if not (math.isfinite(c) and c <= limit):
+        named = ", ".join(f"{k}={v!r}" for k, v in params.items())
+        raise ValueError(f"{named} would take {c:.3g} {what}, more than the {limit:.3g} one call may take (it "
+                         f"should answer within seconds): lower {' or '.join(params)}")
+    return int(c)

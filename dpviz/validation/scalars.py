@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -11,6 +12,10 @@ import numpy as np
 
 __all__ = ["check_real", "check_positive", "check_nonnegative", "check_probability", "check_open_unit", "check_bool",
            "check_choice"]
+
+
+#: The smallest positive normal double, 2.2e-308: below it numbers lose precision and ``1 / value`` overflows.
+_SMALLEST_NORMAL = sys.float_info.min
 
 
 def _is_real_scalar(value: Any) -> bool:
@@ -92,7 +97,7 @@ def check_positive(name: str, value: Any, *, allow_inf: bool = False) -> float:
     TypeError
         If ``value`` is not a real number (bools are refused).
     ValueError
-        If ``value`` is NaN, <= 0, or infinite without ``allow_inf``.
+        If ``value`` is NaN, <= 0, subnormal (below 2.2e-308), or infinite without ``allow_inf``.
 
     Examples
     --------
@@ -108,6 +113,9 @@ def check_positive(name: str, value: Any, *, allow_inf: bool = False) -> float:
         raise ValueError(f"{name} must be finite and > 0, got {v}")
     if v <= 0:
         raise ValueError(f"{name} must be > 0, got {v}")
+    if v < _SMALLEST_NORMAL:
+        raise ValueError(f"{name}={v!r} is too small: it must be at least {_SMALLEST_NORMAL:.4g} (the smallest normal "
+                         "double; a subnormal number carries too few digits, and its reciprocal overflows)")
     return v
 
 

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 
 from dpviz.mechanisms import laplace_variance
 from dpviz.validation import (
-    check_array,
+    check_covariance,
     check_elements,
     check_epsilon,
     check_int,
@@ -118,11 +118,13 @@ def range_variance_by_width(cov: np.ndarray, widths: npt.ArrayLike) -> np.ndarra
     >>> range_variance_by_width(np.eye(3), [1, 2, 3]).tolist()   # independent unit leaves
     [1.0, 2.0, 3.0]
     """
-    cov = check_array("cov", cov, ndim=2)
-    if cov.shape[0] != cov.shape[1] or cov.shape[0] == 0:
-        raise ValueError(f"cov must be a non-empty square (n, n) covariance matrix, got shape {cov.shape}")
+    cov = check_covariance("cov", cov)  # an indefinite one would give some ranges a negative variance
+    return _range_variance_by_width(cov, check_widths(cov.shape[0], widths))
+
+
+def _range_variance_by_width(cov: np.ndarray, ws: np.ndarray) -> np.ndarray:
+    """:func:`range_variance_by_width` on a checked covariance and widths (Privelet's own, known to be one)."""
     n = cov.shape[0]
-    ws = check_widths(n, widths)
     K = _prefix_cov(cov)
     d = np.diagonal(K)
     out = np.empty(len(ws))
@@ -164,7 +166,7 @@ def privelet_range_mse_by_width(n: int, epsilon: float, widths: npt.ArrayLike | 
     n = check_int("n", n, minimum=1)
     check_elements(float(n) * n, "covariance entries", n=n)
     ws = check_widths(n, widths)
-    out = range_variance_by_width(privelet_covariance(n, epsilon), ws)
+    out = _range_variance_by_width(privelet_covariance(n, epsilon), ws)
     _finite(out, epsilon)
     return out
 

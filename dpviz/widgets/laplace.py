@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import ipywidgets as widgets
-import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
 from dpviz.experiments.laplace import LaplaceExperiment, cps_oldest_by_marital, laplace_explorer_run
 from dpviz.plots.laplace import laplace_figure
+from dpviz.validation import MAX_MAGNITUDE, check_array
 from dpviz.widgets.base import Explorer, control_range, int_slider, log_slider, seed_box
 
 __all__ = ["LaplaceExplorer"]
@@ -42,7 +42,7 @@ class LaplaceExplorer(Explorer):
         if truth is None:
             truth, default_labels = cps_oldest_by_marital()
             labels = default_labels if labels is None else labels
-        self.truth = np.asarray(truth, dtype=float)
+        self.truth = check_array("truth", truth, ndim=1, max_abs=MAX_MAGNITUDE)  # refused now, not at the first draw
         self.labels = list(labels) if labels is not None else None
         if self.labels is not None and len(self.labels) != self.truth.size:
             raise ValueError(f"labels must name each of the {self.truth.size} true answers, got {len(self.labels)}")

@@ -155,7 +155,7 @@ def ranges(n: int, starts: npt.ArrayLike, stops: npt.ArrayLike, *, name: str = "
     if s.shape != e.shape:
         raise ValueError(f"starts and stops must have the same shape, got {s.shape} and {e.shape}")
     if s.min() < 0 or e.max() > n or np.any(e <= s):
-        raise ValueError(f"ranges must satisfy 0 <= start < stop <= n={n}")
+        raise ValueError(f"starts and stops must give ranges with 0 <= start < stop <= n={n}")
     return Workload(name, n, "ranges", starts=s.astype(np.int64), stops=e.astype(np.int64), domain_shape=(n,))
 
 

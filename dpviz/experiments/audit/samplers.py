@@ -8,7 +8,7 @@ from typing import Literal
 import numpy as np
 
 from dpviz.rng import RngLike
-from dpviz.validation import check_choice, check_elements, check_int, check_positive
+from dpviz.validation import blame, check_choice, check_elements, check_int, check_positive
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,8 @@ def sampler_fit(kind: str, scale: float, samples: int = 20_000, *, method: Liter
                          f"2 scale ln(samples) integers), got {scale!r}")
     draw, pmf = ((discrete_laplace, discrete_laplace_pmf) if kind == "laplace"
                  else (discrete_gaussian, discrete_gaussian_pmf))
-    x = np.asarray(draw(scale, size=samples, rng=rng, method=method))
+    with blame(samples=samples):  # the sampler checks them as its size
+        x = np.asarray(draw(scale, size=samples, rng=rng, method=method))
     grid = np.arange(int(x.min()) - 200, int(x.max()) + 201)
     p = pmf(grid, scale)
     keep = np.flatnonzero(p * samples >= 10)

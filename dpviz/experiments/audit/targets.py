@@ -28,7 +28,7 @@ from dpviz.audit import (
 )
 from dpviz.mechanisms import laplace_scale
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_choice, check_elements, check_epsilon, check_int
+from dpviz.validation import check_choice, check_elements, check_epsilon, check_int, check_work
 
 #: Names of the ready-made audit targets (:func:`audit_target`).
 TARGETS = ("laplace", "laplace_undernoised", "laplace_discrete", "laplace_float_bits", "gaussian", "svt",
@@ -332,6 +332,9 @@ def audit_table(names: Sequence[str] = TARGETS, *, claimed_epsilon: float = 1.0,
     names = [check_choice("names[i]", n, TARGETS) for n in names]
     if not names:
         raise ValueError(f"names must name at least one target of {TARGETS}, got an empty sequence")
+    # measured: 1e6 samples of every target take about 6 s; 2**24 samples in all keep a call within seconds
+    check_work(float(samples) * len(names), 2**24, "samples (per dataset, over all targets)", samples=samples,
+               names=len(names))
     overrides = SLOW_TARGETS if overrides is None else overrides
     if not isinstance(overrides, dict):
         raise TypeError(f"overrides must be a dict of target name to sample size, got {type(overrides).__name__}")

@@ -9,9 +9,21 @@ from numpy.typing import ArrayLike
 
 from dpviz import workloads
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_array, check_choice, check_counts, check_elements, check_int, check_positive
+from dpviz.validation import (
+    MAX_MAGNITUDE,
+    check_array,
+    check_choice,
+    check_counts,
+    check_elements,
+    check_int,
+    check_positive,
+)
 
-__all__ = ["SHAPES", "WORKLOADS", "synthetic_shape", "make_histogram", "make_workload", "scaled_error"]
+__all__ = ["MAX_CELLS", "SHAPES", "WORKLOADS", "synthetic_shape", "make_histogram", "make_workload", "scaled_error"]
+
+#: Largest domain (cells) the comparison runs: DPBench's histograms have 4,096; at 10**7 cells one comparison
+#: run took tens of seconds (every algorithm releases, reconstructs and scores all cells).
+MAX_CELLS = 2**16
 
 #: Synthetic data shapes for :func:`synthetic_shape`.
 SHAPES = ("uniform", "step", "spikes", "smooth", "zipf")
@@ -214,7 +226,7 @@ def scaled_error(estimates: ArrayLike, x: ArrayLike, workload: workloads.Workloa
     Raises
     ------
     TypeError, ValueError
-        If ``x`` is not a 1-D array of finite non-negative counts, ``estimates``
+        If ``x`` is not a 1-D array of finite non-negative counts with a total of at least 1e-100, ``estimates``
         is not a 1-D or 2-D array of finite numbers over the n cells, or
         ``workload`` is not a Workload over the n cells.
 
@@ -226,9 +238,14 @@ def scaled_error(estimates: ArrayLike, x: ArrayLike, workload: workloads.Workloa
     """
     x = check_counts("x", x)
     if not isinstance(workload, workloads.Workload) or workload.n != x.size:
-        raise ValueError(f"workload must be a dpviz.workloads.Workload over n={x.size} cells, got {workload!r}")
-    est = check_array("estimates", estimates, ndim=(1, 2))
+        raise ValueError(f"workload must be a dpviz.workloads.Workload over the n={x.size} cells of x, "
+                         f"got {workload!r}")
+    total = x.sum()
+    if not total >= 1e-100:  # the error is divided by ||x||_1: an empty histogram has no scale
+        raise ValueError(f"x must have a positive total (the scaled error divides by ||x||_1), got total {total:g}; "
+                         "the scaled error is undefined for an empty histogram")
+    est = check_array("estimates", estimates, ndim=(1, 2), max_abs=MAX_MAGNITUDE)
     if est.shape[-1] != x.size:
         raise ValueError(f"estimates must have n={x.size} cells in the last axis, got shape {est.shape}")
     err = workload.answer(est) - workload.answer(x)
-    return np.linalg.norm(err, axis=-1) / (workload.n_queries * x.sum())
+    return np.linalg.norm(err, axis=-1) / (workload.n_queries * total)

@@ -10,7 +10,7 @@ import numpy as np
 
 from dpviz.data_aware import Partition
 from dpviz.experiments import check_band
-from dpviz.experiments.comparison.data import SHAPES, WORKLOADS, make_histogram, make_workload
+from dpviz.experiments.comparison.data import MAX_CELLS, SHAPES, WORKLOADS, make_histogram, make_workload
 from dpviz.experiments.comparison.runs import AlgorithmRun, run_algorithm, stable_seed
 from dpviz.experiments.prefetch import canonical, single_flight
 from dpviz.histogram_algorithms import available_algorithms
@@ -188,7 +188,7 @@ def comparison_explorer_run(source: str, algorithms: Sequence[str], epsilon: flo
     seed = check_int("rng", rng, minimum=0)
     max_points = check_int("max_points", max_points, minimum=1)
     lo, hi = check_band(band)
-    n = check_int("n", n, minimum=1)
+    n = check_int("n", n, minimum=1, maximum=MAX_CELLS)
     check_choice("workload", workload, WORKLOADS)
     if scale is not None:
         check_positive("scale", scale)  # make_histogram checks the rest; the key keeps the value as given

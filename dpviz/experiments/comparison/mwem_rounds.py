@@ -94,7 +94,8 @@ def mwem_error_by_round(x: ArrayLike, workload: workloads.Workload, epsilon: flo
     """
     x = check_counts("x", x)
     if not isinstance(workload, workloads.Workload) or workload.n != x.size:
-        raise ValueError(f"workload must be a dpviz.workloads.Workload over n={x.size} cells, got {workload!r}")
+        raise ValueError(f"workload must be a dpviz.workloads.Workload over the n={x.size} cells of x, "
+                         f"got {workload!r}")
     trials = check_int("trials", trials, minimum=2)
     rounds = check_int("rounds", rounds, minimum=1)
     check_elements(float(trials) * (rounds + 1) * x.size, "trials x (rounds + 1) x n kept histograms",

@@ -110,8 +110,11 @@ def run_algorithm(algorithm: str, x: ArrayLike, workload: workloads.Workload, ep
     """
     algorithm = check_choice("algorithm", algorithm, available_algorithms())
     x = check_counts("x", x)
+    if not x.sum() >= 1e-100:  # checked before any release: the scaled errors divide by the total
+        raise ValueError(f"x must have a positive total (scaled errors divide by ||x||_1), got total {x.sum():g}")
     if not isinstance(workload, workloads.Workload) or workload.n != x.size:
-        raise ValueError(f"workload must be a dpviz.workloads.Workload over n={x.size} cells, got {workload!r}")
+        raise ValueError(f"workload must be a dpviz.workloads.Workload over the n={x.size} cells of x, "
+                         f"got {workload!r}")
     epsilon = check_epsilon(epsilon)
     trials = check_int("trials", trials, minimum=1)
     keep_errors = check_bool("keep_errors", keep_errors)

@@ -10,11 +10,19 @@ import numpy as np
 
 from dpviz import workloads
 from dpviz.experiments import check_band
-from dpviz.experiments.comparison.data import make_histogram, make_workload
+from dpviz.experiments.comparison.data import MAX_CELLS, make_histogram, make_workload
 from dpviz.experiments.comparison.runs import AlgorithmRun, run_algorithm, stable_seed
 from dpviz.histogram_algorithms import available_algorithms
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_bool, check_choice, check_counts, check_elements, check_epsilon, check_int
+from dpviz.validation import (
+    check_bool,
+    check_choice,
+    check_counts,
+    check_elements,
+    check_epsilon,
+    check_int,
+    check_sequence,
+)
 
 __all__ = ["ComparisonRow", "SummaryRow", "ComparisonTable", "run_comparison"]
 
@@ -323,7 +331,7 @@ def run_comparison(algorithms: Sequence[str], datasets: Sequence[str] | dict[str
     algs = tuple(check_choice("algorithms[]", a, avail) for a in algorithms)
     if not algs:
         raise ValueError("algorithms must name at least one algorithm")
-    eps = tuple(check_epsilon(e, "epsilons[]") for e in epsilons)
+    eps = tuple(check_epsilon(e, "epsilons[]") for e in check_sequence("epsilons", epsilons))
     if not eps:
         raise ValueError("epsilons must hold at least one budget")
     trials = check_int("trials", trials, minimum=1)
@@ -331,8 +339,7 @@ def run_comparison(algorithms: Sequence[str], datasets: Sequence[str] | dict[str
     if not isinstance(datasets, dict):
         datasets = list(datasets)
     if n is not None:
-        n = check_int("n", n, minimum=1)
-        check_elements(float(n), "cells", n=n)
+        n = check_int("n", n, minimum=1, maximum=MAX_CELLS)
     n_data = len(datasets) if isinstance(datasets, dict) else len(list(datasets))
     check_elements(float(trials) * len(algs) * len(eps) * max(n_data, 1) * (1 if n is None else n),
                    "trials x algorithms x epsilons x datasets x n released cells",

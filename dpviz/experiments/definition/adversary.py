@@ -11,7 +11,7 @@ from dpviz.audit import epsilon_lower_bound
 from dpviz.definition import group_privacy, posterior, posterior_bounds
 from dpviz.mechanisms import laplace, randomized_response, randomized_response_pmf
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_array, check_elements, check_epsilon, check_int, check_open_unit
+from dpviz.validation import blame, check_array, check_elements, check_epsilon, check_int, check_open_unit
 
 __all__ = ["PosteriorCheck", "posterior_check", "PosteriorCurves", "posterior_curves", "GroupAudit", "group_audit"]
 
@@ -158,7 +158,8 @@ def posterior_curves(epsilons: ArrayLike, priors: ArrayLike | None = None) -> Po
         check_epsilon(float(e), "epsilons")
     pri = np.linspace(0.005, 0.995, 199) if priors is None else check_array("priors", priors, ndim=1)
     check_elements(2.0 * eps.size * pri.size, "epsilons x priors bounds", epsilons=eps.size, priors=pri.size)
-    bounds = [posterior_bounds(pri, float(e)) if pri.size else (pri, pri) for e in eps]
+    with blame(priors=priors):  # posterior_bounds checks them as its prior
+        bounds = [posterior_bounds(pri, float(e)) if pri.size else (pri, pri) for e in eps]
     return PosteriorCurves(pri, eps, np.array([b[1] for b in bounds]), np.array([b[0] for b in bounds]))
 
 

@@ -130,8 +130,8 @@ def tree_picture(x: ArrayLike, branching: int, epsilon: float, query: tuple[int,
         raise ValueError(f"x must have at most {MAX_PICTURE_LEAVES} bins for a tree picture, got {n}")
     if not isinstance(query, (tuple, list)) or len(query) != 2:
         raise ValueError(f"query must be a (start, stop) pair, got {query!r:.60}")
-    start = check_int("query start", query[0], minimum=0, maximum=n - 1)
-    stop = check_int("query stop", query[1], minimum=1, maximum=n)
+    start = check_int(f"query start (x has n={n} cells)", query[0], minimum=0, maximum=n - 1)
+    stop = check_int(f"query stop (x has n={n} cells)", query[1], minimum=1, maximum=n)
     if stop <= start:
         raise ValueError(f"query must satisfy start < stop, got ({start}, {stop})")
     release = H.measure(x, branching, epsilon, allocation=allocation, measure_root=measure_root,

@@ -201,7 +201,7 @@ def range_error_by_width(x: ArrayLike, branching: int, epsilon: float, widths: A
         raise ValueError(f"methods must name at least one of {METHODS}, got an empty sequence")
     if ranges_per_trial is not None:
         ranges_per_trial = check_int("ranges_per_trial", ranges_per_trial, minimum=1)
-    widths = default_widths(n) if widths is None else check_widths(n, widths)
+    widths = default_widths(n) if widths is None else check_widths(n, widths, "len(x)")
     check_elements(float(trials) * widths.size * (n if ranges_per_trial is None else ranges_per_trial),
                    "range errors", trials=trials, ranges_per_trial=ranges_per_trial, n=n)
     check_elements(float(trials) * 2 * n, "noisy releases", trials=trials, n=n)

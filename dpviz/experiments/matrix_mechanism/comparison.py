@@ -27,7 +27,7 @@ from dpviz import matrix_mechanism as mm
 from dpviz import strategies as st
 from dpviz import workloads as wl
 from dpviz.mechanisms import laplace_variance
-from dpviz.validation import check_choice, check_elements, check_epsilon, check_int
+from dpviz.validation import check_choice, check_elements, check_epsilon, check_int, check_sequence
 
 __all__ = ["StrategyComparison", "compare_strategies", "comparison_table", "ErrorByWidth", "error_by_width",
            "least_squares_for"]
@@ -268,7 +268,7 @@ def comparison_table(ns: Iterable[int] = (256, 1024), workloads: Iterable[str] =
     """
     if isinstance(ns, (str, bytes)) or not isinstance(ns, Iterable):
         raise TypeError(f"ns must be an iterable of domain sizes, got {ns!r}")
-    sizes = tuple(check_int(f"ns[{i}]", n, minimum=1) for i, n in enumerate(ns))
+    sizes = tuple(check_int(f"ns[{i}]", n, minimum=1) for i, n in enumerate(check_sequence("ns", ns)))
     if not sizes:
         raise ValueError("ns must hold at least one domain size, got none")
     if isinstance(workloads, (str, bytes)) or not isinstance(workloads, Iterable):

@@ -12,7 +12,15 @@ from dpviz import matrix_mechanism as mm
 from dpviz import strategies as st
 from dpviz import workloads as wl
 from dpviz.rng import RngLike, as_generator
-from dpviz.validation import check_array, check_choice, check_elements, check_epsilon, check_int
+from dpviz.validation import (
+    MAX_ELEMENTS,
+    check_array,
+    check_choice,
+    check_elements,
+    check_epsilon,
+    check_int,
+    check_work,
+)
 
 __all__ = ["QueryErrorExperiment", "query_error_experiment"]
 
@@ -110,6 +118,10 @@ def query_error_experiment(W: Any, A: Any, x: npt.ArrayLike, epsilon: float, tri
     ls = A if isinstance(A, mm.LeastSquares) else mm.LeastSquares(A)
     check_elements(float(trials) * (float(ls.n_rows) + ls.n + 2.0 * W.n_queries),
                    "simulated measurements, estimates and answers", trials=trials)
+    # per trial a fixed cost of about 64 numbers besides its (p + n + 2m): 10**7 trials of a 3 x 3 problem took
+    # seconds while the explorer's largest run (5,000 trials of all ranges on 128 cells, 8.5e7 numbers) takes one
+    check_work(float(trials) * (float(ls.n_rows) + ls.n + 2.0 * W.n_queries + 64.0), MAX_ELEMENTS,
+               "simulated numbers (trials x (p + n + 2m + 64 per trial))", trials=trials)
     if predicted is not None:
         predicted = check_array("predicted", predicted, ndim=1)
         if predicted.size != W.n_queries or np.any(predicted < 0):

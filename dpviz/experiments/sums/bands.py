@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dpviz.experiments import check_band
-from dpviz.validation import check_array
+from dpviz.validation import MAX_MAGNITUDE, check_array
 
 __all__ = ["ErrorBands", "error_bands"]
 
@@ -70,7 +70,7 @@ def error_bands(rel_error: npt.ArrayLike, band: tuple[float, float] = (5.0, 95.0
     (array([0.2, 0.3]), array([0.1, 0.2]), array([0.3, 0.4]))
     """
     lo, hi = check_band(band)
-    e = check_array("rel_error", rel_error, ndim=2)
+    e = check_array("rel_error", rel_error, ndim=2, max_abs=MAX_MAGNITUDE)
     if e.shape[0] < 1 or e.shape[1] < 1:
         raise ValueError(f"rel_error must have shape (trials, queries), got {e.shape}")
     lower, upper = np.percentile(e, [lo, hi], axis=0)

@@ -27,6 +27,7 @@ from dpviz.experiments.sums.bands import ErrorBands, error_bands
 from dpviz.experiments.sums.cps import DEFAULTS, cps_problem
 from dpviz.rng import RngLike, as_generator
 from dpviz.validation import (
+    blame,
     check_array,
     check_bool,
     check_choice,
@@ -36,6 +37,8 @@ from dpviz.validation import (
     check_open_unit,
     check_positive,
     check_probability,
+    check_sequence,
+    check_work,
 )
 
 __all__ = ["_Config", "SumComparison", "compare_algorithms", "RatioSweep", "ratio_sweep", "base_algs"]
@@ -242,7 +245,11 @@ def compare_algorithms(problem: sums.SumProblem | None = None, *, epsilon: float
                    trials=trials)
     algorithms = _names("algorithms", algorithms, sums.ALGORITHMS)
     truncations = _names("truncations", truncations, sums.THRESHOLD_METHODS)
-    isotonic = [check_bool(f"isotonic[{i}]", flag) for i, flag in enumerate(_collection("isotonic", isotonic))]
+    # each (algorithm, truncation) runs trials releases, as sums.release does with size=trials: one budget for all
+    check_work(float(trials) * len(algorithms) * len(truncations), sums.MAX_RUNS,
+               "runs (trials x algorithms x truncations)", trials=trials, algorithms=len(algorithms),
+               truncations=len(truncations))
+    isotonic = [check_bool(f"isotonic[{i}]", flag) for i, flag in enumerate(check_sequence("isotonic", isotonic))]
     # one independent stream per (truncation, algorithm): a configuration's numbers do not depend on which
     # other configurations are run alongside it
     streams = as_generator(rng).spawn(len(sums.THRESHOLD_METHODS))
@@ -256,14 +263,16 @@ def compare_algorithms(problem: sums.SumProblem | None = None, *, epsilon: float
         eps_thr, eps_ans = (float(e) for e in sums.split_budget(epsilon, rho, trunc))
         # eps_thr = 0 for "oracle" and "none", which spend nothing: choose_threshold checks but ignores epsilon
         eps_choice = eps_thr if eps_thr > 0 else epsilon
-        t = np.asarray(sums.choose_threshold(problem, eps_choice, trunc, ratio=ratio, beta=beta, growth=growth,
-                                             rng=gen, size=trials))
+        with blame(rho=rho):  # the threshold's budget is rho * epsilon: too small a share is rho's doing
+            t = np.asarray(sums.choose_threshold(problem, eps_choice, trunc, ratio=ratio, beta=beta, growth=growth,
+                                                 rng=gen, size=trials))
         taus[trunc] = t
         for alg in algorithms:
             gen = agens[sums.ALGORITHMS.index(alg)]
             if alg == "sqm":
-                st = sums.sqm_thresholds(problem, eps_choice, trunc, ratio=ratio, beta=beta, growth=growth, rng=gen,
-                                         size=trials)
+                with blame(rho=rho):
+                    st = sums.sqm_thresholds(problem, eps_choice, trunc, ratio=ratio, beta=beta, growth=growth,
+                                             rng=gen, size=trials)
                 sqm_taus[trunc] = st
                 raw = sums.sqm_answers(problem, st, eps_ans, rng=gen)
             else:
@@ -348,7 +357,7 @@ def ratio_sweep(problem: sums.SumProblem | None = None,
     (array([0.5, 1. ]), ['identity'])
     """
     problem = cps_problem(100) if problem is None else sums.check_problem(problem)
-    ratio_arr = check_array("ratios", _collection("ratios", ratios), ndim=1)
+    ratio_arr = check_array("ratios", check_sequence("ratios", ratios), ndim=1)
     if ratio_arr.size == 0 or np.any(ratio_arr <= 0) or np.any(ratio_arr > 1):
         raise ValueError(f"ratios must be a non-empty list of truncation ratios in (0, 1], got {ratios!r}")
     base = compare_algorithms(problem, epsilon=epsilon, algorithms=algorithms, truncations=("none",),
@@ -365,16 +374,9 @@ def ratio_sweep(problem: sums.SumProblem | None = None,
                       no_truncation={a: base.overall(a, "none", True) for a in errs}, median_tau=med)
 
 
-def _collection(name: str, values: Any) -> list[Any]:
-    """``values`` as a list, refusing a lone string or a non-iterable (a TypeError naming ``name``)."""
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise TypeError(f"{name} must be a list, got {values!r} of type {type(values).__name__}")
-    return list(values)
-
-
 def _names(name: str, values: Any, allowed: Sequence[str]) -> list[str]:
     """A non-empty list of option names, each one of ``allowed`` (the message names ``name``)."""
-    out = [check_choice(f"{name}[{i}]", v, allowed) for i, v in enumerate(_collection(name, values))]
+    out = [check_choice(f"{name}[{i}]", v, allowed) for i, v in enumerate(check_sequence(name, values))]
     if not out:
         raise ValueError(f"{name} must name at least one of {tuple(allowed)}, got none")
     return out

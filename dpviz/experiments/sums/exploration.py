@@ -18,7 +18,7 @@ from dpviz.experiments import TrialSummary, summarize
 from dpviz.experiments.sums.bands import ErrorBands, error_bands
 from dpviz.experiments.sums.cps import DEFAULTS, cps_problem
 from dpviz.rng import RngLike
-from dpviz.validation import check_elements, check_int, check_positive
+from dpviz.validation import check_elements, check_int, check_positive, check_work
 
 __all__ = ["SumExploration", "explore"]
 
@@ -118,6 +118,8 @@ def explore(problem: sums.SumProblem | None = None, *, epsilon: float = 1.0, alg
     problem = cps_problem(100) if problem is None else sums.check_problem(problem)
     trials = check_int("trials", trials, minimum=2)
     check_elements(float(trials) * (2 * problem.n + problem.m), "noisy counts and answers", trials=trials)
+    check_work(float(trials), sums.MAX_RUNS, "runs (each with its own threshold search and isotonic fit)",
+               trials=trials)
     floor = check_positive("floor", floor)
     rel = sums.release(problem, epsilon, algorithm=algorithm, truncation=truncation, ratio=ratio, rho=rho,
                        isotonic=isotonic, beta=beta, growth=growth, rng=rng, size=trials)

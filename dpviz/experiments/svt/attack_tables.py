@@ -36,6 +36,7 @@ from dpviz.validation import (
     check_epsilon,
     check_int,
     check_open_unit,
+    check_sequence,
 )
 
 __all__ = ["AttackTable", "attack_table", "PAPER_DATASETS", "TABLE_FIELDS", "MAX_ATTACKS", "PAPER_SMALL_BOUND"]
@@ -254,7 +255,7 @@ def attack_table(names: Sequence[str] = PAPER_DATASETS, epsilons: Sequence[float
                              "histogram of dpviz.datasets")
     if isinstance(epsilons, (str, bytes)):
         raise TypeError(f"epsilons must be a sequence of numbers, got the string {epsilons!r}")
-    eps = np.array([check_epsilon(e, "epsilons") for e in epsilons], dtype=float)
+    eps = np.array([check_epsilon(e, "epsilons") for e in check_sequence("epsilons", epsilons)], dtype=float)
     if eps.size == 0:
         raise ValueError("epsilons must list at least one epsilon")
     repetitions = check_int("repetitions", repetitions, minimum=1)

@@ -26,6 +26,7 @@ from dpviz.validation import (
     check_elements,
     check_epsilon,
     check_int,
+    check_work,
 )
 
 __all__ = ["ThresholdAnswers", "threshold_answers_experiment"]
@@ -127,6 +128,9 @@ def threshold_answers_experiment(answers: npt.ArrayLike, threshold: float, epsil
     trials = check_int("trials", trials, minimum=1)
     check_elements(float(trials) * answers.size, "answers per algorithm (trials x m)", trials=trials,
                    **{"len(answers)": answers.size})
+    # measured: 4e6 answers per algorithm take about 0.4 s (SVT and GPTT each draw and compare all of them)
+    check_work(float(trials) * answers.size, 2**24, "answers per algorithm (trials x m)", trials=trials,
+               **{"len(answers)": answers.size})
     gen = as_generator(rng)
     s = sparse_vector(answers, threshold, epsilon, c, rng=gen, size=trials)
     g = gptt(answers, threshold, epsilon / 2, epsilon / 2, rng=gen, size=trials)
