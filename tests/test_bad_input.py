@@ -44,16 +44,7 @@ RUN_TIME_FAMILIES = ("10**7",)
 
 #: Failures whose fix belongs to files another change of issue 31 rewrites (the accountant, the discrete Gaussian);
 #: strict, so that the fix there turns them into failures to delete from this list.
-ELSEWHERE = {
-    "dpviz.accountant.charging.charge": "epsilon=1e308 crashes in the ledger's message (float of a huge Fraction); "
-                                        "parts=10**7 builds ten million rows",
-    "dpviz.accountant.PrivacyAccountant.spend": "repeat=2**64 and 10**7 are refused as a budget "
-                                                "excess that does not name repeat",
-    "dpviz.mechanisms.discrete_gaussian_noise.discrete_gaussian_delta": "epsilon=1e308: exp(epsilon) and "
-                                                                        "epsilon sigma^2 overflow",
-    "dpviz.mechanisms.discrete_gaussian_noise.discrete_gaussian_sigma": "epsilon=1e308, through its delta",
-    "dpviz.mechanisms.discrete_gaussian_noise.discrete_gaussian_mechanism": "epsilon=1e308, through its delta",
-}
+ELSEWHERE: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("qualname", [pytest.param(q, marks=pytest.mark.xfail(strict=True, reason=ELSEWHERE[q]))

@@ -118,7 +118,7 @@ def _exact_amplified(eps: float, rate: float) -> mpmath.mpf:
     return mpmath.log1p(q * mpmath.expm1(e))
 
 
-@pytest.mark.parametrize("eps, rate", [(1.0, 0.1), (0.5, 0.01), (2.0, 0.3), (1e-5, 0.5), (1e-310, 0.5),
+@pytest.mark.parametrize("eps, rate", [(1.0, 0.1), (0.5, 0.01), (2.0, 0.3), (1e-5, 0.5), (1e-300, 0.5),
                                        (10.0, 0.999), (0.3, 0.7), (700.0, 1e-3)])
 def test_amplified_epsilon_and_its_charge_are_upper_bounds(eps, rate):
     true = _exact_amplified(eps, rate)

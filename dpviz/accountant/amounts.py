@@ -230,5 +230,8 @@ def _float_on_side(name: str, value: Fraction, side: int) -> float:
 
 
 def _fmt(x: Fraction) -> str:
-    """An exact amount in at most 6 significant digits, for messages."""
-    return f"{float(x):.6g}"
+    """An exact amount in at most 6 significant digits, for messages (beyond the doubles, in decimal)."""
+    try:
+        return f"{float(x):.6g}"
+    except OverflowError:
+        return f"{Decimal(x.numerator) / Decimal(x.denominator):.6g}"

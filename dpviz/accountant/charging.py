@@ -91,7 +91,7 @@ def charge(accountant: PrivacyAccountant | None, epsilon: Amount, delta: Amount 
     name = label if k == 1 else f"{label} x{k}"
     try:
         if n_parts > 1:
-            return acc.spend_parallel([eps_k] * n_parts, [dlt_k] * n_parts, label=name)
+            return acc.spend_parallel([eps_k], [dlt_k], label=name, parts=n_parts)
         return acc.spend(epsilon, delta, label=name, repeat=k)
     except BudgetExceededError as err:
         if k == 1:

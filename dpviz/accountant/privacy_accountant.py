@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from dpviz.accountant.amounts import Amount, _fmt, exact
+from dpviz.validation import check_int
 
 __all__ = ["PrivacyAccountant", "BudgetExceededError", "LedgerRow", "Budget", "check_accountant"]
 
@@ -265,10 +266,15 @@ class PrivacyAccountant:
         Fraction(3, 1)
         """
         eps, dlt = _amounts(epsilon, delta, repeat)
-        return self._charge(label or f"spend {len(self._rows) + 1}", eps, dlt, "sequential", int(repeat))
+        try:
+            return self._charge(label or f"spend {len(self._rows) + 1}", eps, dlt, "sequential", int(repeat))
+        except BudgetExceededError as err:
+            if repeat == 1:
+                raise
+            raise BudgetExceededError(f"repeat={repeat} runs cost {repeat} x epsilon: {err}") from None
 
     def spend_parallel(self, epsilons: Iterable[Amount], deltas: Sequence[Amount] | None = None,
-                       label: str = "") -> LedgerRow:
+                       label: str = "", *, parts: int | None = None) -> LedgerRow:
         """Charge mechanisms run on disjoint partitions of the data: costs ``(max eps_i, max delta_i)`` [McS09].
 
         Parameters
@@ -279,6 +285,9 @@ class PrivacyAccountant:
             The delta of each mechanism, one per epsilon (default all 0).
         label : str, optional
             What the charge is for (default ``"spend <n>"``).
+        parts : int, optional
+            When given, ``epsilons`` (and ``deltas``) hold one value, shared by ``parts`` disjoint parts: the
+            ledger records the count without a list of ``parts`` equal amounts.
 
         Returns
         -------
@@ -301,10 +310,16 @@ class PrivacyAccountant:
             dlt_list = [exact(f"deltas[{i}]", d) for i, d in enumerate(deltas)]
             if len(dlt_list) != len(eps_list):
                 raise ValueError(f"deltas must have one entry per epsilon ({len(eps_list)}), got {len(dlt_list)}")
+        if parts is not None:
+            parts = check_int("parts", parts, minimum=1)
+            if len(eps_list) != 1:
+                raise ValueError(f"with parts={parts}, epsilons must hold the one value the parts share, got "
+                                 f"{len(eps_list)} values")
         eps, dlt = max(eps_list), max(dlt_list)
         if eps == 0 and dlt == 0:
             raise ValueError("a spend must charge epsilon > 0 or delta > 0, got all zeros")
-        return self._charge(label or f"spend {len(self._rows) + 1}", eps, dlt, "parallel", len(eps_list))
+        return self._charge(label or f"spend {len(self._rows) + 1}", eps, dlt, "parallel",
+                            len(eps_list) if parts is None else parts)
 
     # ----------------------------------------------------------------- display
     def table(self) -> str:

@@ -243,7 +243,13 @@ def discrete_gaussian_delta(sigma: float, sensitivity: float, epsilon: float) ->
     eps = check_nonnegative("epsilon", epsilon)
     norm = _gauss_normaliser(s)
     c = eps * s * s / d
-    return max(0.0, _gauss_tail(c - d / 2, s, norm) - math.exp(eps) * _gauss_tail(c + d / 2, s, norm))
+    if not c - d / 2 <= 40 * s + 2:   # the loss exceeds epsilon only beyond 40 sigma (mass below e^-800): delta 0
+        return 0.0
+    lower, upper = _gauss_tail(c - d / 2, s, norm), _gauss_tail(c + d / 2, s, norm)
+    if upper == 0.0:
+        return max(0.0, lower)
+    log_term = eps + math.log(upper)   # e^eps * upper without overflowing e^eps
+    return 0.0 if log_term > 700 else max(0.0, lower - math.exp(log_term))
 
 
 def _zcdp_delta(rho: float, eps: float) -> float:
@@ -254,6 +260,8 @@ def _zcdp_delta(rho: float, eps: float) -> float:
     def log_delta(a: float) -> float:
         return (a - 1) * (a * rho - eps) - math.log(a - 1) + a * math.log1p(-1.0 / a)
 
+    if eps > rho and (eps - rho) / (2 * math.sqrt(rho)) > 29:   # delta <= e^{-(eps - rho)^2 / (4 rho)} < e^-800
+        return 0.0
     a_star = (eps + rho) / (2 * rho) + 1.0  # minimiser of the leading term
     res = optimize.minimize_scalar(log_delta, bounds=(1.0 + 1e-9, max(4.0 * a_star, 4.0)), method="bounded",
                                    options={"xatol": 1e-10})
@@ -315,18 +323,24 @@ def discrete_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
             return discrete_gaussian_delta(math.exp(log_s), d, eps) - delta
         return _zcdp_delta(d * d / (2 * math.exp(2 * log_s)), eps) - delta
 
-    lo, hi = math.log(d) - 5.0, math.log(d) + 3.0
     log_max = math.log(_MAX_SIGMA) - 1e-9  # exp(log(1e5)) rounds above 1e5
-    hi = min(hi, log_max)
+    log_min = math.log(SAMPLER_SIGMA_RANGE[0]) + 1e-9
+    lo, hi = max(math.log(d) - 5.0, log_min), min(math.log(d) + 3.0, log_max)
     while excess(lo) < 0:
-        lo -= 3.0
+        if lo <= log_min:
+            raise ValueError(f"epsilon={epsilon!r} is so large (with l2_sensitivity={d}, delta={delta}) that sigma "
+                             f"would fall below {SAMPLER_SIGMA_RANGE[0]:g} grid units, where the discrete Gaussian's "
+                             "sums underflow; lower epsilon or use a finer grid")
+        lo = max(lo - 3.0, log_min)
     while excess(hi) > 0:
         if hi >= log_max:
             raise ValueError(f"l2_sensitivity={d}, epsilon={eps}, delta={delta} need sigma > {_MAX_SIGMA:g} grid "
                              "units; use a coarser grid (rescale the answers)")
         hi = min(hi + 3.0, log_max)
-    log_s = optimize.brentq(excess, lo, hi, xtol=1e-12, rtol=1e-12)
-    return math.exp(log_s) * (1 + 1e-9)
+    sigma = math.exp(optimize.brentq(excess, lo, hi, xtol=1e-12, rtol=1e-12)) * (1 + 1e-9)
+    while excess(math.log(sigma)) > 0:   # brentq's root may sit on the wrong side: step up until delta is met
+        sigma *= 1 + 1e-9
+    return sigma
 
 
 def discrete_gaussian_mechanism(answers: ArrayLike, l2_sensitivity: float, epsilon: float, delta: float, *,
@@ -377,10 +391,13 @@ def discrete_gaussian_mechanism(answers: ArrayLike, l2_sensitivity: float, epsil
     (2, 2)
     """
     points, g, slack = _grid_answers(answers, granularity)
-    check_positive("l2_sensitivity", l2_sensitivity)
+    ratio = check_positive("l2_sensitivity", l2_sensitivity) / g
+    if not 1e-100 <= ratio <= _MAX_SIGMA:
+        raise ValueError(f"l2_sensitivity / granularity = {l2_sensitivity!r} / {granularity!r} = {ratio:.3g} grid "
+                         f"units must be in [1e-100, {_MAX_SIGMA:g}]; choose a granularity nearer to l2_sensitivity")
     # the norm of the integer shift between two neighbours' grid points (see _grid_shift): L2 for a vector, and
     # for one answer the integer step itself (a sensitivity of 1.9999999998 steps can still move 2 grid points)
-    shift = _grid_shift(l2_sensitivity, g, slack, max(points.size, 1), norm=1 if points.size == 1 else 2)
+    shift = _grid_shift(float(l2_sensitivity), g, slack, max(points.size, 1), norm=1 if points.size == 1 else 2)
     d = float_at_least(shift)
     if not 1e-100 <= d <= _MAX_SIGMA:
         raise ValueError(f"l2_sensitivity / granularity = {l2_sensitivity!r} / {granularity!r} = {d:.3g} grid units "

@@ -247,10 +247,13 @@ def discrete_laplace_mechanism(answers: ArrayLike, sensitivity: float, epsilon: 
     [0.4, 0.7]
     """
     points, g, slack = _grid_answers(answers, granularity)
-    check_positive("sensitivity", sensitivity)
-    check_epsilon(epsilon)
+    t_float = check_positive("sensitivity", sensitivity) / g / check_epsilon(epsilon)
+    if not SAMPLER_SCALE_RANGE[0] / 2 <= t_float <= SAMPLER_SCALE_RANGE[1] * 2:   # refused before exact arithmetic
+        raise ValueError(f"sensitivity / (granularity * epsilon) = {sensitivity!r} / ({granularity!r} * {epsilon!r}) "
+                         f"= {t_float:g} grid units is outside the discrete sampler's scales {SAMPLER_SCALE_RANGE}: "
+                         "raise epsilon or the granularity (or lower them, for a scale below the range)")
     # the L1 norm of the integer shift between two neighbours' grid points, exactly (see _grid_shift)
-    shift = _grid_shift(sensitivity, g, slack, max(points.size, 1), norm=1)
+    shift = _grid_shift(float(sensitivity), g, slack, max(points.size, 1), norm=1)
     t: float | Fraction = laplace_scale(shift, epsilon)
     if not SAMPLER_SCALE_RANGE[0] <= t <= SAMPLER_SCALE_RANGE[1]:
         raise ValueError(f"sensitivity / (granularity * epsilon) = {sensitivity!r} / ({granularity!r} * {epsilon!r}) "
