@@ -19,6 +19,9 @@ Files
 ``charging.py``
     The one accounting rule: ``charge`` / ``charge_all``, which every release that takes an accountant
     calls (``size=k`` independent releases cost ``k * epsilon``).
+``ledger_display.py``
+    How a ledger reads: ``ledger_table`` and ``ledger_html`` (what ``PrivacyAccountant.table`` / ``to_html``
+    return) and ``composition_text`` (``sequential xk`` runs, ``parallel, k parts``).
 ``privacy_accountant.py``
     ``PrivacyAccountant`` and its ledger (``LedgerRow``, ``Budget``),
     ``BudgetExceededError``, and ``check_accountant`` for functions that take

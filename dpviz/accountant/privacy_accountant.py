@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from dpviz.accountant.amounts import Amount, _fmt, exact
+from dpviz.accountant.ledger_display import ledger_html, ledger_table
 from dpviz.validation import check_int
 
 __all__ = ["PrivacyAccountant", "BudgetExceededError", "LedgerRow", "Budget", "check_accountant"]
@@ -343,21 +344,7 @@ class PrivacyAccountant:
           1  4 disjoint cells             parallel, 4 parts
           2  one count                    sequential x2
         """
-        comps = [_composition_text(r) for r in self._rows]
-        lw = max([28, *(len(r.label) for r in self._rows)])   # labels are never cut: "... x3" must stay visible
-        cw = max([16, *(len(c) for c in comps)])
-        head = (f"{'#':>3}  {'label':<{lw}} {'composition':<{cw}} {'epsilon':>9} {'delta':>9} {'total eps':>10} "
-                f"{'total delta':>11}")
-        lines = [head, "-" * len(head)]
-        for i, (r, comp) in enumerate(zip(self._rows, comps, strict=True), 1):
-            lines.append(
-                f"{i:>3}  {r.label:<{lw}} {comp:<{cw}} {float(r.epsilon):>9.4g} {float(r.delta):>9.3g} "
-                f"{float(r.total_epsilon):>10.4g} {float(r.total_delta):>11.3g}"
-            )
-        rem = self.remaining
-        lines.append(f"remaining: epsilon={rem.epsilon:.4g}, delta={rem.delta:.3g} of "
-                     f"epsilon={float(self._epsilon):.4g}, delta={float(self._delta):.3g}")
-        return "\n".join(lines)
+        return ledger_table(self._rows, self.remaining, self.budget)
 
     def to_html(self) -> str:
         """Format the ledger as an HTML table (what Jupyter shows), for side panels of the explorers.
@@ -367,18 +354,7 @@ class PrivacyAccountant:
         str
             An HTML ``<table>`` of the charges followed by the remaining budget.
         """
-        rows = "".join(
-            f"<tr><td>{i}</td><td>{_html(r.label)}</td><td>{_composition_text(r)}</td><td>{float(r.epsilon):.4g}</td>"
-            f"<td>{float(r.delta):.3g}</td><td>{float(r.total_epsilon):.4g}</td></tr>"
-            for i, r in enumerate(self._rows, 1)
-        )
-        rem = self.remaining
-        return (
-            "<table><thead><tr><th>#</th><th>label</th><th>composition</th><th>&epsilon;</th><th>&delta;</th>"
-            f"<th>total &epsilon;</th></tr></thead><tbody>{rows}</tbody></table>"
-            f"<p>remaining &epsilon; = {rem.epsilon:.4g} of {float(self._epsilon):.4g}; "
-            f"remaining &delta; = {rem.delta:.3g} of {float(self._delta):.3g}</p>"
-        )
+        return ledger_html(self._rows, self.remaining, self.budget)
 
     def _repr_html_(self) -> str:
         """Jupyter's rich display: :meth:`to_html`."""
@@ -391,19 +367,6 @@ class PrivacyAccountant:
 
     def __str__(self) -> str:
         return self.table()
-
-
-def _composition_text(row: LedgerRow) -> str:
-    """The ledger's composition column: ``sequential xk`` for k runs of one mechanism, ``parallel, k parts`` for
-    one run over k disjoint parts, so that "xk" always counts runs (like the ``xk`` that ``charge`` adds to a label)."""
-    if row.parts == 1:
-        return row.composition
-    return f"parallel, {row.parts} parts" if row.composition == "parallel" else f"{row.composition} x{row.parts}"
-
-
-def _html(text: str) -> str:
-    """``text`` with ``&``, ``<`` and ``>`` escaped for HTML."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def check_accountant(accountant: PrivacyAccountant | None) -> PrivacyAccountant | None:

@@ -205,6 +205,9 @@ def scaled_laplace(scale: float, shape: int | tuple[int, ...] | None = None, *,
     True
     """
     b = check_nonnegative("scale", scale)
+    if b > MAX_LAPLACE_SCALE:
+        raise ValueError(f"scale={scale!r} is above {MAX_LAPLACE_SCALE:.0e}: draws reach about 45 scales, which "
+                         "would overflow to inf")
     dims = None if shape is None else check_shape(shape, "Laplace draws")
     return as_generator(rng).laplace(0.0, b, size=dims)
 

@@ -66,7 +66,7 @@ def _exact_norm_up(values: np.ndarray, order: int) -> float:
         while Fraction(f) < exact:
             f = math.nextafter(f, math.inf)
         return f
-    scale = math.ldexp(1.0, math.frexp(float(np.abs(values).max()))[1])   # a power of two: exact division
+    scale = math.ldexp(1.0, math.frexp(float(np.abs(values).max()))[1] - 1)   # a power of two: exact division
     squares = sum((Fraction(float(v) / scale) ** 2 for v in values), Fraction(0))
     f = math.sqrt(float(squares))
     while Fraction(f) ** 2 < squares:

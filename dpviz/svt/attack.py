@@ -294,15 +294,12 @@ def reconstruct(counts: npt.ArrayLike, epsilon: float, *, split: float = 0.5, qu
     (:func:`reconstruct_from_oracle`) sees only the oracle's answers.
 
     **The defaults follow the paper's Algorithms 3 and 4 in every step** ([CM15]
-    Section 5, the setting of its Tables 2 and 3): GPTT with no query noise (the
-    special case the section analyses) answers ``c(x) - c(y) >= T^`` for all
-    ordered pairs of cells; cells are grouped when every query they appear in,
-    as first or second argument, got the same answer (:func:`ordered_partition`);
-    each group's total gets Laplace noise and every cell is guessed as its
-    group's noisy average rounded to the nearest integer.  Two defaults are
-    dpviz's choices for values the paper leaves open: ``threshold = 0.5``
-    (T = 1/2) and ``split = 0.5`` (an even split, so GPTT's threshold noise and
-    each total's noise are both ``Lap(1/(epsilon/2))``).
+    Section 5, Tables 2 and 3): GPTT without query noise answers
+    ``c(x) - c(y) >= T^`` for all ordered pairs of cells; cells are grouped when
+    every query they appear in got the same answer (:func:`ordered_partition`);
+    each group's noisy total, averaged and rounded, guesses its cells.  Two
+    defaults are dpviz's choices where the paper leaves them open: T = 1/2
+    (``threshold``) and an even ``split``, so both noises are ``Lap(2/epsilon)``.
     Our extensions, off by default: ``calibrate`` and ``estimator="ordered"``
     (a stronger attacker), ``query_share``/``copies`` (GPTT with query noise),
     and ``grouping="row"`` (a weaker reading of Algorithm 3).
