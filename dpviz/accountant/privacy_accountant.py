@@ -138,7 +138,7 @@ class PrivacyAccountant:
     >>> acc.spend_parallel([0.5, 0.5], label="disjoint halves")
     Traceback (most recent call last):
     ...
-    dpviz.accountant.privacy_accountant.BudgetExceededError: spend 'disjoint halves' of epsilon=0.5, ... recorded
+    dpviz.accountant.privacy_accountant.BudgetExceededError: spend 'disjoint halves' of epsilon=0.5, ...
     """
 
     def __init__(self, epsilon: Amount, delta: Amount = 0.0) -> None:
@@ -300,8 +300,20 @@ class PrivacyAccountant:
         BudgetExceededError
             If the maximum does not fit; nothing is recorded.
         ValueError
-            If the lists are empty or of different lengths, or an amount is invalid.
+            If the lists are empty or of different lengths, or an amount is invalid, or ``parts`` is not a
+            positive integer or comes with more than one epsilon.
+
+        Examples
+        --------
+        >>> acc = PrivacyAccountant(10.0)
+        >>> acc.spend_parallel([0.5, 0.3, 0.5], label="3 disjoint cells").total_epsilon
+        Fraction(1, 2)
+        >>> acc.spend_parallel([0.25], label="1,000 disjoint cells", parts=1000).parts
+        1000
         """
+        if isinstance(epsilons, (str, bytes)) or not isinstance(epsilons, Iterable) \
+                or getattr(epsilons, "ndim", 1) < 1:
+            raise TypeError(f"epsilons must be a list of amounts, one per part, got {epsilons!r}")
         eps_list = [exact(f"epsilons[{i}]", e) for i, e in enumerate(epsilons)]
         if not eps_list:
             raise ValueError("epsilons must list at least one mechanism")
@@ -318,9 +330,12 @@ class PrivacyAccountant:
                                  f"{len(eps_list)} values")
         eps, dlt = max(eps_list), max(dlt_list)
         if eps == 0 and dlt == 0:
-            raise ValueError("a spend must charge epsilon > 0 or delta > 0, got all zeros")
-        return self._charge(label or f"spend {len(self._rows) + 1}", eps, dlt, "parallel",
-                            len(eps_list) if parts is None else parts)
+            raise ValueError("epsilons and deltas are all zero: a spend must charge epsilon > 0 or delta > 0")
+        try:
+            return self._charge(label or f"spend {len(self._rows) + 1}", eps, dlt, "parallel",
+                                len(eps_list) if parts is None else parts)
+        except BudgetExceededError as err:
+            raise BudgetExceededError(f"{err} (epsilons: parallel composition charges their maximum)") from None
 
     # ----------------------------------------------------------------- display
     def table(self) -> str:
