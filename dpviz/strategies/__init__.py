@@ -30,6 +30,10 @@ weighted_marginals.py
     marginal workload, with the error in closed form (:func:`marginals_error`).
 projected_lbfgs.py
     The limited-memory quasi-Newton minimiser (x >= 0 or free) both optimisers use.
+reproducible_products.py
+    The optimisers' products by BLAS, or in a fixed order of operations: the same bits on every machine
+    (``p_identity(..., reproducible=True)``, which the menu uses so that a lecture's numbers do not change with
+    the machine's BLAS kernel).
 menu.py
     The explorer's menu: :data:`STRATEGIES`, :data:`LABELS`, :func:`for_mechanism` and :func:`build`.
 """

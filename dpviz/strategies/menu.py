@@ -124,10 +124,11 @@ def build(name: str, W: Workload, *, mechanism: str = "laplace",
     ``mechanism`` ("laplace" or "gaussian") selects the sensitivity the
     optimised strategy is built for (L1 or L2): "optimized" is the weighted-marginals strategy
     (:func:`~dpviz.strategies.marginal_strategy`) for a marginal workload and a p-Identity strategy
-    (:func:`~dpviz.strategies.p_identity`, seed 0) otherwise; the eigen-design is an L2 design and is
-    refused under "laplace".  Results are stored in ``cache`` (keyed by :func:`cache_key`: the workload's
-    queries, not its name, for an adaptive strategy, the domain size for a fixed one) when given, so an
-    optimiser runs once per workload and a fixed strategy once per domain size.
+    (:func:`~dpviz.strategies.p_identity`, seed 0, ``reproducible=True``: the same strategy on every machine)
+    otherwise; the eigen-design is an L2 design and is refused under "laplace".  Results are stored in
+    ``cache`` (keyed by :func:`cache_key`: the workload's queries, not its name, for an adaptive strategy,
+    the domain size for a fixed one) when given, so an optimiser runs once per workload and a fixed strategy
+    once per domain size.
 
     Parameters
     ----------
@@ -179,7 +180,8 @@ def build(name: str, W: Workload, *, mechanism: str = "laplace",
         A = greedy_h(W)
     elif name == "optimized":
         norm = "l1" if mechanism == "laplace" else "l2"
-        A = marginal_strategy(W, norm=norm, rng=0) if W.marginals is not None else p_identity(W, norm=norm, rng=0)
+        A = (marginal_strategy(W, norm=norm, rng=0) if W.marginals is not None
+             else p_identity(W, norm=norm, rng=0, reproducible=True))
     else:
         A = eigen_design(W, norm="l2")
     if cache is not None:

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpviz.strategies.reproducible_products import BLAS, _Products, _solve_triangular
+
 __all__: list[str] = []
 
 #: ``fg(x) -> (f(x), gradient)``.
@@ -52,7 +54,7 @@ class _Minimum:
 
 
 def _compact_coefficients(SY: np.ndarray, YY: np.ndarray, pairs: list[int], a: np.ndarray,
-                          b: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+                          b: np.ndarray, products: _Products = BLAS) -> tuple[float, np.ndarray, np.ndarray]:
     """``(gamma, cs, cy)`` with ``H q = gamma q + S^T cs + Y^T cy`` for the pairs ``pairs`` (oldest first).
 
     ``SY[i, j] = s_i^T y_j`` and ``YY[i, j] = y_i^T y_j`` over all memory slots (only ``SY[i, j]`` with ``i``
@@ -63,22 +65,24 @@ def _compact_coefficients(SY: np.ndarray, YY: np.ndarray, pairs: list[int], a: n
     sub = SY[np.ix_(idx, idx)]
     R = np.triu(sub)
     gamma = float(sub[-1, -1] / YY[idx[-1], idx[-1]])
-    u = np.linalg.solve(R, a[idx])                                        # R^-1 S^T q
-    inner = np.diag(sub) * u + gamma * (YY[np.ix_(idx, idx)] @ u) - gamma * b[idx]
+    u = _solve_triangular(R, a[idx], upper=True)                          # R^-1 S^T q
+    inner = np.diag(sub) * u + gamma * products.matmul(YY[np.ix_(idx, idx)], u) - gamma * b[idx]
     cs, cy = np.zeros(a.size), np.zeros(a.size)
-    cs[idx] = np.linalg.solve(R.T, inner)                                 # R^-T ((D + gamma Y^T Y) u - gamma Y^T q)
+    cs[idx] = _solve_triangular(R.T, inner, upper=False)                  # R^-T ((D + gamma Y^T Y) u - gamma Y^T q)
     cy[idx] = -gamma * u
     return gamma, cs, cy
 
 
 def _minimize(fg: Objective, x0: np.ndarray, *, lower: float, upper: float, max_iter: int, tol: float,
-              memory: int = 5, window: int = 1) -> _Minimum:
+              memory: int = 5, window: int = 1, products: _Products = BLAS) -> _Minimum:
     """Minimise ``fg`` from ``x0`` over the box ``lower <= x <= upper`` (bounds may be infinite).
 
     Stops after ``max_iter`` iterations, or when the last ``window`` iterations together lowered the value
     by less than ``window * tol`` relative to it (``tol`` per iteration on average; with ``window=1`` a
     single iteration's decrease), or when no descent direction is left.  Every accepted step lowers the
-    value (Armijo), so the result is never worse than ``x0``.  Vectors are updated in place in preallocated buffers:
+    value (Armijo), so the result is never worse than ``x0``.  ``products`` computes the inner products and the
+    direction (:data:`~dpviz.strategies.reproducible_products.FIXED_ORDER` for the same bits on every machine,
+    given an ``fg`` that is also reproducible).  Vectors are updated in place in preallocated buffers:
     at 65,536 variables a fresh temporary per operation costs more than the arithmetic.
     """
     boxed = np.isfinite(lower) or np.isfinite(upper)
@@ -109,23 +113,23 @@ def _minimize(fg: Objective, x0: np.ndarray, *, lower: float, upper: float, max_
             np.multiply(g, free, out=q)
         else:
             q[:] = g
-        products = block @ q                   # S q, Y q and q^T q in one pass
-        gnorm = float(np.sqrt(products[-1]))
+        sq_yq_qq = products.matmul(block, q)   # S q, Y q and q^T q in one pass
+        gnorm = float(np.sqrt(sq_yq_qq[-1]))
         if gnorm == 0.0 or not np.isfinite(gnorm):
             break
         if pairs:                              # d = -H q on the free variables [BNS94]
-            gamma, cs, cy = _compact_coefficients(SY, YY, pairs, products[:m], products[m: 2 * m])
+            gamma, cs, cy = _compact_coefficients(SY, YY, pairs, sq_yq_qq[:m], sq_yq_qq[m: 2 * m], products)
             coef[:m], coef[m: 2 * m], coef[-1] = -cs, -cy, -gamma
-            np.matmul(coef, block, out=d)
+            products.matmul(coef, block, out=d)
             if boxed:
                 d *= free
         else:
             np.multiply(q, -1.0 / gnorm, out=d)
-        slope = float(g @ d)
+        slope = products.inner(g, d)
         if not slope < 0.0:                    # not a descent direction: forget the pairs, follow -g
             pairs = []
             np.multiply(q, -1.0 / gnorm, out=d)
-        gx = float(g @ x)
+        gx = products.inner(g, x)
         step = 1.0
         while True:                            # backtracking Armijo search along the projected path
             np.multiply(d, step, out=xn)
@@ -133,7 +137,7 @@ def _minimize(fg: Objective, x0: np.ndarray, *, lower: float, upper: float, max_
             if boxed:
                 np.clip(xn, lower, upper, out=xn)
             fn, gn = fg(xn)
-            if fn <= f + 1e-4 * (float(g @ xn) - gx) or step < 1e-10:
+            if fn <= f + 1e-4 * (products.inner(g, xn) - gx) or step < 1e-10:
                 break
             step *= 0.5
         if not fn < f:                         # no decrease even at a tiny step: converged
@@ -141,7 +145,7 @@ def _minimize(fg: Objective, x0: np.ndarray, *, lower: float, upper: float, max_
         slot = pairs.pop(0) if len(pairs) == m else next(k for k in range(m) if k not in pairs)
         np.subtract(xn, x, out=S[slot])
         np.subtract(gn, g, out=Y[slot])
-        with_y = block[: 2 * m] @ Y[slot]      # s_i^T y and y_i^T y for every slot, in one pass
+        with_y = products.matmul(block[: 2 * m], Y[slot])   # s_i^T y and y_i^T y for every slot, in one pass
         if with_y[slot] > 1e-12 * with_y[m + slot]:
             SY[:, slot], YY[:, slot], YY[slot, :] = with_y[:m], with_y[m:], with_y[m:]
             pairs.append(slot)
