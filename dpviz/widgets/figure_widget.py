@@ -25,7 +25,8 @@ Fourth, the bundle is loaded once per page, and early. anywidget compiles a widg
 text, once per widget: 1.3-2.1 s of the browser's main thread for these 4.9 MB, after the kernel had built the
 explorer, so a student waited for it on every explorer. Here the bundle travels once per kernel, as the text of a
 :class:`PlotlyLoader` that is never displayed; the browser starts compiling it as soon as the loader exists, and
-an :class:`ExplorerFigure`'s own ``_esm`` is a few lines that wait for that module and use it. The loader is made
+an :class:`ExplorerFigure`'s own ``_esm`` is a few lines that return at once and start plotly's model and views
+when that module is ready (anywidget allows a model two seconds to start; see ``_FIGURE_JS``). The loader is made
 by :func:`preload_plotly`, which runs when this module is imported in a kernel (so a lecture that imports its
 explorer in its first cell has the bundle compiled while its other cells run) and before every figure.
 
@@ -39,6 +40,7 @@ Everything else is plotly's own.
 
 from __future__ import annotations
 
+import copy
 import functools
 import hashlib
 import re
@@ -120,7 +122,54 @@ _LOADER_JS = _SLOT_JS + """export default {{
 }};
 """
 
-_FIGURE_JS = _SLOT_JS + """export default (await import(await slot.url)).default;
+# A figure's module returns at once: anywidget rejects a model whose module and ``initialize`` take more than two
+# seconds ("Failed to initialize model.", anywidget 0.11), and every later update of that figure was dropped while
+# its controls kept moving.  plotly's own model starts once the bundle is compiled (1.3-2.1 s on an idle machine,
+# 27 s on a CPU slowed 6x); a view shows "Loading the figure..." until then; and if the kernel changed the figure
+# meanwhile, the browser asks it for the whole figure again (``ExplorerFigure._on_page_message``) and draws its
+# views once the answer is in (plotly's model ignores a new ``_widget_data``: only a view's first draw reads it).
+_FIGURE_JS = _SLOT_JS + """const names = ["_widget_data", "_widget_layout", "_py2js_addTraces", "_py2js_deleteTraces",
+  "_py2js_moveTraces", "_py2js_restyle", "_py2js_relayout", "_py2js_update", "_py2js_animate",
+  "_py2js_removeLayoutProps", "_py2js_removeTraceProps"];
+const plotly = () => (slot.widget ??= slot.url.then((url) => import(url)).then((m) => m.default));
+export default () => {{
+  let real = null;
+  let ready = null;
+  return {{
+    initialize(ctx) {{
+      const model = ctx.model;
+      let missed = false;
+      const note = () => {{ if (real === null) missed = true; }};
+      for (const name of names) model.on("change:" + name, note);
+      ready = plotly().then((make) => {{
+        real = make();
+        real.initialize(ctx);
+        for (const name of names) model.off("change:" + name, note);
+        if (!missed) return;
+        return new Promise((resolve) => {{   // views start from the kernel's figure as it is now
+          const done = (msg) => {{
+            if (msg && msg.dpviz === "resynced") {{ model.off("msg:custom", done); resolve(); }}
+          }};
+          model.on("msg:custom", done);
+          model.send({{ dpviz: "resync" }});
+        }});
+      }});
+      ready.catch((error) => console.error("dpviz: the plotly figure could not start", error));
+    }},
+    async render(ctx) {{
+      if (real === null) {{
+        const note = document.createElement("div");
+        note.className = "dpviz-figure-loading";
+        note.setAttribute("role", "status");
+        note.textContent = "Loading the figure\u2026";
+        ctx.el.appendChild(note);
+        await ready;
+        note.remove();
+      }}
+      return real.render(ctx);
+    }},
+  }};
+}};
 """
 
 
@@ -191,6 +240,16 @@ class ExplorerFigure(go.FigureWidget):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         preload_plotly()   # the loader's model reaches the browser before this figure's
         super().__init__(*args, **kwargs)
+        self.on_msg(self._on_page_message)
+
+    def _on_page_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        """A page whose plotly model started after the kernel had changed the figure asks for it whole: send
+        the current traces and layout, as plotly does when the figure is displayed."""
+        if isinstance(content, dict) and content.get("dpviz") == "resync":
+            with self.hold_sync():   # one message with what differs from the figure the page was first sent
+                self._widget_layout = copy.deepcopy(self._layout_obj._props)
+                self._widget_data = copy.deepcopy(self._data)
+            self.send({"dpviz": "resynced"})   # after the state: the page draws its views once this arrives
 
     def _perform_plotly_relayout(self, relayout_data: dict[str, Any]) -> dict[str, Any]:
         """plotly's relayout of the Python-side layout (the changed paths and values), each path checked by
