@@ -25,15 +25,22 @@ $(STAMP_TEST): pyproject.toml | $(BIN)/python
 # Jupyter refuses to run as root without --allow-root (containers, fresh VMs); pass it only then.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-lab: $(STAMP_LAB)
+# binder/overrides.json: no "official Jupyter news?" toast over the explorers' controls, no update check (offline).
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+$(LAB_SETTINGS): binder/overrides.json | $(STAMP_LAB)
+	mkdir -p $(dir $@) && cp $< $@
+
+lab: $(STAMP_LAB) $(LAB_SETTINGS)
 	@echo "Opening JupyterLab on notebooks/ at http://localhost:$(PORT)/lab (the URL with its token follows)"
-	$(BIN)/jupyter lab --notebook-dir=notebooks --port=$(PORT) --ip=127.0.0.1 --no-browser $(ALLOW_ROOT)
+	$(BIN)/jupyter lab --notebook-dir=notebooks --port=$(PORT) --ip=127.0.0.1 --no-browser $(ALLOW_ROOT) \
+	  --LabApp.news_url=None --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate
 
 # From app/: voila reads app/voila.json (preheated kernels, the page template) there; the template is in app/share;
 # `python -m voila` puts app/ on sys.path for its kernel manager (app/voila_pool.py: pool kernels one at a time).
+# The root is given as an absolute path: jupyter_core 5.9 refuses a relative one (every page answered HTTP 500).
 app: $(STAMP_LAB)
 	@echo "Serving the dpviz course app (all explorers) at http://localhost:$(PORT)/voila/render/index.ipynb"
-	cd app && JUPYTER_PATH=$$PWD/share$${JUPYTER_PATH:+:$$JUPYTER_PATH} ../$(BIN)/python -m voila . --port=$(PORT) \
+	cd app && JUPYTER_PATH=$$PWD/share$${JUPYTER_PATH:+:$$JUPYTER_PATH} ../$(BIN)/python -m voila "$$PWD" --port=$(PORT) \
 	  --Voila.ip=127.0.0.1 --no-browser
 
 # Debian's chromium for the real-browser tests (tests/browser); Playwright drives it, it never downloads a browser.
