@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from dpviz.experiments.audit import TARGETS, AuditView, audit_explorer_run, audit_target, prefetch_audit_curves
 from dpviz.plots.audit import audit_figure, audit_verdict
 from dpviz.widgets.accessibility import TEXT_COLOURS
-from dpviz.widgets.base import Explorer, seed_box
+from dpviz.widgets.base import SEED_MAX, Explorer, seed_box
 
 __all__ = ["AuditExplorer"]
 
@@ -104,7 +104,7 @@ class AuditExplorer(Explorer):
         groups = {
             "claimed_epsilon": [(m, o, conf, seed) for o in sorted(CLAIMS, key=lambda x: abs(x - c)) if o != c],
             "confidence": [(m, c, o, seed) for o in CONFIDENCES if o != conf],
-            "seed": [(m, c, conf, seed + 1)] if seed + 1 <= self.controls["seed"].max else [],
+            "seed": [(m, c, conf, seed + 1)] if seed + 1 <= SEED_MAX else [],
             "mechanism": [(o, c, conf, seed) for o in self._mechanisms_ahead()],
         }
         return self._moved_first(groups)

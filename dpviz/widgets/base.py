@@ -40,6 +40,7 @@ import plotly.graph_objects as go
 from dpviz.plots.bands import patch_figure, replace_figure, sync_figure
 from dpviz.widgets.accessibility import TEXT_COLOURS, make_accessible
 from dpviz.widgets.controls import (
+    SEED_MAX,
     control_range,
     guard_control,
     int_slider,
@@ -51,8 +52,8 @@ from dpviz.widgets.controls import (
 )
 from dpviz.widgets.figure_widget import ExplorerFigure
 
-__all__ = ["Explorer", "BUSY_CLASS", "LOG10_CLASS", "log_slider", "int_slider", "seed_box", "control_range",
-           "next_values"]
+__all__ = ["Explorer", "BUSY_CLASS", "LOG10_CLASS", "log_slider", "int_slider", "seed_box", "SEED_MAX",
+           "control_range", "next_values"]
 
 _USER_ERRORS = (ValueError, TypeError, ArithmeticError)
 #: CSS class of an explorer's box while an update runs.

@@ -19,7 +19,7 @@ from dpviz.experiments.comparison import (
     prefetch_comparison_runs,
 )
 from dpviz.plots.comparison import explorer_figure, explorer_figure_spec
-from dpviz.widgets.base import Explorer, int_slider, log_slider, seed_box
+from dpviz.widgets.base import SEED_MAX, Explorer, int_slider, log_slider, seed_box
 
 __all__ = ["AlgorithmComparisonExplorer", "DATASET_OPTIONS", "SCALE_OPTIONS"]
 
@@ -160,7 +160,7 @@ class AlgorithmComparisonExplorer(Explorer):
         seed = self.controls["seed"]
         groups = {
             "epsilon": [self._setting(epsilon=e) for e in self._ahead("epsilon", 2)],
-            "seed": [self._setting(rng=seed.value + 1)] if seed.value < seed.max else [],
+            "seed": [self._setting(rng=seed.value + 1)] if seed.value < SEED_MAX else [],
             "scale": [self._setting(scale=s) for s in self._ahead("scale")],
         }
         return self._moved_first(groups)

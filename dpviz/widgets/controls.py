@@ -17,7 +17,7 @@ import ipywidgets as widgets
 import numpy as np
 import traitlets
 
-__all__ = ["log_slider", "int_slider", "seed_box", "control_range", "next_values", "guard_control",
+__all__ = ["log_slider", "int_slider", "seed_box", "SEED_MAX", "control_range", "next_values", "guard_control",
            "set_initial_value", "short_value"]
 
 
@@ -68,6 +68,10 @@ def int_slider(value: int, lo: int, hi: int, label: str, step: int = 1) -> widge
                              style={"description_width": "initial"}, layout=widgets.Layout(width="420px"))
 
 
+#: Largest seed a seed box takes.
+SEED_MAX = 2**31 - 1
+
+
 def seed_box(value: int = 0) -> widgets.BoundedIntText:
     """The random seed control (every explorer is reproducible from its seed).
 
@@ -81,7 +85,7 @@ def seed_box(value: int = 0) -> widgets.BoundedIntText:
     ipywidgets.BoundedIntText
         The seed box.
     """
-    return widgets.BoundedIntText(value=value, min=0, max=2**31 - 1, description="seed",
+    return widgets.BoundedIntText(value=value, min=0, max=SEED_MAX, description="seed",
                                   style={"description_width": "initial"}, layout=widgets.Layout(width="160px"))
 
 
@@ -100,6 +104,8 @@ def control_range(widget: widgets.Widget) -> tuple[float, float] | None:
     """
     if isinstance(widget, widgets.FloatLogSlider):
         return widget.base ** widget.min, widget.base ** widget.max
+    if "_dpviz_bounds" in widget.__dict__:       # a guarded number box: its range is kept here (guard_control)
+        return widget.__dict__["_dpviz_bounds"]
     lo, hi = getattr(widget, "min", None), getattr(widget, "max", None)
     return None if lo is None or hi is None else (lo, hi)
 
@@ -148,8 +154,9 @@ def next_values(widget: widgets.Widget, steps: int = 2) -> list[Any]:
         return out
     if isinstance(widget, (widgets.IntSlider, widgets.FloatSlider, widgets.BoundedIntText)):
         step = getattr(widget, "step", 1) or 1
+        lo, hi = control_range(widget) or (widget.min, widget.max)
         for k in range(1, steps + 1):
-            out += [v for v in (widget.value - k * step, widget.value + k * step) if widget.min <= v <= widget.max]
+            out += [v for v in (widget.value - k * step, widget.value + k * step) if lo <= v <= hi]
     return out
 
 
@@ -250,12 +257,18 @@ def guard_control(name: str, widget: widgets.Widget, refused: Callable[[str], No
     cls = type(widget)
     if cls not in _GUARDED:
         _GUARDED[cls] = type(f"Guarded{cls.__name__}", (_Guarded, cls), {})
+    bounds = control_range(widget)
+    if bounds is not None and isinstance(widget, (widgets.BoundedFloatText, widgets.BoundedIntText)):
+        # the browser clamps a typed number into the box's min/max before the kernel sees it (10x the maximum
+        # became the maximum, silently); the range is kept here instead and the box's own made wide, so a typed
+        # value out of range reaches the guard, which refuses it, says so and puts the kept value back
+        widget.__dict__["_dpviz_bounds"] = bounds
+        wide = 2**53 if isinstance(widget, widgets.BoundedIntText) else 1.7976931348623157e308
+        widget.max, widget.min = wide, -wide
+        widget.tooltip = f"{name}: from {bounds[0]:g} to {bounds[1]:g}"   # a text box does not show its range
     widget.__class__ = _GUARDED[cls]
     widget.__dict__["_dpviz_name"] = name
     widget.__dict__["_dpviz_refused"] = refused
-    bounds = control_range(widget)
-    if bounds is not None and isinstance(widget, (widgets.BoundedFloatText, widgets.BoundedIntText)):
-        widget.tooltip = f"{name}: from {bounds[0]:g} to {bounds[1]:g}"   # a text box does not show its range
 
 
 def set_initial_value(name: str, widget: widgets.Widget, value: Any) -> None:

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from dpviz.experiments.svt import PAPER_DATASETS, GPTTAttackRun, gptt_attack_run, prefetch_gptt_runs
 from dpviz.plots.svt import attack_figure, attack_figure_spec
 from dpviz.svt import NOT_DP
-from dpviz.widgets.base import Explorer, log_slider, seed_box
+from dpviz.widgets.base import SEED_MAX, Explorer, log_slider, seed_box
 
 __all__ = ["GPTTAttackExplorer"]
 
@@ -109,11 +109,10 @@ class GPTTAttackExplorer(Explorer):
             return []
         base = dict(name=v["dataset"], epsilon=v["epsilon"], split=v["split"], calibrate=v["calibrate"],
                     estimator=v["estimator"], seed=v["seed"])
-        seed = self.controls["seed"]
         groups = {
             "epsilon": [base | {"epsilon": e} for e in self._ahead("epsilon", 2)],
             "split": [base | {"split": s} for s in self._ahead("split")],
-            "seed": [base | {"seed": v["seed"] + 1}] if v["seed"] < seed.max else [],
+            "seed": [base | {"seed": v["seed"] + 1}] if v["seed"] < SEED_MAX else [],
         }
         return self._moved_first(groups)
 
