@@ -58,6 +58,8 @@ def test_lecture_runs_in_the_binder_environment_as_committed(binder_env, tmp_pat
     probe = subprocess.run([str(binder_env / "bin" / "python"), "-c", "import dpviz, sys; print(dpviz.__file__)"],
                            capture_output=True, text=True, check=True, cwd=tmp_path)
     assert str(binder_env) in probe.stdout, "postBuild did not install dpviz into the Binder environment"
+    settings = binder_env / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    assert json.loads(settings.read_text())["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
     out = tmp_path / "executed.ipynb"
     subprocess.run([str(binder_env / "bin" / "jupyter"), "nbconvert", "--to", "notebook", "--execute",
                     "--ExecutePreprocessor.timeout=120", f"--output={out}", str(NOTEBOOK)],

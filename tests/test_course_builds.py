@@ -82,6 +82,18 @@ def test_committed_lectures_carry_what_jupyterlab_writes_on_save(lecture: Path):
         assert "execution" not in cell.metadata and "trusted" not in cell.metadata
 
 
+@pytest.mark.parametrize("lecture", course.lectures(), ids=lambda p: p.stem)
+def test_checks_hidden_from_readers_are_folded_in_jupyterlab_too(lecture: Path):
+    """The docs and the hand-outs drop the input of cells tagged hide-input/remove-input; JupyterLab reads only
+    ``metadata.jupyter.source_hidden``, so without it a student opening the lecture saw every check."""
+    nb = nbformat.read(lecture, as_version=4)
+    tagged = [c for c in nb.cells if c.cell_type == "code" and course.HIDDEN_TAGS & set(c.metadata.get("tags", ()))]
+    assert tagged, "no hidden cells: the tags changed?"
+    for cell in nb.cells:
+        folded = cell.metadata.get("jupyter", {}).get("source_hidden", False)
+        assert folded == (cell in tagged), (lecture.name, cell.source[:60])
+
+
 def test_normalise_files_leaves_a_normalised_lecture_unchanged(tmp_path: Path):
     lecture = course.lectures()[1]
     copy = tmp_path / lecture.name

@@ -90,16 +90,24 @@ def with_slide_types(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return out
 
 
+#: Tags of the cells a reader does not see: the docs build and the hand-outs drop their input, JupyterLab folds it.
+HIDDEN_TAGS = frozenset({"hide-input", "remove-input"})
+
+
 def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Drop what changes at every run or save but carries nothing: cell execution timestamps, trusted flags, and the
-    saved widget state (new model ids at every run, and plotly's FigureWidget stores its ~5 MB script in it: three
-    explorers made lecture 02 16 MB; the docs and nbval never read it, a widget output shows as a note)."""
+    """Fold the input of the cells tagged :data:`HIDDEN_TAGS` in JupyterLab, and drop what changes at every run or
+    save but carries nothing: cell execution timestamps, trusted flags, and the saved widget state (new model ids
+    at every run, and plotly's FigureWidget stores its ~5 MB script in it: three explorers made lecture 02 16 MB;
+    the docs and nbval never read it, a widget output shows as a note)."""
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
         cell.metadata.pop("trusted", None)
         if not cell.metadata.get("tags"):
             cell.metadata.pop("tags", None)
+        if cell.cell_type == "code" and HIDDEN_TAGS & set(cell.metadata.get("tags", ())):
+            # JupyterLab reads this, not the tags the docs build and the hand-outs honour: the checks stay folded
+            cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
     nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
     # JupyterLab writes the kernel's Python version on every save: keep it, or saving an unchanged lecture
     # rewrites the file (language_info comes from the kernel that ran the notebook; see normalise_files)
