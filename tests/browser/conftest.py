@@ -128,7 +128,8 @@ def screenshot_dir() -> Path:
 
 @pytest.fixture(scope="package")
 def voila_server(tmp_path_factory):
-    """Serve app/ with Voila on a free localhost port and a temporary token; yield (base_url, token, log path)."""
+    """Serve app/ with Voila on a free localhost port and a temporary token; yield (base_url, token, log path,
+    the server's process id)."""
     work = tmp_path_factory.mktemp("voila-app")
     shutil.copytree(ROOT / "app", work / "app")
     port, token = free_port(), secrets.token_hex(16)
@@ -139,8 +140,8 @@ def voila_server(tmp_path_factory):
                                                                       os.environ.get("JUPYTER_PATH")]))}
     base = f"http://127.0.0.1:{port}"
     with running(argv, f"{base}/?token={token}", work / "voila.log", start_timeout=90, stop_timeout=15,
-                 cwd=work / "app", env=env):
-        yield base, token, work / "voila.log"
+                 cwd=work / "app", env=env) as proc:
+        yield base, token, work / "voila.log", proc.pid
 
 
 @pytest.fixture(scope="package")

@@ -113,7 +113,7 @@ KERNEL_ID_JS = "() => JSON.parse(document.getElementById('jupyter-config-data').
 def test_preheated_page_redraws_when_its_controls_move(browser, voila_server, name):
     """app/voila.json preheats a kernel per page: a page served from the pool must redraw on every move (once
     the plot kept its first state while the kernel, its ledgers and the slider moved on)."""
-    base, token, log = voila_server
+    base, token, log, _ = voila_server
     pool_filled = f"Kernel pool of {name}.ipynb is filled"
     deadline = time.monotonic() + 180
     while pool_filled not in log.read_text() and time.monotonic() < deadline:

@@ -1,0 +1,63 @@
+"""A page that is left frees its kernel: visits do not pile kernels up on the course server.
+
+Voila posts ``/voila/api/shutdown/<kernel id>`` when a page unloads, with the ``_xsrf`` cookie's value; Voila never
+set that cookie on its streamed pages, so the server refused every request (403 '_xsrf' argument missing) and kept
+each visitor's kernel: 34 kernels, 3.5 GB after about 20 visits.  Here a page is opened and left several times;
+once the server is quiet again, it runs no more kernels than before (its preheated pool refilled, the visitors'
+kernels gone).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from .explorer_state import wait_until_idle
+
+VISITS = 6
+
+
+def _kernels_of(server_pid: int) -> set[int]:
+    """Process ids of the ipykernel processes the server started (its children, read from /proc)."""
+    kernels = set()
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (proc / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == server_pid and b"ipykernel" in cmdline:
+            kernels.add(int(proc.name))
+    return kernels
+
+
+def _settled_count(server_pid: int, timeout: float = 120.0) -> int:
+    """The server's kernel count once it has not changed for 5 s (pool refills and shutdowns finished)."""
+    deadline = time.monotonic() + timeout
+    last, since = len(_kernels_of(server_pid)), time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        now = len(_kernels_of(server_pid))
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= 5.0:
+            break
+    return last
+
+
+def test_leaving_a_page_shuts_its_kernel_down(browser, voila_server):
+    base, token, _, server_pid = voila_server
+    before = _settled_count(server_pid)
+    for _ in range(VISITS):
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{base}/voila/render/privacy_loss.ipynb?token={token}", timeout=180_000)
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=180_000)
+        wait_until_idle(page)
+        assert "_xsrf=" in page.evaluate("() => document.cookie"), "the page has no _xsrf cookie to post"
+        page.goto("about:blank")              # as a student leaving the page: its unload handlers run
+        page.close()
+    after = _settled_count(server_pid)
+    assert after <= before, (f"{VISITS} visits left {after - before} more kernels running ({before} before, "
+                             f"{after} after): leaving a page did not shut its kernel down")
