@@ -243,3 +243,18 @@ def test_every_sampler_charges_size_times_epsilon_or_nothing() -> None:
 def test_bad_input_is_refused_by_name(call, name: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises((ValueError, TypeError), match=rf"\b{name}\b"):
         call()
+
+
+def test_a_log_probability_rounded_above_zero_gives_probability_one_not_more() -> None:
+    from dpviz.selection.scores import _from_logs
+
+    assert float(np.exp(2.2e-16)) > 1.0                      # what np.exp alone gave (numpy 1.26: entries 1 + 2e-16)
+    p = _from_logs(np.array([2.2e-16, -40.0]))
+    assert p[0] == 1.0 and 0.0 < p[1] < 1e-17
+
+
+@pytest.mark.parametrize("fn", [S.exponential_probabilities, S.permute_and_flip_probabilities])
+def test_probabilities_stay_in_the_unit_interval_for_a_dominant_candidate(fn) -> None:
+    for gap in (30.0, 300.0, 3000.0):
+        p = fn([0.0, -gap, -2 * gap], 5.0)
+        assert np.all((p >= 0.0) & (p <= 1.0)) and abs(p.sum() - 1.0) < 1e-12, p

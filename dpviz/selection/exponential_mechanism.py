@@ -29,7 +29,7 @@ from scipy.special import logsumexp
 from dpviz.accountant import PrivacyAccountant, charge
 from dpviz.mechanisms import selection_scale, standard_uniform
 from dpviz.rng import RngLike, as_generator
-from dpviz.selection.scores import _scores, _standardised
+from dpviz.selection.scores import _from_logs, _scores, _standardised
 from dpviz.validation import check_bool, check_elements, check_int, check_nonnegative, check_trials
 
 __all__ = ["exponential_log_probabilities", "exponential_probabilities", "exponential_select",
@@ -121,7 +121,7 @@ def exponential_probabilities(scores: ArrayLike, epsilon: float, sensitivity: fl
     >>> exponential_probabilities([3.0, 2.0, 0.0], epsilon=1.0).round(4)
     array([0.5465, 0.3315, 0.122 ])
     """
-    return np.exp(exponential_log_probabilities(scores, epsilon, sensitivity, monotone=monotone))
+    return _from_logs(exponential_log_probabilities(scores, epsilon, sensitivity, monotone=monotone))
 
 
 def exponential_select(scores: ArrayLike, epsilon: float, sensitivity: float = 1.0, *, monotone: bool = False,

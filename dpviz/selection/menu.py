@@ -30,7 +30,7 @@ from dpviz.selection.exponential_mechanism import exponential_log_probabilities,
 from dpviz.selection.noisy_max_exact import noisy_max_log_probabilities
 from dpviz.selection.permute_and_flip import permute_and_flip_log_probabilities, permute_and_flip_select
 from dpviz.selection.report_noisy_max import noisy_max_select
-from dpviz.selection.scores import _scores
+from dpviz.selection.scores import _from_logs, _scores
 from dpviz.validation import check_choice
 
 __all__ = ["MECHANISMS", "select", "selection_log_probabilities", "selection_probabilities"]
@@ -191,4 +191,4 @@ def selection_probabilities(scores: ArrayLike, epsilon: float, mechanism: str = 
     >>> selection_probabilities([3.0, 2.0, 0.0], 1.0, "rnm-laplace").round(4)
     array([0.5573, 0.3324, 0.1104])
     """
-    return np.exp(selection_log_probabilities(scores, epsilon, mechanism, sensitivity, monotone=monotone))
+    return _from_logs(selection_log_probabilities(scores, epsilon, mechanism, sensitivity, monotone=monotone))

@@ -39,7 +39,7 @@ from dpviz.mechanisms import selection_scale
 from dpviz.selection.exponential_mechanism import exponential_log_probabilities
 from dpviz.selection.permute_and_flip import permute_and_flip_log_probabilities
 from dpviz.selection.report_noisy_max import NOISES
-from dpviz.selection.scores import _scores, _standardised
+from dpviz.selection.scores import _from_logs, _scores, _standardised
 from dpviz.validation import check_choice, check_elements
 
 __all__ = ["noisy_max_log_probabilities", "noisy_max_probabilities", "noisy_max_integral"]
@@ -201,7 +201,7 @@ def noisy_max_probabilities(scores: ArrayLike, epsilon: float, noise: str = "lap
     >>> noisy_max_probabilities([3.0, 2.0, 0.0], 1.0, "exponential").round(4)
     array([0.6303, 0.2807, 0.089 ])
     """
-    return np.exp(noisy_max_log_probabilities(scores, epsilon, noise, sensitivity, monotone=monotone))
+    return _from_logs(noisy_max_log_probabilities(scores, epsilon, noise, sensitivity, monotone=monotone))
 
 
 #: Largest spread (max - min score, in noise scales) that noisy_max_integral integrates.

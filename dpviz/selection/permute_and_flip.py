@@ -33,7 +33,7 @@ from scipy.special import logsumexp, roots_legendre
 from dpviz.accountant import PrivacyAccountant, charge
 from dpviz.mechanisms import selection_scale, standard_uniform
 from dpviz.rng import RngLike, as_generator
-from dpviz.selection.scores import _scores, _standardised
+from dpviz.selection.scores import _from_logs, _scores, _standardised
 from dpviz.validation import check_elements, check_trials
 
 __all__ = ["permute_and_flip_select", "permute_and_flip_log_probabilities", "permute_and_flip_probabilities"]
@@ -192,4 +192,4 @@ def permute_and_flip_probabilities(scores: ArrayLike, epsilon: float, sensitivit
     >>> permute_and_flip_probabilities([3.0, 2.0, 0.0], 1.0).round(4)
     array([0.6303, 0.2807, 0.089 ])
     """
-    return np.exp(permute_and_flip_log_probabilities(scores, epsilon, sensitivity, monotone=monotone))
+    return _from_logs(permute_and_flip_log_probabilities(scores, epsilon, sensitivity, monotone=monotone))

@@ -38,6 +38,13 @@ def _standardised(u: np.ndarray, scale: float) -> np.ndarray:
         return (u - u.max()) / scale
 
 
+def _from_logs(log_p: np.ndarray) -> np.ndarray:
+    """Probabilities from log-probabilities: ``exp(min(log p, 0))``.  A log-probability is never above 0, but the
+    rounding of a normalisation can leave one at +1e-16 (seen with numpy 1.26), whose exp, 1 + 2e-16, is not a
+    probability: every probability vector below is made here."""
+    return np.exp(np.minimum(log_p, 0.0))
+
+
 def _probabilities(value: Any, size: int, name: str = "probabilities") -> np.ndarray:
     """A probability vector over ``size`` candidates (entries in [0, 1] summing to 1 within 1e-9)."""
     p = check_array(name, value, ndim=1)
