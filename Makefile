@@ -7,7 +7,7 @@ PORT ?= 8888
 STAMP_LAB := $(VENV)/.installed-lab
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: lab app test lint typecheck doctest fuzz mutation unit notebooks browser browser-deps bench bench-browser docs \
+.PHONY: lab app test test-oldest lint typecheck doctest fuzz mutation unit notebooks browser browser-deps docs-deps bench bench-browser docs \
 	clean student instructor slides course exports classroom
 
 $(BIN)/python:
@@ -61,10 +61,24 @@ browser-deps:
 	  else echo "npm not found: the accessibility check (tests/browser/test_accessibility.py) will be skipped"; fi; \
 	fi
 
+# MathJax 3 (npm registry) for the documentation site, so its pages render maths offline (docs/conf.py): of its
+# 24 MB, what a page loads (tex-chtml.js, its fonts, the TeX extensions and the accessibility code) goes to
+# build/docs-deps/mathjax, which the site copies into its _static folder.
+MATHJAX_VERSION := 3.2.2
+MATHJAX_PARTS := tex-chtml.js output/chtml/fonts input/tex/extensions a11y sre
+docs-deps:
+	@if [ ! -f build/docs-deps/mathjax/tex-chtml.js ]; then \
+	  if command -v npm >/dev/null 2>&1; then \
+	    npm install --silent --no-audit --no-fund --prefix build/docs-deps mathjax@$(MATHJAX_VERSION) && \
+	    mkdir -p build/docs-deps/mathjax && (cd build/docs-deps/node_modules/mathjax/es5 && \
+	      cp -r --parents $(MATHJAX_PARTS) ../../../mathjax/); \
+	  else echo "npm not found: the documentation pages will load MathJax from a CDN"; fi; \
+	fi
+
 NBVAL := --nbval notebooks -p no:cacheprovider --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env
 
 # Everything CI checks: lint, types, unit + browser + docs-build tests, the docstring examples, the lectures.
-test: $(STAMP_TEST) browser-deps lint typecheck
+test: $(STAMP_TEST) browser-deps docs-deps lint typecheck
 	$(BIN)/python -m pytest tests
 	$(BIN)/python -m pytest --doctest-modules dpviz -p no:cacheprovider
 	$(BIN)/python -m pytest $(NBVAL)
@@ -87,6 +101,17 @@ fuzz: $(STAMP_TEST)
 # Mutants of the privacy-critical lines (benchmarks/mutants.py); every one must be killed by the unit tests.
 mutation: $(STAMP_TEST)
 	$(BIN)/python -m benchmarks.mutation
+
+# The lowest versions pyproject.toml declares (uv's lowest-direct resolution) in .venv-oldest, then the unit tests
+# there: a declared floor that does not work fails here. Third-party deprecation warnings are not errors in this
+# run (an old matplotlib warns against today's pyparsing), every other warning still is.
+OLDEST := .venv-oldest
+test-oldest:
+	$(PYTHON) -m venv $(OLDEST)
+	$(OLDEST)/bin/python -m pip install --quiet uv
+	$(OLDEST)/bin/uv pip install --quiet --python $(OLDEST)/bin/python --resolution lowest-direct -e '.[test,lab]'
+	$(OLDEST)/bin/python -m pytest tests --ignore=tests/browser --ignore=tests/test_binder_env.py -q \
+	  -p no:cacheprovider -W "ignore::DeprecationWarning"
 
 unit: $(STAMP_TEST)
 	$(BIN)/python -m pytest tests
@@ -120,7 +145,7 @@ slides: $(STAMP_LAB)
 	@if [ ! -f build/slides/lib/reveal.js/dist/reveal.js ]; then \
 	  if command -v npm >/dev/null 2>&1; then \
 	    mkdir -p build/slides/lib && npm install --silent --no-audit --no-fund --prefix build/slides/.npm \
-	      $(SLIDE_LIBS) && cp -r build/slides/.npm/node_modules/* build/slides/lib/; \
+	      $(SLIDE_LIBS) && cp -r build/slides/.npm/node_modules/* build/slides/lib/ && rm -rf build/slides/.npm; \
 	  else echo "npm not found: the slide decks will load reveal.js, MathJax and require.js from CDNs"; fi; \
 	fi
 	$(BIN)/python -m tools.course slides
@@ -136,7 +161,7 @@ $(STAMP_DOCS): pyproject.toml | $(BIN)/python
 # The documentation site in docs/_build/html: the lectures from their committed outputs (never re-run), a page per
 # explorer with its static figure, the API from the docstrings, the data provenance. Warnings are errors;
 # --keep-going reports them all first; -E re-reads every page, else a second run passes by not re-reading them.
-docs: $(STAMP_DOCS)
+docs: $(STAMP_DOCS) docs-deps
 	$(BIN)/python -m sphinx -E -W --keep-going -b html docs docs/_build/html
 	@echo "The site is in docs/_build/html/index.html"
 
@@ -154,4 +179,5 @@ classroom: $(STAMP_TEST) browser-deps
 	PYTHONPATH=$(CURDIR) $(BIN)/python -m benchmarks.classroom $(ARGS)
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache docs/_build docs/api docs/lectures docs/_generated
+	rm -rf $(VENV) $(OLDEST) build dist *.egg-info .pytest_cache .cache tests/browser/screenshots docs/_build docs/api \
+	  docs/lectures docs/_generated

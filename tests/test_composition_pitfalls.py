@@ -54,7 +54,7 @@ def test_replace_one_moves_a_record_between_parts_and_pays_both():
     # brute force: a record moves from part r to part s, counts change by -1 and +1
     worst = max(_tail_loss(np.eye(3)[r], np.eye(3)[s], eps, np.eye(3)[s] - np.eye(3)[r])
                 for r in range(3) for s in range(3) if r != s)
-    assert worst == pytest.approx(1.0) and worst <= 2 * eps.max()
+    assert worst == pytest.approx(1.0) and worst <= 2 * eps.max() * (1 + 1e-12)   # a few ulps of the sums
 
 
 def test_a_replace_one_histogram_is_audited_above_epsilon():

@@ -106,6 +106,7 @@ def test_geometric_allocation_is_cormodes_quadtree_budget_for_b_2() -> None:
         assert got.sum() == pytest.approx(eps, rel=1e-14)
 
 
+@pytest.mark.filterwarnings("ignore:Values in x were outside bounds:RuntimeWarning")   # scipy < 1.15 SLSQP
 def test_the_cube_root_rule_gives_ratio_b_cubed_root_in_2d_and_about_1_in_1d() -> None:
     """Why "geometric" is a 2-D rule: minimising sum_l u_l 2/eps_l^2 on the budget simplex (solved numerically here)
     gives consecutive ratios close to b^(1/3) near the leaves of a 2-D tree, and close to 1 on a 1-D tree."""
