@@ -49,8 +49,20 @@ nitpicky = True
 nb_execution_mode = "off"  # the lectures are rendered from their committed outputs, never re-executed
 nb_merge_streams = True
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
+# The lectures put "$$...$$" display maths inside paragraphs; without this MyST paired a "$$" with the next "$" and
+# swallowed the prose between them into the formula (lectures 00, 01, 02, 04, 09).
+myst_dmath_double_inline = True
 myst_heading_anchors = 3
-# The lectures' markdown uses "$...$" maths; myst-nb leaves it to MathJax (loaded by the reader's browser).
+
+# -- maths: MathJax from this machine, not a CDN (a reader offline, or in a classroom without network, saw raw LaTeX)
+# `make docs` and `make test` (target docs-deps) install MathJax 3 from the npm registry and keep what a page loads
+# in build/docs-deps/mathjax; that folder becomes _static, and the pages load tex-chtml.js from there.
+MATHJAX = ROOT / "build" / "docs-deps" / "mathjax"
+if (MATHJAX / "tex-chtml.js").is_file():
+    html_static_path = [str(MATHJAX)]
+    mathjax_path = "tex-chtml.js"
+else:   # pragma: no cover - without npm the pages fall back to Sphinx's CDN default
+    print(f"dpviz docs: {MATHJAX} not found (`make docs` installs it with npm): the pages load MathJax from a CDN")
 
 # -- API reference -----------------------------------------------------------------------------------------------
 autosummary_generate = True

@@ -10,6 +10,7 @@ pass unnoticed.
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import re
 import subprocess
@@ -223,3 +224,40 @@ def test_provenance_is_included_not_copied(site: Build) -> None:
     first_heading = (ROOT / "dpviz" / "data" / "PROVENANCE.md").read_text(encoding="utf-8").splitlines()[0]
     assert first_heading.lstrip("# ").strip() in text
     assert not list(DOCS.glob("**/PROVENANCE.md")), "PROVENANCE.md is included from dpviz/data/, never copied"
+
+
+def _prose_in_maths(page: Path) -> list[str]:
+    """Maths elements of a built page that hold four English words in a row outside ``\\text{...}``: prose that a
+    mis-paired ``$$`` swallowed into a formula."""
+    import html as html_lib
+
+    found = []
+    for m in re.finditer(r'<(span|div) class="math notranslate nohighlight">(.*?)</\1>', page.read_text("utf-8"),
+                         re.S):
+        tex = html_lib.unescape(m.group(2))
+        bare = re.sub(r"\\(text|mathrm|operatorname|textrm|mbox)\{[^{}]*\}", "", tex)
+        if re.search(r"\b[a-z]{2,}\s+[a-z]{2,}\s+[a-z]{2,}\s+[a-z]{2,}\b", bare):
+            found.append(tex[:100].replace("\n", " "))
+    return found
+
+
+def test_no_lecture_prose_is_swallowed_into_maths(site: Build) -> None:
+    """``$$...$$`` inside a paragraph is display maths (myst_dmath_double_inline); without it MyST paired a ``$$``
+    with a later ``$`` and rendered the prose between as a formula (35 such spans in lectures 00-09)."""
+    swallowed = {p.name: _prose_in_maths(p) for p in sorted((site.html / "lectures").glob("*.html"))}
+    swallowed = {k: v for k, v in swallowed.items() if v}
+    assert not swallowed, swallowed
+
+
+def test_maths_is_rendered_by_the_sites_own_mathjax(site: Build) -> None:
+    """A lecture page loads MathJax from the site (build/docs-deps, installed from npm), not from a CDN: offline, a
+    class saw raw LaTeX."""
+    if not (ROOT / "build" / "docs-deps" / "mathjax" / "tex-chtml.js").is_file():
+        if os.environ.get("CI"):
+            pytest.fail("build/docs-deps/mathjax is missing: `make docs-deps` installs it from the npm registry")
+        pytest.skip("build/docs-deps/mathjax is missing: `make docs-deps` installs it from the npm registry")
+    page = (site.html / "lectures" / "01_laplace_mechanism.html").read_text("utf-8")
+    sources = re.findall(r'<script[^>]*src="([^"]*(?:mathjax|tex-chtml)[^"]*)"', page, re.I)
+    assert sources and all("://" not in s for s in sources), sources
+    assert (site.html / "_static" / "tex-chtml.js").is_file()
+    assert (site.html / "_static" / "output" / "chtml" / "fonts" / "woff-v2").is_dir()   # the fonts it loads
