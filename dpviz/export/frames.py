@@ -73,7 +73,9 @@ def control_label(widget: widgets.Widget, name: str) -> str:
 
 
 def _format(value: Any) -> str:
-    """A grid value as the page shows it (4 significant digits for floats)."""
+    """A value as the page shows it: 4 significant digits for floats, also inside a pair (a range slider's)."""
+    if isinstance(value, (tuple, list)):
+        return "(" + ", ".join(_format(v) for v in value) + ")"
     return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 

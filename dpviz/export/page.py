@@ -203,8 +203,8 @@ def page_html(snap: Snapshot) -> str:
  aria-valuetext="{label} = {html.escape(snap.labels[snap.start])}">
 <output id="dpviz-value" for="dpviz-control">{html.escape(snap.labels[snap.start])}</output>
 </div>
-<p class="dpviz-fixed">Precomputed at {len(snap.values)} values of {label} (the live slider's own steps);
-the other controls fixed: {fixed}.</p>
+<p class="dpviz-fixed">Precomputed at {len(snap.values)} values of {label}, spread over the live slider's range
+(each one a value the live slider can take); the other controls fixed: {fixed}.</p>
 <p id="dpviz-status" class="dpviz-note">Loading the figure…</p>
 <div id="dpviz-figure"></div>
 <div id="dpviz-panels"></div>

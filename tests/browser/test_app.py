@@ -75,6 +75,7 @@ def test_explorer_redraws_when_main_slider_moves(browser, voila_app, screenshot_
     wait_until_idle(page)
     before = page.evaluate(PLOT_DATA_JS)
     assert json.loads(before)[0], "the plot rendered without data"
+    assert page.title().endswith(" — dpviz") and page.title() != name, f"{name}: page title {page.title()!r}"
 
     handle = page.locator(".dpviz-main-control .noUi-handle").first
     handle.focus()
