@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .explorer_state import wait_until_idle
 
-VISITS = 6
+VISITS = 4
 
 
 def _kernels_of(server_pid: int) -> set[int]:
