@@ -7,7 +7,7 @@ PORT ?= 8888
 STAMP_LAB := $(VENV)/.installed-lab
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: lab app test test-oldest lint typecheck doctest fuzz mutation unit notebooks browser browser-deps docs-deps bench bench-browser docs \
+.PHONY: lab app test test-oldest lint typecheck doctest fuzz mutation unit notebooks browser browser-deps docs-deps bench bench-browser bench-slow docs \
 	clean student instructor slides course exports classroom
 
 $(BIN)/python:
@@ -129,6 +129,11 @@ bench: $(STAMP_TEST)
 # headless chromium; first figure (cold, warm) and input -> figure latency against budgets.
 bench-browser: $(STAMP_TEST) browser-deps
 	$(BIN)/python -m benchmarks.browser_bench
+
+# A slow laptop and a busy server: every app page with Chromium's CPU throttled x6 and 8 busy processes beside it;
+# fresh visits, moves made while the page loads and after; a figure that ends apart from its controls is frozen.
+bench-slow: $(STAMP_TEST) browser-deps
+	$(BIN)/python -m benchmarks.slow_machine --rate 6 --load 8
 
 # The course hand-outs (tools/course.py): student notebooks (solutions stripped, outputs cleared), instructor
 # notebooks (as committed), and one reveal.js slide deck per lecture. reveal.js comes from the npm registry into

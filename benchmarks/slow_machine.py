@@ -1,0 +1,104 @@
+"""Explorers on a slow laptop and a busy server: does the figure always end up stating what the controls say?
+
+Serves the course app with Voila (as ``make bench-browser`` does), opens every explorer page in headless Chromium
+with its CPU throttled (CDP ``Emulation.setCPUThrottlingRate``; 6 is DevTools' low-end preset), optionally while
+``--load N`` busy processes run beside it, and for each fresh visit: presses the main slider's key twice while
+the page is still loading, waits for the figure, then makes ``--moves`` single moves.  After every step it waits
+until the page is idle (tests/browser/explorer_state.py) and compares the slider's readout with the value the
+figure's title states.  A visit is *frozen* if any step ends with the two apart.
+
+Usage: ``python -m benchmarks.slow_machine [--rate 6] [--load 8] [--visits 1] [--moves 5] [page ...]``.
+Prints one row per page (first figure median and worst, steps checked, steps apart, frozen visits) and exits 1
+if any visit froze.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+from benchmarks.browser_bench import CHROMIUM, CHROMIUM_ARGS, PAGES, voila_server
+from tests.browser.explorer_state import same_shown_value, shown_pair, wait_until_idle
+
+SLOW_MS = 300_000
+
+
+@contextlib.contextmanager
+def busy(n: int) -> Iterator[None]:
+    """``n`` processes spinning on the CPU until the block ends."""
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+    try:
+        yield
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+
+
+def _visit(browser, url: str, name: str, rate: float, moves: int) -> tuple[float, int, int]:
+    """One fresh visit: (seconds to the first figure, steps checked, steps with figure and slider apart)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
+    t0 = time.monotonic()
+    page.goto(url, timeout=SLOW_MS)
+    handle = page.locator(".dpviz-main-control .noUi-handle").first
+    handle.wait_for(timeout=SLOW_MS)
+    handle.focus()
+    for _ in range(2):
+        page.keyboard.press("ArrowLeft")
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=SLOW_MS)
+    first = time.monotonic() - t0
+    checked = apart = 0
+    for k in range(moves + 1):
+        if k:
+            handle.focus()
+            page.keyboard.press("ArrowRight" if k % 2 else "ArrowLeft")
+        wait_until_idle(page, SLOW_MS)
+        readout, stated, _ = shown_pair(page, name)
+        checked += 1
+        apart += not (stated is not None and same_shown_value(readout, stated))
+    page.goto("about:blank")
+    page.close()
+    return first, checked, apart
+
+
+def run(pages: list[str], rate: float, load: int, visits: int, moves: int) -> int:
+    from playwright.sync_api import sync_playwright
+
+    frozen_total = 0
+    print(f"CPU throttling x{rate:g}, {load} busy processes, {visits} fresh visit(s) per page, {moves} moves each")
+    print(f"{'page':<20s} {'first figure (s): median':>26s} {'worst':>7s} {'steps':>6s} {'apart':>6s} {'frozen':>7s}")
+    with busy(load), voila_server() as (url, _pid), sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            for name in pages:
+                results = [_visit(browser, url.format(page=name), name, rate, moves) for _ in range(visits)]
+                firsts = [r[0] for r in results]
+                frozen = sum(r[2] > 0 for r in results)
+                frozen_total += frozen
+                print(f"{name:<20s} {statistics.median(firsts):>26.1f} {max(firsts):>7.1f} "
+                      f"{sum(r[1] for r in results):>6d} {sum(r[2] for r in results):>6d} {frozen:>7d}", flush=True)
+        finally:
+            browser.close()
+    return 1 if frozen_total else 0
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pages", nargs="*", default=PAGES)
+    parser.add_argument("--rate", type=float, default=6.0)
+    parser.add_argument("--load", type=int, default=0)
+    parser.add_argument("--visits", type=int, default=1)
+    parser.add_argument("--moves", type=int, default=5)
+    args = parser.parse_args(argv)
+    return run(args.pages, args.rate, args.load, args.visits, args.moves)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
