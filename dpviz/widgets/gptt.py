@@ -46,7 +46,7 @@ class GPTTAttackExplorer(Explorer):
     the last moved control's first, the way it moved first.
     """
 
-    title = f"GPTT attack explorer: GPTT is {NOT_DP}; SVT and Laplace at the same epsilon are"
+    title = f"GPTT attack explorer: GPTT is {NOT_DP}; SVT and Laplace at the same epsilon are epsilon-DP"
 
     def __init__(self, **values: Any) -> None:
         self.summary = widgets.HTML()
