@@ -9,50 +9,37 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import signal
-import socket
-import subprocess
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
+from tools.local_server import free_port, make_target
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_make_lab_serves_the_lecture_notebooks(tmp_path):
-    port, token = _free_port(), secrets.token_hex(16)
+    port, token = free_port(), secrets.token_hex(16)
     log_path = tmp_path / "lab.log"
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(["make", "--no-print-directory", "lab", f"PORT={port}"], cwd=ROOT,
-                                env={**os.environ, "JUPYTER_TOKEN": token}, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-        try:
-            url = f"http://127.0.0.1:{port}/api/contents/01_laplace_mechanism.ipynb?content=0&token={token}"
-            deadline = time.monotonic() + 120
-            while True:
-                try:
-                    with urllib.request.urlopen(url, timeout=2) as resp:
-                        model = json.load(resp)
-                    break
-                except (OSError, urllib.error.URLError):
-                    assert proc.poll() is None, f"make lab exited with {proc.returncode}:\n{log_path.read_text()}"
-                    assert time.monotonic() < deadline, f"make lab did not serve in 120 s:\n{log_path.read_text()}"
-                    time.sleep(0.5)
-            assert model["type"] == "notebook" and model["name"] == "01_laplace_mechanism.ipynb"
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab?token={token}", timeout=10) as resp:
-                assert resp.status == 200 and b"JupyterLab" in resp.read()
-        finally:
-            os.killpg(proc.pid, signal.SIGTERM)
+    with make_target("lab", port, log_path, ROOT, env={**os.environ, "JUPYTER_TOKEN": token}) as proc:
+        url = f"http://127.0.0.1:{port}/api/contents/01_laplace_mechanism.ipynb?content=0&token={token}"
+        deadline = time.monotonic() + 120
+        while True:
             try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+                with urllib.request.urlopen(url, timeout=2) as resp:
+                    model = json.load(resp)
+                break
+            except (OSError, urllib.error.URLError):
+                assert proc.poll() is None, f"make lab exited with {proc.returncode}:\n{log_path.read_text()}"
+                assert time.monotonic() < deadline, f"make lab did not serve in 120 s:\n{log_path.read_text()}"
+                time.sleep(0.5)
+        assert model["type"] == "notebook" and model["name"] == "01_laplace_mechanism.ipynb"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab?token={token}", timeout=10) as resp:
+            assert resp.status == 200 and b"JupyterLab" in resp.read()
+        # JupyterLab's settings as make lab installs them: no news toast over the explorers, no update check
+        settings = f"http://127.0.0.1:{port}/lab/api/settings/@jupyterlab/apputils-extension:notification?token={token}"
+        with urllib.request.urlopen(settings, timeout=10) as resp:
+            defaults = {k: v.get("default") for k, v in json.load(resp)["schema"]["properties"].items()}
+        assert defaults["fetchNews"] == "false" and defaults["checkForUpdates"] is False, defaults   # overrides.json
     assert f"http://localhost:{port}/lab" in log_path.read_text()  # make lab prints the URL

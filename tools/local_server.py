@@ -2,7 +2,8 @@
 
 ``free_port()`` picks a free port on 127.0.0.1; ``running(argv, probe_url, log_path)`` starts the command
 (output to ``log_path``), waits until ``probe_url`` answers, yields the process and stops it (terminate, then
-kill) when the block ends, also when the block raises.
+kill) when the block ends, also when the block raises; ``make_target(target, port, log_path, cwd)`` does the same
+for a Makefile target, whose whole process group it stops.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["free_port", "running"]
+__all__ = ["free_port", "running", "make_target"]
 
 
 def free_port() -> int:
@@ -51,3 +52,25 @@ def running(argv: list[str], probe_url: str, log_path: Path, *, start_timeout: f
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+@contextlib.contextmanager
+def make_target(target: str, port: int, log_path: Path, cwd: Path, env: dict[str, str] | None = None
+                ) -> Iterator[subprocess.Popen]:
+    """Run ``make <target> PORT=<port>`` (a README command) in a process group of its own until the block ends,
+    then stop the whole group -- make, its shell and the server -- with SIGTERM, then SIGKILL after 20 s."""
+    import os
+    import signal
+
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(["make", "--no-print-directory", target, f"PORT={port}"], cwd=cwd, env=env,
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        yield proc
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()

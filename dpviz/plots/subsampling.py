@@ -54,7 +54,8 @@ def subsampling_figure(r: SubsamplingTails) -> go.Figure:
     # the layout is given to the constructor: a later update_layout costs 12 ms of plotly bookkeeping
     layout = {"template": TEMPLATE, "title": {"text": subsampling_title(r), "font": {"size": 13}},
               "xaxis": {"title": {"text": "threshold t"}}, "yaxis": {"title": {"text": "privacy loss (nats)"}},
-              "height": 420, "legend": {"orientation": "h", "y": -0.2}, "margin": {"l": 80, "r": 80, "t": 100, "b": 95}}
+              "height": 420, "legend": {"orientation": "h", "yanchor": "top", "y": -0.3},
+              "margin": {"l": 80, "r": 80, "t": 100, "b": 110}}   # the legend under the x-axis title, not on it
     return go.Figure([
         go.Scatter(x=t, y=r.exact, mode="lines", name="exact loss of the event Y > t",
                    line={"color": _EXACT, "width": 2}),

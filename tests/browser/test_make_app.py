@@ -6,15 +6,12 @@ The other browser tests start Voila with an absolute path; the Makefile passed `
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
-from tools.local_server import free_port
+from tools.local_server import free_port, make_target
 
 from .test_app import PAGES
 
@@ -34,10 +31,7 @@ def test_make_app_answers_200_on_every_page(tmp_path):
     port = free_port()
     base = f"http://127.0.0.1:{port}/voila/render"
     log = tmp_path / "make-app.log"
-    with open(log, "w") as out:
-        proc = subprocess.Popen(["make", "--no-print-directory", "app", f"PORT={port}"], cwd=ROOT, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-    try:
+    with make_target("app", port, log, ROOT) as proc:
         deadline = time.monotonic() + 180
         while True:                           # the server is up once anything answers on the port
             try:
@@ -50,10 +44,3 @@ def test_make_app_answers_200_on_every_page(tmp_path):
         statuses = {"index": first} | {name: _status(f"{base}/{name}.ipynb", timeout=180) for name in PAGES}
         bad = {page: code for page, code in statuses.items() if code != 200}
         assert not bad, f"make app: pages that did not answer 200: {bad}\n{log.read_text()[-3000:]}"
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
