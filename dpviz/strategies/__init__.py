@@ -31,7 +31,7 @@ weighted_marginals.py
 projected_lbfgs.py
     The limited-memory quasi-Newton minimiser (x >= 0 or free) both optimisers use.
 reproducible_products.py
-    The optimisers' products by BLAS, or in a fixed order of operations: the same bits on every machine
+    The optimisers' products by BLAS, or in a fixed order of operations: the same bits on every x86-64 machine
     (``p_identity(..., reproducible=True)``, which the menu uses so that a lecture's numbers do not change with
     the machine's BLAS kernel).
 menu.py

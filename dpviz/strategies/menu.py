@@ -124,7 +124,7 @@ def build(name: str, W: Workload, *, mechanism: str = "laplace",
     ``mechanism`` ("laplace" or "gaussian") selects the sensitivity the
     optimised strategy is built for (L1 or L2): "optimized" is the weighted-marginals strategy
     (:func:`~dpviz.strategies.marginal_strategy`) for a marginal workload and a p-Identity strategy
-    (:func:`~dpviz.strategies.p_identity`, seed 0, ``reproducible=True``: the same strategy on every machine)
+    (:func:`~dpviz.strategies.p_identity`, seed 0, ``reproducible=True``: the same strategy on every x86-64 machine)
     otherwise; the eigen-design is an L2 design and is refused under "laplace".  Results are stored in
     ``cache`` (keyed by :func:`cache_key`: the workload's queries, not its name, for an adaptive strategy,
     the domain size for a fixed one) when given, so an optimiser runs once per workload and a fixed strategy

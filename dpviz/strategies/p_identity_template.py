@@ -138,7 +138,7 @@ def _gram_operator(W: Any, gram: bool, products: _Products = BLAS) -> tuple[int,
         Wk = from_matrix(M, name="W")
         return Wk.n, Wk.gram_matmul, _column_sq_norms(M)
     Md = np.asarray(M, dtype=float)
-    MdT = np.ascontiguousarray(Md.T)
+    MdT = np.ascontiguousarray(Md.T) if products is FIXED_ORDER else Md.T   # einsum's loops run faster on rows
     return Md.shape[1], lambda V: products.matmul(MdT, products.matmul(Md, V)), _column_sq_norms(Md)
 
 
@@ -254,9 +254,10 @@ def p_identity(W: Any, *, norm: str = "l1", p: int | None = None, max_iter: int 
     reproducible : bool, default False
         Whether to compute every product in a fixed order of operations with numpy's own loops instead of
         BLAS (:mod:`dpviz.strategies.reproducible_products`), so that a seeded optimum has the same bits on
-        every machine with the same numpy.  With BLAS the last bits depend on the kernel the machine loads,
-        and the optimiser's steps amplify them: about 0.2 % of the error after 200 steps at n = 1024.  Costs
-        about 2-3x the time at p = 64 (more at larger p).
+        every x86-64 machine with the same numpy (an ARM build may fuse multiply-adds in those loops).  With
+        BLAS the last bits depend on the kernel the machine loads, and the optimiser's steps amplify them:
+        about 0.2 % of the error after 200 steps at n = 1024.  Costs about 2-3x the time at p = 64 (more at
+        larger p).
 
     Returns
     -------
@@ -287,7 +288,7 @@ def p_identity(W: Any, *, norm: str = "l1", p: int | None = None, max_iter: int 
     True
     >>> bool(mm.expected_error(W, A, 1.0) < mm.expected_error(W, np.eye(64), 1.0))
     True
-    >>> B = p_identity(W, rng=0, reproducible=True)           # the same bits on every machine
+    >>> B = p_identity(W, rng=0, reproducible=True)           # the same bits on every x86-64 machine
     >>> bool(mm.expected_error(W, B, 1.0) < mm.expected_error(W, np.eye(64), 1.0))
     True
     """

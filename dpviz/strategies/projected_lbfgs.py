@@ -81,7 +81,7 @@ def _minimize(fg: Objective, x0: np.ndarray, *, lower: float, upper: float, max_
     by less than ``window * tol`` relative to it (``tol`` per iteration on average; with ``window=1`` a
     single iteration's decrease), or when no descent direction is left.  Every accepted step lowers the
     value (Armijo), so the result is never worse than ``x0``.  ``products`` computes the inner products and the
-    direction (:data:`~dpviz.strategies.reproducible_products.FIXED_ORDER` for the same bits on every machine,
+    direction (:data:`~dpviz.strategies.reproducible_products.FIXED_ORDER` for the same bits on every x86-64 machine,
     given an ``fg`` that is also reproducible).  Vectors are updated in place in preallocated buffers:
     at 65,536 variables a fresh temporary per operation costs more than the arithmetic.
     """

@@ -1,4 +1,4 @@
-"""The optimisers' products, by BLAS (fast) or in a fixed order of operations (the same bits on every machine).
+"""The optimisers' products, by BLAS (fast) or in a fixed order of operations (the same bits on every x86-64 machine).
 
 BLAS libraries pick a kernel for the CPU when they load (OpenBLAS: Haswell, SkylakeX, Zen, Prescott, ...), and
 each kernel sums a product in its own order, with or without fused multiply-adds, so the last bits differ from
@@ -119,5 +119,5 @@ class _Products:
 
 #: BLAS and LAPACK: fast; the last bits depend on the BLAS kernel the machine loads.
 BLAS = _Products("blas", _blas_matmul, _blas_times_transpose, _blas_inner, _blas_spd_inverse)
-#: numpy's own loops in a fixed order: the same bits on every machine with the same numpy, 2-10x slower.
+#: numpy's own loops in a fixed order: the same bits on every x86-64 machine with the same numpy, 2-10x slower.
 FIXED_ORDER = _Products("fixed order", _fixed_matmul, _fixed_times_transpose, _fixed_inner, _fixed_spd_inverse)

@@ -125,45 +125,57 @@ _LOADER_JS = _SLOT_JS + """export default {{
 # A figure's module returns at once: anywidget rejects a model whose module and ``initialize`` take more than two
 # seconds ("Failed to initialize model.", anywidget 0.11), and every later update of that figure was dropped while
 # its controls kept moving.  plotly's own model starts once the bundle is compiled (1.3-2.1 s on an idle machine,
-# 27 s on a CPU slowed 6x); a view shows "Loading the figure..." until then; and if the kernel changed the figure
-# meanwhile, the browser asks it for the whole figure again (``ExplorerFigure._on_page_message``) and draws its
-# views once the answer is in (plotly's model ignores a new ``_widget_data``: only a view's first draw reads it).
+# 27 s on a CPU slowed 6x); a view shows "Loading the figure..." until then.  If the kernel changed the figure in
+# that time (plotly's model was not there to apply it), the page asks for the figure as it is now
+# (``ExplorerFigure._on_page_message`` sends only what differs) and draws no view before the answer is in: plotly's
+# model ignores a new ``_widget_data``, a view reads it once, when it first draws.  The question is asked only then:
+# in JupyterLab the kernel answers only between cells, so asking always would hold every figure of a "Run all".
 _FIGURE_JS = _SLOT_JS + """const names = ["_widget_data", "_widget_layout", "_py2js_addTraces", "_py2js_deleteTraces",
   "_py2js_moveTraces", "_py2js_restyle", "_py2js_relayout", "_py2js_update", "_py2js_animate",
   "_py2js_removeLayoutProps", "_py2js_removeTraceProps"];
 const plotly = () => (slot.widget ??= slot.url.then((url) => import(url)).then((m) => m.default));
 export default () => {{
   let real = null;
+  let started = false;   // plotly's model runs and holds the kernel's figure as it is now: views may draw
   let ready = null;
   return {{
     initialize(ctx) {{
       const model = ctx.model;
-      let missed = false;
-      const note = () => {{ if (real === null) missed = true; }};
+      let missed = false;   // the kernel changed the figure before plotly's model listened
+      const note = () => {{ missed = true; }};
       for (const name of names) model.on("change:" + name, note);
       ready = plotly().then((make) => {{
         real = make();
         real.initialize(ctx);
         for (const name of names) model.off("change:" + name, note);
         if (!missed) return;
-        return new Promise((resolve) => {{   // views start from the kernel's figure as it is now
+        // ask for the figure as it is now: the kernel sends what differs, then "resynced"
+        return new Promise((resolve, reject) => {{
           const done = (msg) => {{
             if (msg && msg.dpviz === "resynced") {{ model.off("msg:custom", done); resolve(); }}
           }};
           model.on("msg:custom", done);
+          ctx.signal?.addEventListener("abort", () => {{ model.off("msg:custom", done); reject(ctx.signal.reason); }});
           model.send({{ dpviz: "resync" }});
         }});
+      }}).then(() => {{ started = true; }});
+      ready.catch((error) => {{
+        if (!ctx.signal?.aborted) console.error("dpviz: the plotly figure could not start", error);
       }});
-      ready.catch((error) => console.error("dpviz: the plotly figure could not start", error));
     }},
     async render(ctx) {{
-      if (real === null) {{
+      if (!started) {{
         const note = document.createElement("div");
         note.className = "dpviz-figure-loading";
         note.setAttribute("role", "status");
-        note.textContent = "Loading the figure\u2026";
+        note.textContent = "Loading the figure\\u2026";
         ctx.el.appendChild(note);
-        await ready;
+        try {{
+          await ready;
+        }} catch (error) {{
+          if (!ctx.signal?.aborted) note.textContent = "The figure could not start (" + error + "); reload the page.";
+          return;
+        }}
         note.remove();
       }}
       return real.render(ctx);
