@@ -39,6 +39,7 @@ import plotly.graph_objects as go
 
 from dpviz.plots.bands import patch_figure, replace_figure, sync_figure
 from dpviz.widgets.accessibility import TEXT_COLOURS, make_accessible
+from dpviz.widgets.readouts import guard_readouts
 from dpviz.widgets.controls import (
     SEED_MAX,
     control_range,
@@ -127,7 +128,7 @@ class Explorer:
             raise ValueError(f"cannot start {type(self).__name__}: {self.message_text}")
         for w in self.controls.values():
             w.observe(self._on_change, names="value")
-        self.widget = make_accessible(self._layout())
+        self.widget = guard_readouts(make_accessible(self._layout()), self.controls, self._refuse)
 
     # ---------------------------------------------------------------- to override
     def _build_controls(self) -> dict[str, widgets.Widget]:  # pragma: no cover - abstract
@@ -353,12 +354,15 @@ class Explorer:
         finally:
             self._updating = False
 
-    def _layout(self) -> widgets.Widget:
-        """The explorer's box: title, controls three per row, message, figure, side panels."""
+    def _control_rows(self) -> list[list[widgets.Widget]]:
+        """The controls and buttons, three per row (an explorer with a group of its own overrides this)."""
         ctrl = list(self.controls.values()) + list(self.buttons.values())
+        return [ctrl[i:i + 3] for i in range(0, len(ctrl), 3)]
+
+    def _layout(self) -> widgets.Widget:
+        """The explorer's box: title, control rows, message, figure, side panels."""
         # rows wrap on a narrow screen instead of squeezing a slider's track to nothing (seen at 1024 px)
-        rows = [widgets.HBox(ctrl[i:i + 3], layout=widgets.Layout(flex_flow="row wrap"))
-                for i in range(0, len(ctrl), 3)]
+        rows = [widgets.HBox(row, layout=widgets.Layout(flex_flow="row wrap")) for row in self._control_rows()]
         header = widgets.HTML(f"{_BUSY_STYLE}<b>{html.escape(self.title)}</b> "
                               '<span class="dpviz-busy-note" role="status">&#8987; updating&hellip;</span>')
         header.add_class("dpviz-header")
