@@ -7,6 +7,13 @@ a page in that minute gets a fresh kernel that competes with all of them: 14.6 s
 about 4.  This manager lets one pool kernel start at a time -- the next once the previous has rendered its
 page -- while a kernel started for a visitor (``VOILA_PREHEAT`` not "True") starts at once.
 
+A page left shuts its kernel down (the page posts Voila's shutdown request as it unloads), but a request that
+never arrives -- a laptop put to sleep, a crashed or killed browser, a network gone -- would keep the kernel for
+ever (34 kernels, 3.5 GB after 20 throttled visits).  So kernels that nobody is connected to and that stayed idle
+for ``cull_idle_timeout`` seconds (app/voila.json) are culled, jupyter_server's own culling, except the pool's
+kernels, which wait for their visitor by design, and a kernel just given to a visitor, whose browser has not
+connected yet (it gets a full timeout first: it was culled before the page could connect).
+
 Voila builds its pooling manager on top of this class (``VoilaConfiguration.multi_kernel_manager_class``); it is
 imported from the served directory (``python -m voila`` run from app/, as ``make app`` does).
 """
@@ -33,6 +40,7 @@ class StaggeredPoolKernelManager(AsyncMappingKernelManager):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._pool_gate: asyncio.Semaphore | None = None
+        self._out_of_pool: dict[str, float] = {}   # kernel id -> when culling first found it out of the pool
 
     async def start_kernel(self, *, kernel_name: str | None = None, **kwargs: Any) -> str:
         """Start a kernel; a pool kernel (env ``VOILA_PREHEAT`` = "True") first waits for its turn."""
@@ -75,6 +83,31 @@ class StaggeredPoolKernelManager(AsyncMappingKernelManager):
                     return
         finally:
             gate.release()
+
+    async def cull_kernel_if_idle(self, kernel_id: str) -> None:
+        """Cull ``kernel_id`` as jupyter_server does (idle, no connection, for ``cull_idle_timeout`` seconds),
+        unless it is a pool kernel still waiting for its visitor."""
+        if kernel_id in self._pool_kernel_ids():
+            return
+        # a pool kernel given to a visitor has been idle since it ran its page, and the visitor's browser has not
+        # connected yet: it gets a full timeout from the first check that finds it out of the pool
+        now = time.monotonic()
+        self._out_of_pool = {k: t for k, t in self._out_of_pool.items() if k in self._kernels}
+        first_seen = self._out_of_pool.setdefault(kernel_id, now)
+        if now - first_seen < self.cull_idle_timeout:
+            return
+        await super().cull_kernel_if_idle(kernel_id)
+
+    def _pool_kernel_ids(self) -> set[str]:
+        """The kernels in Voila's pools (``_pools``), not yet given to a visitor."""
+        ids = set()
+        for pool in getattr(self, "_pools", {}).values():
+            for item in pool:
+                if item.done() and not item.cancelled() and item.exception() is None:
+                    content = item.result()
+                    if isinstance(content, dict) and "kernel_id" in content:
+                        ids.add(content["kernel_id"])
+        return ids
 
     def _render_task(self, kernel_id: str) -> asyncio.Future | None:
         """The task rendering the page in pool kernel ``kernel_id`` (Voila's ``_pools``), or None."""

@@ -7,20 +7,25 @@ the page is still loading, waits for the figure, then makes ``--moves`` single m
 until the page is idle (tests/browser/explorer_state.py) and compares the slider's readout with the value the
 figure's title states.  A visit is *frozen* if any step ends with the two apart.
 
-Usage: ``python -m benchmarks.slow_machine [--rate 6] [--load 8] [--visits 1] [--moves 5] [page ...]``.
-Prints one row per page (first figure median and worst, steps checked, steps apart, frozen visits) and exits 1
-if any visit froze.
+Usage: ``python -m benchmarks.slow_machine [--rate 6] [--load 8] [--visits 1] [--moves 5] [--workers 1]
+[--json FILE] [page ...]``.  ``--workers K`` makes K visits at once, each from a browser of its own (K students
+on one server: more load, never less); ``--json`` keeps every visit's figures.  Prints one row per page (first
+figure median and worst, steps checked, steps apart, frozen visits) and exits 1 if any visit froze.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
+import queue
+import threading
 import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 from benchmarks.browser_bench import CHROMIUM, CHROMIUM_ARGS, PAGES, voila_server
 from tests.browser.explorer_state import same_shown_value, shown_pair, wait_until_idle
@@ -68,24 +73,62 @@ def _visit(browser, url: str, name: str, rate: float, moves: int) -> tuple[float
     return first, checked, apart
 
 
-def run(pages: list[str], rate: float, load: int, visits: int, moves: int) -> int:
+def _worker(tasks: queue.Queue, results: dict, errors: list, rate: float, moves: int) -> None:
+    """Take (page, url, visit) tasks until none is left; each thread drives a Chromium of its own."""
     from playwright.sync_api import sync_playwright
 
-    frozen_total = 0
-    print(f"CPU throttling x{rate:g}, {load} busy processes, {visits} fresh visit(s) per page, {moves} moves each")
-    print(f"{'page':<20s} {'first figure (s): median':>26s} {'worst':>7s} {'steps':>6s} {'apart':>6s} {'frozen':>7s}")
-    with busy(load), voila_server() as (url, _pid), sync_playwright() as p:
+    with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
-            for name in pages:
-                results = [_visit(browser, url.format(page=name), name, rate, moves) for _ in range(visits)]
-                firsts = [r[0] for r in results]
-                frozen = sum(r[2] > 0 for r in results)
-                frozen_total += frozen
-                print(f"{name:<20s} {statistics.median(firsts):>26.1f} {max(firsts):>7.1f} "
-                      f"{sum(r[1] for r in results):>6d} {sum(r[2] for r in results):>6d} {frozen:>7d}", flush=True)
+            while True:
+                try:
+                    name, url, k = tasks.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    results[name, k] = _visit(browser, url, name, rate, moves)
+                except Exception as exc:  # a visit that never showed its figure is reported, not hidden
+                    errors.append(f"{name} visit {k}: {type(exc).__name__}: {str(exc).splitlines()[0]}")
+                    results[name, k] = (float("nan"), 0, 1)
         finally:
             browser.close()
+
+
+def run(pages: list[str], rate: float, load: int, visits: int, moves: int, workers: int = 1,
+        json_path: str | None = None) -> int:
+    frozen_total = 0
+    print(f"CPU throttling x{rate:g}, {load} busy processes, {visits} fresh visit(s) per page, {moves} moves each, "
+          f"{workers} visit(s) at once")
+    results: dict[tuple[str, int], tuple[float, int, int]] = {}
+    errors: list[str] = []
+    t0 = time.monotonic()
+    with busy(load), voila_server() as (url, _pid):
+        tasks: queue.Queue = queue.Queue()
+        for k in range(visits):  # visit k of every page before visit k + 1 of any: pages share the load evenly
+            for name in pages:
+                tasks.put((name, url.format(page=name), k))
+        threads = [threading.Thread(target=_worker, args=(tasks, results, errors, rate, moves))
+                   for _ in range(max(1, workers))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    print(f"{'page':<20s} {'first figure (s): median':>26s} {'worst':>7s} {'steps':>6s} {'apart':>6s} {'frozen':>7s}")
+    for name in pages:
+        rows = [results[name, k] for k in range(visits)]
+        firsts = [r[0] for r in rows]
+        frozen = sum(r[2] > 0 for r in rows)
+        frozen_total += frozen
+        print(f"{name:<20s} {statistics.median(firsts):>26.1f} {max(firsts):>7.1f} "
+              f"{sum(r[1] for r in rows):>6d} {sum(r[2] for r in rows):>6d} {frozen:>7d}", flush=True)
+    print(f"{len(results)} visits in {time.monotonic() - t0:.0f} s")
+    for line in errors:
+        print("error:", line)
+    if json_path:
+        Path(json_path).write_text(json.dumps(
+            {"rate": rate, "load": load, "moves": moves, "workers": workers, "errors": errors,
+             "visits": [{"page": n, "visit": k, "first_s": r[0], "steps": r[1], "apart": r[2]}
+                        for (n, k), r in sorted(results.items())]}, indent=1))
     return 1 if frozen_total else 0
 
 
@@ -96,8 +139,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--load", type=int, default=0)
     parser.add_argument("--visits", type=int, default=1)
     parser.add_argument("--moves", type=int, default=5)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
-    return run(args.pages, args.rate, args.load, args.visits, args.moves)
+    return run(args.pages, args.rate, args.load, args.visits, args.moves, args.workers, args.json)
 
 
 if __name__ == "__main__":

@@ -11,10 +11,12 @@ the test (:class:`PageRules`), whatever the test itself checks.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -126,22 +128,29 @@ def screenshot_dir() -> Path:
     return SCREENSHOTS
 
 
-@pytest.fixture(scope="package")
-def voila_server(tmp_path_factory):
-    """Serve app/ with Voila on a free localhost port and a temporary token; yield (base_url, token, log path,
-    the server's process id)."""
-    work = tmp_path_factory.mktemp("voila-app")
+@contextlib.contextmanager
+def serve_app(work: Path, *options: str) -> Iterator[tuple[str, str, Path, int]]:
+    """Serve a copy of app/ (in ``work``) with Voila and extra command-line ``options``; yield (base_url, token,
+    log path, the server's process id)."""
     shutil.copytree(ROOT / "app", work / "app")
     port, token = free_port(), secrets.token_hex(16)
     # as `make app` serves it: app/voila.json from the working directory, the page template from app/share
     argv = [sys.executable, "-m", "voila", str(work / "app"), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
-            f"--Voila.token={token}"]
+            f"--Voila.token={token}", *options]
     env = {**os.environ, "JUPYTER_PATH": os.pathsep.join(filter(None, [str(work / "app" / "share"),
                                                                       os.environ.get("JUPYTER_PATH")]))}
     base = f"http://127.0.0.1:{port}"
     with running(argv, f"{base}/?token={token}", work / "voila.log", start_timeout=90, stop_timeout=15,
                  cwd=work / "app", env=env) as proc:
         yield base, token, work / "voila.log", proc.pid
+
+
+@pytest.fixture(scope="package")
+def voila_server(tmp_path_factory):
+    """Serve app/ with Voila on a free localhost port and a temporary token; yield (base_url, token, log path,
+    the server's process id)."""
+    with serve_app(tmp_path_factory.mktemp("voila-app")) as server:
+        yield server
 
 
 @pytest.fixture(scope="package")

@@ -5,6 +5,10 @@ set that cookie on its streamed pages, so the server refused every request (403 
 each visitor's kernel: 34 kernels, 3.5 GB after about 20 visits.  Here a page is opened and left several times;
 once the server is quiet again, it runs no more kernels than before (its preheated pool refilled, the visitors'
 kernels gone).
+
+A shutdown request that never arrives (a laptop put to sleep, a killed browser) is covered by culling: a kernel
+nobody is connected to is shut down after ``cull_idle_timeout`` idle seconds, the pool's waiting kernels excepted
+(app/voila_pool.py).  The second test blocks the request and checks the kernels go all the same.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from .conftest import serve_app
 from .explorer_state import wait_until_idle
 
 VISITS = 4
@@ -61,3 +66,30 @@ def test_leaving_a_page_shuts_its_kernel_down(browser, voila_server):
     after = _settled_count(server_pid)
     assert after <= before, (f"{VISITS} visits left {after - before} more kernels running ({before} before, "
                              f"{after} after): leaving a page did not shut its kernel down")
+
+
+def test_kernels_of_pages_that_never_said_goodbye_are_culled(browser, tmp_path):
+    # culling every 2 s after 20 idle s: the app's voila.json says 300 s, the mechanism is the same
+    options = ("--StaggeredPoolKernelManager.cull_idle_timeout=20", "--StaggeredPoolKernelManager.cull_interval=2")
+    with serve_app(tmp_path, *options) as (base, token, _, server_pid):
+        before = _settled_count(server_pid)
+        for _ in range(2):
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.route("**/voila/api/shutdown/**", lambda route: route.abort())   # the goodbye is lost
+            page.goto(f"{base}/voila/render/privacy_loss.ipynb?token={token}", timeout=180_000)
+            page.wait_for_selector(".js-plotly-plot .main-svg", timeout=180_000)
+            wait_until_idle(page)
+            time.sleep(25)                      # longer than the timeout: a connected page keeps its kernel
+            status = page.evaluate("() => window.jupyterapp.widgetManager.kernel.status")
+            assert status == "idle", f"the open page's kernel was culled (its status: {status})"
+            page.close()
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and len(_kernels_of(server_pid)) > before:
+            time.sleep(1)
+        after = _settled_count(server_pid)
+        assert after <= before, f"{after - before} kernels of closed pages were never culled ({before} before)"
+        # the pool's kernel was spared: a new visitor still gets the page
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{base}/voila/render/privacy_loss.ipynb?token={token}", timeout=180_000)
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=180_000)
+        page.close()
