@@ -93,8 +93,9 @@ def audit_figure(view: AuditView) -> go.Figure:
         plotly_line([view.samples], [view.result.epsilon_lower], name=f"bound at n = {view.samples:,}",
                     color=TRUTH, mode="markers", marker_size=11, marker_symbol="diamond"),
     ]
-    top = [view.claimed_epsilon * 1.6, float(np.nanmax(_finite(view.lower))) * 1.15 if np.any(
-        np.isfinite(view.lower)) else 0.0]
+    # the axis holds the claim, the lower bound and the point estimate (the band's upper edge may leave it)
+    top = [view.claimed_epsilon * 1.6] + [float(np.nanmax(_finite(v))) * 1.1 for v in (view.lower, view.estimate)
+                                          if np.any(np.isfinite(v))]
     # the layout goes to the constructor (validated once; update_layout would cost more than a redraw budget)
     layout = dict(
         title=dict(text=audit_title(view), font=dict(size=13)),

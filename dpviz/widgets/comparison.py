@@ -122,6 +122,13 @@ class AlgorithmComparisonExplorer(Explorer):
                                                      layout=widgets.Layout(width="110px"))
         return controls
 
+    def _control_rows(self) -> list[list[widgets.Widget]]:
+        """The settings three per row, then the algorithms' checkboxes together on rows of their own."""
+        settings = [w for k, w in self.controls.items() if not k.startswith("show_")] + list(self.buttons.values())
+        shown = [self.controls[f"show_{a}"] for a in available_algorithms()]
+        label = widgets.HTML("<span>algorithms shown:</span>", layout=widgets.Layout(width="130px"))
+        return [settings[i:i + 3] for i in range(0, len(settings), 3)] + [[label, *shown]]
+
     @property
     def selected(self) -> list[str]:
         """The ticked algorithms, in the standard order."""
