@@ -84,7 +84,9 @@ _SCRIPT = r"""
         const frame = packed.frames[k];
         const layout = {};
         for (const [key, i] of Object.entries(frame.layout)) layout[key] = piece(i);
-        plots[k] = Plotly.newPlot(div, frame.data.map(piece), layout).then(() => {
+        // no mode bar: one per drawn value made 21 bars of 10 hidden buttons each; drag to zoom, double-click
+        // to reset still work
+        plots[k] = Plotly.newPlot(div, frame.data.map(piece), layout, {displayModeBar: false}).then(() => {
           if (div !== current) place(div, placement(k));
           return div;
         });

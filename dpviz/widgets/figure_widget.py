@@ -178,7 +178,29 @@ export default () => {{
         }}
         note.remove();
       }}
-      return real.render(ctx);
+      const cleanup = await real.render(ctx);
+      // a text alternative: the figure's title (every explorer states its parameters and result there) in a
+      // visually hidden live region, so a screen reader hears each redraw
+      const said = document.createElement("p");
+      said.className = "dpviz-figure-text";
+      said.setAttribute("aria-live", "polite");
+      said.style.cssText = "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);" +
+                           "white-space:nowrap;margin:0";
+      let gd = null;
+      const say = () => {{
+        if (said.parentNode !== gd) gd.appendChild(said);   // (again, if a full redraw emptied the plot)
+        const t = gd.layout && gd.layout.title;
+        const text = "Figure: " + ((t && (typeof t === "string" ? t : t.text)) || "no title");
+        if (said.textContent !== text) said.textContent = text;
+      }};
+      const attach = () => {{   // plotly draws the plot div asynchronously
+        if (ctx.signal?.aborted) return;
+        // plotly's view draws into its own element
+        gd = ctx.el.classList.contains("js-plotly-plot") ? ctx.el : ctx.el.querySelector(".js-plotly-plot");
+        if (gd && gd.on) {{ gd.on("plotly_afterplot", say); say(); }} else requestAnimationFrame(attach);
+      }};
+      attach();
+      return cleanup;
     }},
   }};
 }};

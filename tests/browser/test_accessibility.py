@@ -99,3 +99,25 @@ def test_every_control_named_reached_by_tab_with_visible_focus(explorer_page):
     missed = [controls[k] for k in range(len(controls)) if k not in reached]
     assert not missed, f"{name}: Tab never reaches {missed}"
     assert not no_outline, f"{name}: no visible focus on {[controls[k] for k in sorted(no_outline)]}"
+
+
+def test_every_figure_says_its_title_in_a_live_region(browser, voila_app):
+    # a plot is pictures to a screen reader: the title (each explorer states its parameters and result there) is
+    # kept in a polite live region beside it, and changes when the figure does
+    base, token = voila_app
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    page.goto(f"{base}/voila/render/laplace.ipynb?token={token}", timeout=180_000)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=180_000)
+    wait_until_idle(page)
+    region = page.locator(".dpviz-figure-text")
+    assert region.count() == 1 and region.get_attribute("aria-live") == "polite"
+    before = region.text_content()
+    title = page.evaluate("() => document.querySelector('.js-plotly-plot').layout.title.text")
+    assert before == "Figure: " + title
+    page.locator(".dpviz-main-control .noUi-handle").first.focus()
+    page.keyboard.press("ArrowRight")
+    wait_until_idle(page)
+    page.wait_for_function("(t) => document.querySelector('.dpviz-figure-text').textContent !== t", arg=before,
+                           timeout=30_000)
+    assert "epsilon = " in region.text_content()
+    page.close()

@@ -52,6 +52,7 @@ def test_exported_page_switches_every_grid_value(browser, exported, screenshot_d
             assert not seen or fingerprint != seen[-1], f"{name}: the figure did not change at step {k}"
             seen.append(fingerprint)
         assert page.locator(".dpviz-frame.dpviz-shown").count() == 1
+        assert page.locator(".modebar-btn").count() == 0, "mode-bar buttons: one bar per drawn value, all hidden"
         # plotly's stylesheet keys on its own class on the plot div: with it the layers stack (absolute) and
         # the mode bar hides until hover; without it the title falls below the plot
         styled = page.evaluate("""() => {
