@@ -8,7 +8,8 @@ until the page is idle (tests/browser/explorer_state.py) and compares the slider
 figure's title states.  A visit is *frozen* if any step ends with the two apart.
 
 Usage: ``python -m benchmarks.slow_machine [--rate 6] [--load 8] [--visits 1] [--moves 5] [--workers 1]
-[--json FILE] [page ...]``.  ``--workers K`` makes K visits at once, each from a browser of its own (K students
+[--json FILE] [--exports] [page ...]``; ``--exports`` visits the kernel-free exported pages (dpviz.export) instead, a
+step checked when the frame shown is the control's.  ``--workers K`` makes K visits at once, each from a browser of its own (K students
 on one server: more load, never less); ``--json`` keeps every visit's figures.  Prints one row per page (first
 figure median and worst, steps checked, steps apart, frozen visits) and exits 1 if any visit froze.
 """
@@ -23,6 +24,7 @@ import threading
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -73,6 +75,46 @@ def _visit(browser, url: str, name: str, rate: float, moves: int) -> tuple[float
     return first, checked, apart
 
 
+# the exported page's state after a key press: the control's index, the frame shown and its title
+EXPORT_STATE_JS = """() => {
+  const shown = document.querySelector('.dpviz-frame.dpviz-shown');
+  const t = shown && shown.layout && shown.layout.title;
+  return {control: document.getElementById('dpviz-control').value, body: document.body.dataset.shown,
+          frame: shown ? shown.dataset.frame : null, title: t ? (typeof t === 'string' ? t : (t.text || '')) : ''};
+}"""
+
+
+def _visit_export(browser, url: str, name: str, rate: float, moves: int) -> tuple[float, int, int]:
+    """One fresh visit of a kernel-free exported page: (seconds to the first figure, steps checked, steps where
+    the frame shown is not the control's)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
+    t0 = time.monotonic()
+    page.goto(url, timeout=SLOW_MS)
+    control = page.locator("#dpviz-control")
+    control.focus()
+    page.keyboard.press("ArrowLeft")          # a key pressed while the page still loads
+    page.wait_for_selector(".dpviz-frame.dpviz-shown .main-svg", timeout=SLOW_MS)
+    first = time.monotonic() - t0
+    page.wait_for_function("document.body.dataset.ready === 'true'", timeout=SLOW_MS)
+    checked = apart = 0
+    for k in range(moves + 1):
+        if k:
+            control.focus()
+            page.keyboard.press("ArrowRight" if k % 2 else "ArrowLeft")
+        try:   # settled: the frame shown is the control's (the page draws a frame it has not drawn yet first)
+            page.wait_for_function("() => document.body.dataset.shown === document.getElementById('dpviz-control')"
+                                   ".value", timeout=60_000)
+        except Exception:  # noqa: BLE001 - a page that never catches up is counted, not raised
+            pass
+        state = page.evaluate(EXPORT_STATE_JS)
+        checked += 1
+        apart += not (state["control"] == state["body"] == state["frame"] and state["title"])
+    page.close()
+    return first, checked, apart
+
+
 def _worker(tasks: queue.Queue, results: dict, errors: list, rate: float, moves: int) -> None:
     """Take (page, url, visit) tasks until none is left; each thread drives a Chromium of its own."""
     from playwright.sync_api import sync_playwright
@@ -86,7 +128,8 @@ def _worker(tasks: queue.Queue, results: dict, errors: list, rate: float, moves:
                 except queue.Empty:
                     return
                 try:
-                    results[name, k] = _visit(browser, url, name, rate, moves)
+                    visit = _visit_export if url.startswith("file:") else _visit
+                    results[name, k] = visit(browser, url, name, rate, moves)
                 except Exception as exc:  # a visit that never showed its figure is reported, not hidden
                     errors.append(f"{name} visit {k}: {type(exc).__name__}: {str(exc).splitlines()[0]}")
                     results[name, k] = (float("nan"), 0, 1)
@@ -95,31 +138,40 @@ def _worker(tasks: queue.Queue, results: dict, errors: list, rate: float, moves:
 
 
 def run(pages: list[str], rate: float, load: int, visits: int, moves: int, workers: int = 1,
-        json_path: str | None = None) -> int:
+        json_path: str | None = None, exports: bool = False) -> int:
     frozen_total = 0
     print(f"CPU throttling x{rate:g}, {load} busy processes, {visits} fresh visit(s) per page, {moves} moves each, "
           f"{workers} visit(s) at once")
     results: dict[tuple[str, int], tuple[float, int, int]] = {}
     errors: list[str] = []
     t0 = time.monotonic()
-    with busy(load), voila_server() as (url, _pid):
+    with busy(load), contextlib.ExitStack() as stack:
+        if exports:    # the kernel-free pages (dpviz.export), one per explorer, opened from file://
+            from dpviz.export import explorer_names, export
+
+            out = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="dpviz-slow-exports-")))
+            pages = explorer_names()
+            urls = {name: export(name, out / f"{name}.html").as_uri() for name in pages}
+        else:
+            url, _pid = stack.enter_context(voila_server())
+            urls = {name: url.format(page=name) for name in pages}
         tasks: queue.Queue = queue.Queue()
         for k in range(visits):  # visit k of every page before visit k + 1 of any: pages share the load evenly
             for name in pages:
-                tasks.put((name, url.format(page=name), k))
+                tasks.put((name, urls[name], k))
         threads = [threading.Thread(target=_worker, args=(tasks, results, errors, rate, moves))
                    for _ in range(max(1, workers))]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
-    print(f"{'page':<20s} {'first figure (s): median':>26s} {'worst':>7s} {'steps':>6s} {'apart':>6s} {'frozen':>7s}")
+    print(f"{"page":<28s} {"first figure (s): median':>26s} {'worst':>7s} {'steps':>6s} {'apart':>6s} {'frozen':>7s}")
     for name in pages:
         rows = [results[name, k] for k in range(visits)]
         firsts = [r[0] for r in rows]
         frozen = sum(r[2] > 0 for r in rows)
         frozen_total += frozen
-        print(f"{name:<20s} {statistics.median(firsts):>26.1f} {max(firsts):>7.1f} "
+        print(f"{name:<28s} {statistics.median(firsts):>26.1f} {max(firsts):>7.1f} "
               f"{sum(r[1] for r in rows):>6d} {sum(r[2] for r in rows):>6d} {frozen:>7d}", flush=True)
     print(f"{len(results)} visits in {time.monotonic() - t0:.0f} s")
     for line in errors:
@@ -141,8 +193,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--moves", type=int, default=5)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--json", default=None)
+    parser.add_argument("--exports", action="store_true", help="the kernel-free exported pages instead of the app")
     args = parser.parse_args(argv)
-    return run(args.pages, args.rate, args.load, args.visits, args.moves, args.workers, args.json)
+    return run(args.pages, args.rate, args.load, args.visits, args.moves, args.workers, args.json, args.exports)
 
 
 if __name__ == "__main__":
