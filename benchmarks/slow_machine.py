@@ -165,7 +165,7 @@ def run(pages: list[str], rate: float, load: int, visits: int, moves: int, worke
             t.start()
         for t in threads:
             t.join()
-    print(f"{"page":<28s} {"first figure (s): median':>26s} {'worst':>7s} {'steps':>6s} {'apart':>6s} {'frozen':>7s}")
+    print(f"{'page':<28s} {'first figure (s): median':>26s} {'worst':>7s} {'steps':>6s} {'apart':>6s} {'frozen':>7s}")
     for name in pages:
         rows = [results[name, k] for k in range(visits)]
         firsts = [r[0] for r in rows]
