@@ -1,7 +1,8 @@
 """Exercises of lecture 07 (testing privacy claims with the empirical auditor).
 
 Neighbours are add/remove-one-record, as in every lecture: a count moves by one.  Each ``check_*`` computes
-its expected answer with :mod:`dpviz.audit` and returns a :class:`~dpviz.exercises.Feedback`.
+its expected answer with :mod:`dpviz.audit` and returns a :class:`~dpviz.exercises.Feedback`.  The goals the
+lecture's AuditExplorer checks live in :mod:`dpviz.exercises.lecture07_goals` (re-exported here).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dpviz import mechanisms
 from dpviz.audit import AuditResult, ThresholdEvent, clopper_pearson, epsilon_lower_bound, privacy_loss_interval
 from dpviz.exercises.checks import NO_ANSWER, check_number, real_array, unanswered
 from dpviz.exercises.feedback import Feedback
+from dpviz.exercises.lecture07_goals import catch_goal, power_goal
 from dpviz.exercises.registry import Exercise
 
 __all__ = ["check_event_loss", "check_clopper_pearson", "check_bound_from_counts", "check_samples_needed",
@@ -367,71 +369,6 @@ def check_break_the_claim(audit: Any) -> Feedback:
     return Feedback(_TITLE, True, f"your audit shows epsilon >= {res.epsilon_lower:.3f} > 1 for the broken mechanism "
                     f"at {100 * res.confidence:g} % confidence, and {honest.epsilon_lower:.3f} <= 1 for the honest "
                     "one: Laplace noise of scale 1/(2 epsilon) is only 2 epsilon-DP.")
-
-
-def power_goal(bound: float = 0.9) -> tuple[str, Any]:
-    """A goal for the AuditExplorer: take enough samples that the honest Laplace mechanism's bound passes ``bound``.
-
-    Parameters
-    ----------
-    bound : float, default 0.9
-        The lower bound on epsilon to reach (the claim is 1).
-
-    Returns
-    -------
-    tuple of (str, callable)
-        The goal's text and its test ``test(result, values)`` for :meth:`dpviz.widgets.Explorer.add_goal`.
-
-    Examples
-    --------
-    >>> text, test = power_goal()
-    >>> class R:
-    ...     epsilon_lower = 0.93
-    >>> class View:
-    ...     result, samples = R(), 20_000
-    >>> test(View(), {"mechanism": "laplace", "claimed_epsilon": 1.0})
-    'n = 20,000 samples per dataset: epsilon >= 0.930'
-    """
-    def test(result: Any, values: dict[str, Any]) -> str | None:
-        if (values.get("mechanism") == "laplace" and values.get("claimed_epsilon") == 1.0
-                and result.result.epsilon_lower > bound):
-            return f"n = {result.samples:,} samples per dataset: epsilon >= {result.result.epsilon_lower:.3f}"
-        return None
-
-    return (f"audit the honest Laplace mechanism (claim 1) with enough samples that its bound exceeds {bound:g}",
-            test)
-
-
-def catch_goal(mechanism: str = "laplace_undernoised") -> tuple[str, Any]:
-    """A goal for the AuditExplorer: disprove the claim of a broken mechanism.
-
-    Parameters
-    ----------
-    mechanism : str, default "laplace_undernoised"
-        The broken target to catch (a name of :data:`dpviz.experiments.audit.TARGETS`).
-
-    Returns
-    -------
-    tuple of (str, callable)
-        The goal's text and its test ``test(result, values)``.
-
-    Examples
-    --------
-    >>> text, test = catch_goal()
-    >>> class R:
-    ...     epsilon_lower, violation, confidence = 1.07, True, 0.95
-    >>> class View:
-    ...     result, samples, claimed_epsilon = R(), 5_000, 1.0
-    >>> test(View(), {"mechanism": "laplace_undernoised"})
-    'n = 5,000: epsilon >= 1.070 > 1 at 95 % confidence'
-    """
-    def test(result: Any, values: dict[str, Any]) -> str | None:
-        if values.get("mechanism") == mechanism and result.result.violation:
-            return (f"n = {result.samples:,}: epsilon >= {result.result.epsilon_lower:.3f} > "
-                    f"{result.claimed_epsilon:g} at {100 * result.result.confidence:g} % confidence")
-        return None
-
-    return "catch the under-noised Laplace mechanism: make the audit disprove its claim", test
 
 
 def _solution_audit(mechanism: Any) -> AuditResult:
