@@ -7,11 +7,11 @@ the page is still loading, waits for the figure, then makes ``--moves`` single m
 until the page is idle (tests/browser/explorer_state.py) and compares the slider's readout with the value the
 figure's title states.  A visit is *frozen* if any step ends with the two apart.
 
-Usage: ``python -m benchmarks.slow_machine [--rate 6] [--load 8] [--visits 1] [--moves 5] [--workers 1]
-[--json FILE] [--exports] [page ...]``; ``--exports`` visits the kernel-free exported pages (dpviz.export) instead, a
-step checked when the frame shown is the control's.  ``--workers K`` makes K visits at once, each from a browser of its own (K students
-on one server: more load, never less); ``--json`` keeps every visit's figures.  Prints one row per page (first
-figure median and worst, steps checked, steps apart, frozen visits) and exits 1 if any visit froze.
+Usage: ``python -m benchmarks.slow_machine [--rate 6] [--load 8] [--visits 1] [--moves 5] [--workers 1] [--json FILE]
+[--exports] [page ...]``; ``--exports`` visits the kernel-free exported pages (dpviz.export) instead, a step checked
+when the frame shown is the control's.  ``--workers K`` makes K visits at once, each from a browser of its own (K
+students on one server: more load, never less); ``--json`` keeps every visit's figures.  Prints one row per page
+(first figure median and worst, steps checked, steps apart, frozen visits) and exits 1 if any visit froze.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ import argparse
 import contextlib
 import json
 import queue
-import threading
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path

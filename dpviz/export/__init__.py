@@ -1,10 +1,10 @@
 """Kernel-free explorers: one self-contained HTML page per explorer, its main control precomputed over a grid.
 
-``export("LaplaceExplorer", "laplace.html")`` runs the explorer at 15-25 values of its main control (values the
-live slider can show, spread over its range, seeded as the explorer is), records the figure and the side-panel
-numbers it shows at each, and writes a page that switches between them in any browser with no Python and no network.  ``export_all(directory)``
-writes every explorer's page (``make exports``).  This layer sits above :mod:`dpviz.widgets`; nothing below it
-imports it.
+``export("LaplaceExplorer", "laplace.html")`` runs the explorer at 15-25 values of its main control (values the live
+slider can show, spread over its range, seeded as the explorer is), records the figure and the side-panel numbers it
+shows at each, and writes a page that switches between them in any browser with no Python and no network.
+``export_all(directory)`` writes every explorer's page (``make exports``).  This layer sits above
+:mod:`dpviz.widgets`; nothing below it imports it.
 """
 
 from __future__ import annotations

@@ -39,7 +39,6 @@ import plotly.graph_objects as go
 
 from dpviz.plots.bands import patch_figure, replace_figure, sync_figure
 from dpviz.widgets.accessibility import TEXT_COLOURS, make_accessible
-from dpviz.widgets.readouts import guard_readouts
 from dpviz.widgets.controls import (
     SEED_MAX,
     control_range,
@@ -52,6 +51,7 @@ from dpviz.widgets.controls import (
     short_value,
 )
 from dpviz.widgets.figure_widget import ExplorerFigure
+from dpviz.widgets.readouts import guard_readouts
 
 __all__ = ["Explorer", "BUSY_CLASS", "LOG10_CLASS", "log_slider", "int_slider", "seed_box", "SEED_MAX",
            "control_range", "next_values"]

@@ -226,8 +226,12 @@ def guard_readouts(box: widgets.Box, controls: Mapping[str, widgets.Widget],
             return
         widget.value = value          # a guarded control refuses an out-of-range value with its own message
 
-    guard.handle_typed = handle_typed   # type: ignore[attr-defined]
-    guard.on_msg(lambda _w, content, _buffers: handle_typed(content.get("typed"), content.get("text", ""))
-                 if isinstance(content, dict) and "typed" in content else None)
+    guard.handle_typed = handle_typed
+
+    def on_message(_widget: Any, content: Any, _buffers: Any) -> None:
+        if isinstance(content, dict) and isinstance(content.get("typed"), str):
+            handle_typed(content["typed"], str(content.get("text", "")))
+
+    guard.on_msg(on_message)
     box.children = (*box.children, guard)
     return box
