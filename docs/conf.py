@@ -83,5 +83,7 @@ html_theme_options = {
     "secondary_sidebar_items": ["page-toc"],
 }
 html_sidebars = {"index": [], "data": []}
+# the theme's colour mode; left unset, the page starts with mode "" and logs "Got invalid theme mode" on every page
+html_context = {"default_mode": "auto"}
 html_copy_source = False  # the notebooks are large; their source is the repository, not the site
 html_show_sourcelink = False

@@ -261,3 +261,12 @@ def test_maths_is_rendered_by_the_sites_own_mathjax(site: Build) -> None:
     assert sources and all("://" not in s for s in sources), sources
     assert (site.html / "_static" / "tex-chtml.js").is_file()
     assert (site.html / "_static" / "output" / "chtml" / "fonts" / "woff-v2").is_dir()   # the fonts it loads
+
+
+def test_every_page_starts_in_a_valid_colour_mode(site: Build) -> None:
+    """The theme's script refuses any mode but light, dark and auto with a console error ("Got invalid theme mode"):
+    the site left it empty, so every page logged one."""
+    pages = sorted(p for p in site.html.rglob("*.html") if "_static" not in p.parts)   # the theme's pages
+    bad = [str(p.relative_to(site.html)) for p in pages
+           if 'data-default-mode="auto"' not in p.read_text("utf-8", errors="replace")]
+    assert pages and not bad, bad[:5]
