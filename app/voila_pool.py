@@ -87,12 +87,14 @@ class StaggeredPoolKernelManager(AsyncMappingKernelManager):
     async def cull_kernel_if_idle(self, kernel_id: str) -> None:
         """Cull ``kernel_id`` as jupyter_server does (idle, no connection, for ``cull_idle_timeout`` seconds),
         unless it is a pool kernel still waiting for its visitor."""
-        if kernel_id in self._pool_kernel_ids():
+        pool = self._pool_kernel_ids()
+        if kernel_id in pool:
             return
         # a pool kernel given to a visitor has been idle since it ran its page, and the visitor's browser has not
-        # connected yet: it gets a full timeout from the first check that finds it out of the pool
+        # connected yet: it gets a full timeout from the first check that finds it out of the pool (a check made
+        # while it was still starting, before the pool listed it, does not count)
         now = time.monotonic()
-        self._out_of_pool = {k: t for k, t in self._out_of_pool.items() if k in self._kernels}
+        self._out_of_pool = {k: t for k, t in self._out_of_pool.items() if k in self._kernels and k not in pool}
         first_seen = self._out_of_pool.setdefault(kernel_id, now)
         if now - first_seen < self.cull_idle_timeout:
             return

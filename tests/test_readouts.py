@@ -56,3 +56,24 @@ def test_a_typed_value_goes_through_the_controls_guard():
     guard.handle_typed("epsilon", "0.5")
     assert math.isclose(slider.value, 0.5) and "epsilon = 0.5" in explorer.figure.layout.title.text
     explorer.close()
+
+
+def test_a_range_typed_backwards_is_refused_not_raised():
+    from dpviz.widgets import HierarchyExplorer
+
+    explorer = HierarchyExplorer()
+    name = next(k for k, w in explorer.controls.items() if isinstance(w, widgets.FloatRangeSlider))
+    before = explorer.controls[name].value
+    explorer.widget.children[-1].handle_typed(name, "0.5 to 0.25")
+    assert explorer.controls[name].value == before and "low end above its high end" in explorer.message_text
+    explorer.close()
+
+
+def test_the_end_of_a_range_left_as_shown_keeps_its_exact_value():
+    from dpviz.widgets.readouts import guard_readouts
+
+    messages: list[str] = []
+    slider = widgets.FloatRangeSlider(value=(0.0, 1 / 3), min=0.0, max=1.0, step=1e-9, readout_format=".2f")
+    box = guard_readouts(widgets.VBox([slider]), {"r": slider}, messages.append)
+    box.children[-1].handle_typed("r", "0.10 – 0.33", shown="0.00 – 0.33")
+    assert slider.value == (0.1, 1 / 3) and not messages       # not 0.33: the student did not touch that end

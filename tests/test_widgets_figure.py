@@ -107,13 +107,14 @@ def test_a_bundle_without_the_methods_is_shipped_unchanged() -> None:
 
 
 def test_the_bundle_travels_once_per_kernel_and_every_figure_waits_for_it() -> None:
-    """A figure's own module is a few lines that import the loader's module; one loader per kernel, made before
-    the first figure (so its model reaches the browser first) and made again if it was closed."""
+    """A figure's own module is a few dozen lines that import the loader's module (the slot, the resync, the loading
+    note, the live region: 3.7 kB against the 4.9 MB bundle); one loader per kernel, made before the first figure
+    (so its model reaches the browser first) and made again if it was closed."""
     from dpviz.widgets import figure_widget as fw
 
     first = ExplorerFigure()
     loader = fw.preload_plotly()
-    assert len(first._esm) < 2500 and "import(url)" in first._esm and "await" not in first._esm.split("render")[0]
+    assert len(first._esm) < 5000 and "import(url)" in first._esm and "await" not in first._esm.split("render")[0]
     assert len(loader._source) > 1_000_000 and "initialize" in loader._esm and "createObjectURL" in loader._esm
     assert ExplorerFigure()._esm == first._esm and fw.preload_plotly() is loader   # one loader, however many figures
     # both sides name the same page-wide slot, one per bundle text

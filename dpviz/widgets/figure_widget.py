@@ -190,11 +190,15 @@ export default () => {{
       const say = () => {{
         if (said.parentNode !== gd) gd.appendChild(said);   // (again, if a full redraw emptied the plot)
         const t = gd.layout && gd.layout.title;
-        const text = "Figure: " + ((t && (typeof t === "string" ? t : t.text)) || "no title");
+        const raw = (t && (typeof t === "string" ? t : t.text)) || "no title";
+        // a title's <br> and <b> are markup, not words: line breaks become "; ", tags and entities are read
+        const plain = new DOMParser().parseFromString(raw.replace(/<br\\s*\\/?>/gi, "; "), "text/html");
+        const text = "Figure: " + (plain.documentElement.textContent || "").trim();
         if (said.textContent !== text) said.textContent = text;
       }};
-      const attach = () => {{   // plotly draws the plot div asynchronously
-        if (ctx.signal?.aborted) return;
+      let frames = 0;
+      const attach = () => {{   // plotly draws the plot div asynchronously (give up after ~10 s of frames)
+        if (ctx.signal?.aborted || ++frames > 600) return;
         // plotly's view draws into its own element
         gd = ctx.el.classList.contains("js-plotly-plot") ? ctx.el : ctx.el.querySelector(".js-plotly-plot");
         if (gd && gd.on) {{ gd.on("plotly_afterplot", say); say(); }} else requestAnimationFrame(attach);

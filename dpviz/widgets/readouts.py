@@ -18,8 +18,10 @@ from typing import Any
 
 import anywidget
 import ipywidgets as widgets
+import traitlets
 
 from dpviz.widgets.accessibility import EXPLORER_CLASS
+from dpviz.widgets.controls import short_value
 
 __all__ = ["parse_typed", "guard_readouts", "TYPED_CLASS_PREFIX"]
 
@@ -79,6 +81,10 @@ def parse_typed(widget: widgets.Widget, text: str) -> Any:
     (3, 40)
     >>> parse_typed(widgets.SelectionSlider(options=[("low", 1), ("high", 2)]), "high")
     2
+    >>> parse_typed(widgets.IntRangeSlider(), "40 – 3")
+    Traceback (most recent call last):
+    ...
+    ValueError: '40 – 3' has its low end above its high end
     >>> parse_typed(widgets.IntSlider(), "2.5")
     Traceback (most recent call last):
     ...
@@ -97,7 +103,10 @@ def parse_typed(widget: widgets.Widget, text: str) -> Any:
         parts = [p for p in _RANGE_SEPARATOR.split(text.strip()) if p]
         if len(parts) != 2:
             raise ValueError(f"{text.strip()!r} is not two numbers, low – high")
-        return tuple(_number(p, integer) for p in parts)
+        low, high = (_number(p, integer) for p in parts)
+        if low > high:
+            raise ValueError(f"{text.strip()!r} has its low end above its high end")
+        return low, high
     return _number(text, integer)
 
 
@@ -131,26 +140,34 @@ export default {
     const commit = (r) => {
       const shown = before.get(r), typed = r.textContent.trim();
       before.delete(r);
-      if (shown === undefined || typed === shown) return;
+      if (shown === undefined || typed === shown) return;   // nothing typed since the last commit
       r.textContent = shown;            // the control shows its value until the kernel accepts the new one
-      model.send({ typed: controlOf(r), text: typed });
+      model.send({ typed: controlOf(r), text: typed, shown: shown });
     };
-    const onFocus = (e) => { const r = readoutOf(e); if (r) before.set(r, r.textContent.trim()); };
+    // the text before the student's first edit (not at focus: the kernel may redraw the readout meanwhile)
+    const onInput = (e) => { const r = readoutOf(e); if (r && !before.has(r)) before.set(r, r.textContent.trim()); };
     const onKey = (e) => {
       const r = readoutOf(e);
-      if (!r) return;
+      if (!r || e.isComposing) return;
       if (e.key === 'Enter') { e.preventDefault(); e.stopPropagation(); commit(r); }
-      else if (e.key === 'Escape') { e.stopPropagation(); if (before.has(r)) r.textContent = before.get(r); }
-      else if (!before.has(r)) before.set(r, r.textContent.trim());
+      else if (e.key === 'Escape') {
+        e.stopPropagation();
+        if (before.has(r)) { r.textContent = before.get(r); before.delete(r); }
+      }
     };
     const onBlur = (e) => { const r = readoutOf(e); if (r) { e.stopPropagation(); commit(r); } };
     const attach = () => {
       root = el.closest('.@CLS@');
       if (!root) { frame = requestAnimationFrame(attach); return; }
       nameReadouts(root);
-      observer = new MutationObserver(() => nameReadouts(root));
+      let queued = false;   // one scan per frame, however many nodes a redraw touched
+      observer = new MutationObserver(() => {
+        if (queued) return;
+        queued = true;
+        requestAnimationFrame(() => { queued = false; nameReadouts(root); });
+      });
       observer.observe(root, { childList: true, subtree: true });
-      root.addEventListener('focusin', onFocus, true);
+      root.addEventListener('beforeinput', onInput, true);
       root.addEventListener('keydown', onKey, true);
       root.addEventListener('blur', onBlur, true);
     };
@@ -159,7 +176,7 @@ export default {
       cancelAnimationFrame(frame);
       if (observer) observer.disconnect();
       if (root) {
-        root.removeEventListener('focusin', onFocus, true);
+        root.removeEventListener('beforeinput', onInput, true);
         root.removeEventListener('keydown', onKey, true);
         root.removeEventListener('blur', onBlur, true);
       }
@@ -214,23 +231,31 @@ def guard_readouts(box: widgets.Box, controls: Mapping[str, widgets.Widget],
     for name, w in typed.items():
         w.add_class(TYPED_CLASS_PREFIX + name)
 
-    def handle_typed(name: str, text: str) -> None:
+    def handle_typed(name: str, text: str, shown: str | None = None) -> None:
         widget = typed.get(name)
         if widget is None:
             return
+        current = widget.label if isinstance(widget, widgets.SelectionSlider) else widget.value
         try:
             value = parse_typed(widget, str(text))
-        except ValueError as exc:
-            current = widget.label if isinstance(widget, widgets.SelectionSlider) else widget.value
-            refused(f"{name}: {exc}; {name} stays at {current}")
-            return
-        widget.value = value          # a guarded control refuses an out-of-range value with its own message
+            if shown is not None and isinstance(widget, (widgets.FloatRangeSlider, widgets.IntRangeSlider)):
+                # an end the student left as shown keeps its exact value (the readout rounds 1/3 to 0.33)
+                old = [p for p in _RANGE_SEPARATOR.split(str(shown).strip()) if p]
+                new = [p for p in _RANGE_SEPARATOR.split(str(text).strip()) if p]
+                if len(old) == 2:
+                    value = tuple(current[i] if new[i] == old[i] else value[i] for i in range(2))
+                    if value[0] > value[1]:
+                        raise ValueError(f"{str(text).strip()!r} has its low end above its high end")
+            widget.value = value      # a guarded control refuses an out-of-range value with its own message
+        except (ValueError, TypeError, traitlets.TraitError) as exc:
+            refused(f"{name}: {exc}; {name} stays at {short_value(current)}")
 
     guard.handle_typed = handle_typed
 
     def on_message(_widget: Any, content: Any, _buffers: Any) -> None:
         if isinstance(content, dict) and isinstance(content.get("typed"), str):
-            handle_typed(content["typed"], str(content.get("text", "")))
+            shown = content.get("shown")
+            handle_typed(content["typed"], str(content.get("text", "")), shown if isinstance(shown, str) else None)
 
     guard.on_msg(on_message)
     box.children = (*box.children, guard)
