@@ -243,9 +243,8 @@ def guard_readouts(box: widgets.Box, controls: Mapping[str, widgets.Widget],
                 old = [p for p in _RANGE_SEPARATOR.split(str(shown).strip()) if p]
                 new = [p for p in _RANGE_SEPARATOR.split(str(text).strip()) if p]
                 if len(old) == 2:
-                    value = tuple(current[i] if new[i] == old[i] else value[i] for i in range(2))
-                    if value[0] > value[1]:
-                        raise ValueError(f"{str(text).strip()!r} has its low end above its high end")
+                    kept = tuple(current[i] if new[i] == old[i] else value[i] for i in range(2))
+                    value = kept if kept[0] <= kept[1] else value   # (both ends as typed if keeping one crosses)
             widget.value = value      # a guarded control refuses an out-of-range value with its own message
         except (ValueError, TypeError, traitlets.TraitError) as exc:
             refused(f"{name}: {exc}; {name} stays at {short_value(current)}")
