@@ -67,9 +67,11 @@ def _visit(browser, url: str, name: str, rate: float, moves: int) -> tuple[float
             handle.focus()
             page.keyboard.press("ArrowRight" if k % 2 else "ArrowLeft")
         wait_until_idle(page, SLOW_MS)
-        readout, stated, _ = shown_pair(page, name)
+        readout, stated, title = shown_pair(page, name)
         checked += 1
-        apart += not (stated is not None and same_shown_value(readout, stated))
+        if not (stated is not None and same_shown_value(readout, stated)):
+            apart += 1
+            print(f"  {name} step {k}: readout {readout!r}, figure title {title!r}", flush=True)
     page.goto("about:blank")
     page.close()
     return first, checked, apart
@@ -130,6 +132,9 @@ def _worker(tasks: queue.Queue, results: dict, errors: list, rate: float, moves:
                 try:
                     visit = _visit_export if url.startswith("file:") else _visit
                     results[name, k] = visit(browser, url, name, rate, moves)
+                    first, checked, apart = results[name, k]
+                    print(f"  {name} visit {k}: first figure {first:.1f} s, {checked} steps, {apart} apart",
+                          flush=True)
                 except Exception as exc:  # a visit that never showed its figure is reported, not hidden
                     errors.append(f"{name} visit {k}: {type(exc).__name__}: {str(exc).splitlines()[0]}")
                     results[name, k] = (float("nan"), 0, 1)

@@ -94,6 +94,22 @@ def test_checks_hidden_from_readers_are_folded_in_jupyterlab_too(lecture: Path):
         assert folded == (cell in tagged), (lecture.name, cell.source[:60])
 
 
+@pytest.mark.parametrize("lecture", course.lectures(), ids=lambda p: p.stem)
+def test_every_cell_that_asserts_is_hidden_from_readers(lecture: Path):
+    """A student reads prose, short calls and their output, not the checks that keep a lecture honest: any code
+    cell with an ``assert`` statement (found by parsing it, not by a text search) carries a hidden tag."""
+    import ast
+
+    shown = []
+    for k, cell in enumerate(nbformat.read(lecture, as_version=4).cells):
+        if cell.cell_type != "code" or course.HIDDEN_TAGS & set(cell.metadata.get("tags", ())):
+            continue
+        source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        if any(isinstance(node, ast.Assert) for node in ast.walk(ast.parse(source))):
+            shown.append(k)
+    assert not shown, f"{lecture.name}: cells {shown} assert in view of students"
+
+
 def test_normalise_files_leaves_a_normalised_lecture_unchanged(tmp_path: Path):
     lecture = course.lectures()[1]
     copy = tmp_path / lecture.name
