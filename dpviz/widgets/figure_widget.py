@@ -25,10 +25,12 @@ Fourth, the bundle is loaded once per page, and early. anywidget compiles a widg
 text, once per widget: 1.3-2.1 s of the browser's main thread for these 4.9 MB, after the kernel had built the
 explorer, so a student waited for it on every explorer. Here the bundle travels once per kernel, as the text of a
 :class:`PlotlyLoader` that is never displayed; the browser starts compiling it as soon as the loader exists, and
-an :class:`ExplorerFigure`'s own ``_esm`` is a few lines that return at once and start plotly's model and views
-when that module is ready (anywidget allows a model two seconds to start; see ``_FIGURE_JS``). The loader is made
-by :func:`preload_plotly`, which runs when this module is imported in a kernel (so a lecture that imports its
-explorer in its first cell has the bundle compiled while its other cells run) and before every figure.
+an :class:`ExplorerFigure`'s own ``_esm`` (``explorer_figure.js``) is a few lines that return at once and start
+plotly's model and views when that module is ready (anywidget allows a model two seconds to start, and drops every
+later message of a model that took longer: the module takes the figure's messages past that gate and asks the
+kernel for the figure whole if it missed an update). The loader is made by :func:`preload_plotly`, which runs
+when this module is imported in a kernel (so a lecture that imports its explorer in its first cell has the
+bundle compiled while its other cells run) and before every figure.
 
 Fifth, in the kernel: plotly checks each property path of an update against the figure's property tree before
 applying it, about 0.2 ms a path (20 paths a move of the hierarchy explorer: 8 of its 12 ms). An
@@ -122,93 +124,12 @@ _LOADER_JS = _SLOT_JS + """export default {{
 }};
 """
 
-# A figure's module returns at once: anywidget rejects a model whose module and ``initialize`` take more than two
-# seconds ("Failed to initialize model.", anywidget 0.11), and every later update of that figure was dropped while
-# its controls kept moving.  plotly's own model starts once the bundle is compiled (1.3-2.1 s on an idle machine,
-# 27 s on a CPU slowed 6x); a view shows "Loading the figure..." until then.  If the kernel changed the figure in
-# that time (plotly's model was not there to apply it), the page asks for the figure as it is now
-# (``ExplorerFigure._on_page_message`` sends only what differs) and draws no view before the answer is in: plotly's
-# model ignores a new ``_widget_data``, a view reads it once, when it first draws.  The question is asked only then:
-# in JupyterLab the kernel answers only between cells, so asking always would hold every figure of a "Run all".
-_FIGURE_JS = _SLOT_JS + """const names = ["_widget_data", "_widget_layout", "_py2js_addTraces", "_py2js_deleteTraces",
-  "_py2js_moveTraces", "_py2js_restyle", "_py2js_relayout", "_py2js_update", "_py2js_animate",
-  "_py2js_removeLayoutProps", "_py2js_removeTraceProps"];
-const plotly = () => (slot.widget ??= slot.url.then((url) => import(url)).then((m) => m.default));
-export default () => {{
-  let real = null;
-  let started = false;   // plotly's model runs and holds the kernel's figure as it is now: views may draw
-  let ready = null;
-  return {{
-    initialize(ctx) {{
-      const model = ctx.model;
-      let missed = false;   // the kernel changed the figure before plotly's model listened
-      const note = () => {{ missed = true; }};
-      for (const name of names) model.on("change:" + name, note);
-      ready = plotly().then((make) => {{
-        real = make();
-        real.initialize(ctx);
-        for (const name of names) model.off("change:" + name, note);
-        if (!missed) return;
-        // ask for the figure as it is now: the kernel sends what differs, then "resynced"
-        return new Promise((resolve, reject) => {{
-          const done = (msg) => {{
-            if (msg && msg.dpviz === "resynced") {{ model.off("msg:custom", done); resolve(); }}
-          }};
-          model.on("msg:custom", done);
-          ctx.signal?.addEventListener("abort", () => {{ model.off("msg:custom", done); reject(ctx.signal.reason); }});
-          model.send({{ dpviz: "resync" }});
-        }});
-      }}).then(() => {{ started = true; }});
-      ready.catch((error) => {{
-        if (!ctx.signal?.aborted) console.error("dpviz: the plotly figure could not start", error);
-      }});
-    }},
-    async render(ctx) {{
-      if (!started) {{
-        const note = document.createElement("div");
-        note.className = "dpviz-figure-loading";
-        note.setAttribute("role", "status");
-        note.textContent = "Loading the figure\\u2026";
-        ctx.el.appendChild(note);
-        try {{
-          await ready;
-        }} catch (error) {{
-          if (!ctx.signal?.aborted) note.textContent = "The figure could not start (" + error + "); reload the page.";
-          return;
-        }}
-        note.remove();
-      }}
-      const cleanup = await real.render(ctx);
-      // a text alternative: the figure's title (every explorer states its parameters and result there) in a
-      // visually hidden live region, so a screen reader hears each redraw
-      const said = document.createElement("p");
-      said.className = "dpviz-figure-text";
-      said.setAttribute("aria-live", "polite");
-      said.style.cssText = "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);" +
-                           "white-space:nowrap;margin:0";
-      let gd = null;
-      const say = () => {{
-        if (said.parentNode !== gd) gd.appendChild(said);   // (again, if a full redraw emptied the plot)
-        const t = gd.layout && gd.layout.title;
-        const raw = (t && (typeof t === "string" ? t : t.text)) || "no title";
-        // a title's <br> and <b> are markup, not words: line breaks become "; ", tags and entities are read
-        const plain = new DOMParser().parseFromString(raw.replace(/<br\\s*\\/?>/gi, "; "), "text/html");
-        const text = "Figure: " + (plain.documentElement.textContent || "").trim();
-        if (said.textContent !== text) said.textContent = text;
-      }};
-      let frames = 0;
-      const attach = () => {{   // plotly draws the plot div asynchronously (give up after ~10 s of frames)
-        if (ctx.signal?.aborted || ++frames > 600) return;
-        // plotly's view draws into its own element
-        gd = ctx.el.classList.contains("js-plotly-plot") ? ctx.el : ctx.el.querySelector(".js-plotly-plot");
-        if (gd && gd.on) {{ gd.on("plotly_afterplot", say); say(); }} else requestAnimationFrame(attach);
-      }};
-      attach();
-      return cleanup;
-    }},
-  }};
-}};
-"""
+#: A figure's own module (``explorer_figure.js`` beside this file, where its comments say why each part is there):
+#: it returns at once and starts plotly's model and views once the loader's bundle is compiled, takes the figure's
+#: comm messages from anywidget's two-second gate, and asks the kernel for the figure whole if it missed an update.
+#: Its whole-line comments stay in the file: the page gets the code.
+_FIGURE_JS = "\n".join(line for line in Path(__file__).with_name("explorer_figure.js").read_text(encoding="utf-8")
+                       .splitlines() if not line.lstrip().startswith("//")) + "\n"
 
 
 class PlotlyLoader(anywidget.AnyWidget):
@@ -269,7 +190,7 @@ class ExplorerFigure(go.FigureWidget):
     """
 
     # plotly's bundle without the browser-side report, loaded once per page by the PlotlyLoader (module docstring)
-    _esm = _FIGURE_JS.format(key=_slot())
+    _esm = _FIGURE_JS.replace("__DPVIZ_SLOT__", _slot())
 
     # not synced: ipywidgets decodes the browser's message but sets (and echoes) only synced properties, so
     # plotly's observer of this property never runs
@@ -281,13 +202,25 @@ class ExplorerFigure(go.FigureWidget):
         self.on_msg(self._on_page_message)
 
     def _on_page_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        """A page whose plotly model started after the kernel had changed the figure asks for it whole: send
-        the current traces and layout, as plotly does when the figure is displayed."""
-        if isinstance(content, dict) and content.get("dpviz") == "resync":
-            with self.hold_sync():   # one message with what differs from the figure the page was first sent
-                self._widget_layout = copy.deepcopy(self._layout_obj._props)
-                self._widget_data = copy.deepcopy(self._data)
-            self.send({"dpviz": "resynced"})   # after the state: the page draws its views once this arrives
+        """The page's two questions about the figure it holds.
+
+        ``resync``: its plotly model started after the kernel had changed the figure; send the current traces
+        and layout whole, as plotly does when the figure is displayed.  ``check`` (with the page's two edit
+        counters): the page may have lost updates (anywidget dropped them, see ``explorer_figure.js``);
+        if its counters are not the kernel's, send the figure whole as for ``resync``, else answer ``current``.
+        """
+        if not isinstance(content, dict) or content.get("dpviz") not in ("resync", "check"):
+            return
+        if content["dpviz"] == "check" and (content.get("layout_edit_id"), content.get("trace_edit_id")) == (
+                self._last_layout_edit_id, self._last_trace_edit_id):
+            self.send({"dpviz": "current"})
+            return
+        with self.hold_sync():   # one message with what differs from the figure the page was first sent
+            self._widget_layout = copy.deepcopy(self._layout_obj._props)
+            self._widget_data = copy.deepcopy(self._data)
+        # and the counters, so that plotly's model numbers its next answers as the kernel expects
+        self.send_state(["_last_layout_edit_id", "_last_trace_edit_id"])
+        self.send({"dpviz": "resynced"})   # after the state: the page draws its views once this arrives
 
     def _perform_plotly_relayout(self, relayout_data: dict[str, Any]) -> dict[str, Any]:
         """plotly's relayout of the Python-side layout (the changed paths and values), each path checked by
