@@ -7,7 +7,7 @@ PORT ?= 8888
 STAMP_LAB := $(VENV)/.installed-lab
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: lab app test test-oldest lint typecheck doctest fuzz mutation unit notebooks browser browser-deps docs-deps bench bench-browser bench-slow docs \
+.PHONY: lab app test test-oldest lint typecheck doctest fuzz mutation unit notebooks browser browser-deps docs-deps bench bench-browser bench-slow bench-slow-lab docs \
 	clean student instructor slides course exports classroom
 
 $(BIN)/python:
@@ -134,6 +134,10 @@ bench-browser: $(STAMP_TEST) browser-deps
 # fresh visits, moves made while the page loads and after; a figure that ends apart from its controls is frozen.
 bench-slow: $(STAMP_TEST) browser-deps
 	$(BIN)/python -m benchmarks.slow_machine --rate 6 --load 8
+
+# The same for lectures 00, 03 and 06 in JupyterLab (benchmarks/slow_lab.py): run all, move every explorer.
+bench-slow-lab: $(STAMP_TEST) browser-deps
+	$(BIN)/python -m benchmarks.slow_lab --rate 6 --load 8
 
 # The course hand-outs (tools/course.py): student notebooks (solutions stripped, outputs cleared), instructor
 # notebooks (as committed), and one reveal.js slide deck per lecture. reveal.js comes from the npm registry into

@@ -113,9 +113,8 @@ def _server(argv: list[str], cwd: Path, probe: str, port: int, env: dict[str, st
     """Run a server (stdout/stderr to a log beside cwd) until the block ends; stop it and its kernels."""
     env = dict(os.environ, **(env or {}),
                PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    # a server on a machine under the slow-machine benches' load takes minutes to answer its first request
     with running(argv, f"http://127.0.0.1:{port}{probe}", cwd.parent / "server.log", cwd=cwd, env=env,
-                 start_new_session=True, start_timeout=600) as proc:
+                 start_new_session=True) as proc:
         yield proc.pid
 
 

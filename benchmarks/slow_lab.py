@@ -48,15 +48,19 @@ EXPLORER_JS = """(k) => { const root = document.querySelectorAll('.dpviz-explore
   return {title: t ? (typeof t === 'string' ? t : (t.text || '')) : '', readout: r ? r.textContent.trim() : null}; }"""
 
 
-def _settled(page, k: int, pattern: str, settle_s: float) -> tuple[bool, dict]:
-    """Wait until the kernel is idle and explorer ``k``'s title states its readout's value; (settled, last state)."""
+def _settled(page, k: int, pattern: str, settle_s: float, before: dict | None) -> tuple[bool, dict]:
+    """Wait until the kernel is idle and explorer ``k``'s title states its readout's value (and changed if the
+    readout did since ``before``: "epsilon = 1" agrees with 1.02 at the one digit it shows); (settled, state)."""
     deadline = time.monotonic() + settle_s
     state: dict = {}
     while time.monotonic() < deadline:
         if page.evaluate(KERNEL_IDLE_JS):
             state = page.evaluate(EXPLORER_JS, k) or {}
             found = re.search(pattern, state.get("title", ""))
-            if found and state.get("readout") and same_shown_value(state["readout"], found.group(1).rstrip(".")):
+            moved_alone = bool(before) and state.get("readout") != before.get("readout") and (
+                state.get("title") == before.get("title"))
+            if (found and state.get("readout") and not moved_alone
+                    and same_shown_value(state["readout"], found.group(1).rstrip("."))):
                 return True, state
         page.wait_for_timeout(250)
     return False, state
@@ -85,12 +89,13 @@ def _visit(browser, url: str, pattern: str, rate: float, moves: int, settle_s: f
     checked = apart = 0
     for k in range(explorers):
         handle = page.locator(".dpviz-explorer").nth(k).locator(".dpviz-main-control .noUi-handle").first
+        state: dict | None = None
         for step in range(moves + 1):
             if step:
-                handle.scroll_into_view_if_needed()
-                handle.focus()
+                handle.scroll_into_view_if_needed(timeout=SLOW_MS)
+                handle.focus(timeout=SLOW_MS)
                 page.keyboard.press("ArrowRight" if step % 2 else "ArrowLeft")
-            ok, state = _settled(page, k, pattern, settle_s)
+            ok, state = _settled(page, k, pattern, settle_s, state)
             checked += 1
             if not ok:
                 apart += 1

@@ -28,9 +28,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running(argv: list[str], probe_url: str, log_path: Path, *, start_timeout: float = 120,
+def running(argv: list[str], probe_url: str, log_path: Path, *, start_timeout: float = 600,
             stop_timeout: float = 20, **popen: Any) -> Iterator[subprocess.Popen]:
-    """Run ``argv`` until the block ends, once ``probe_url`` answers; RuntimeError with the log if it never does."""
+    """Run ``argv`` until the block ends, once ``probe_url`` answers; RuntimeError with the log if it never does.
+
+    A server that exits is reported at once; one still starting gets ``start_timeout`` seconds (ten minutes: on a
+    machine running 8 busy processes beside Chromium, Voila took over two to answer its first request)."""
     with open(log_path, "w") as log:
         proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, **popen)
         try:

@@ -97,10 +97,16 @@ export default () => {
   let real = null;
   let started = false;   // plotly's model runs and holds the kernel's figure as it is now: views may draw
   let ready = null;
-  const views = new Set();   // each drawn view: {ctx, cleanup}
+  const views = new Set();   // each drawn view: {ctx, cleanup, turn}
 
   const draw = async (view) => {
-    view.cleanup = await real.render(view.ctx);
+    const turn = ++view.turn;
+    const cleanup = await real.render(view.ctx);
+    if (turn !== view.turn) {   // drawn again (or closed) while plotly drew this one: it is not shown
+      await cleanup?.();
+      return;
+    }
+    view.cleanup = cleanup;
     announce(view.ctx);
   };
   const redraw = async () => {   // the kernel sent the figure anew: plotly's views read it only when they draw
@@ -149,11 +155,12 @@ export default () => {
         }
         note.remove();
       }
-      const view = { ctx, cleanup: null };
+      const view = { ctx, cleanup: null, turn: 0 };
       views.add(view);
       await draw(view);
       return () => {
         views.delete(view);
+        view.turn += 1;
         return view.cleanup?.();
       };
     },

@@ -140,7 +140,7 @@ def serve_app(work: Path, *options: str) -> Iterator[tuple[str, str, Path, int]]
     env = {**os.environ, "JUPYTER_PATH": os.pathsep.join(filter(None, [str(work / "app" / "share"),
                                                                       os.environ.get("JUPYTER_PATH")]))}
     base = f"http://127.0.0.1:{port}"
-    with running(argv, f"{base}/?token={token}", work / "voila.log", start_timeout=90, stop_timeout=15,
+    with running(argv, f"{base}/?token={token}", work / "voila.log", stop_timeout=15,
                  cwd=work / "app", env=env) as proc:
         yield base, token, work / "voila.log", proc.pid
 

@@ -109,3 +109,46 @@ def test_figure_follows_the_slider_when_its_module_started_after_anywidgets_two_
     # the condition the test is about did happen: anywidget gave the model up (and nothing else went wrong)
     problems = page_rules.take()
     assert problems and all("[anywidget] Failed to initialize model." in p for p in problems), problems
+
+
+# The figure's module, as anywidget makes it, starts 8 s late (a top-level await): anywidget gives the model up at
+# 2 s and drops every message it got before; the page notes when the module ran.
+DELAY_FIGURE_MODULE_JS = """(() => {
+  const Original = window.Blob;
+  window.__dpvizModuleRan = false;
+  window.Blob = class extends Original {
+    constructor(parts, options) {
+      const text = parts && parts.length === 1 && typeof parts[0] === 'string' ? parts[0] : '';
+      if (text.length < 50000 && text.includes('Loading the figure')) {
+        parts = ['await new Promise((resolve) => setTimeout(resolve, 8000)); window.__dpvizModuleRan = true;\\n'
+                 + text];
+      }
+      super(parts, options);
+    }
+  };
+})();"""
+
+
+def test_a_move_made_before_the_figure_module_ran_is_not_lost(browser, voila_app, page_rules):
+    """The update a move sent while the figure's module had not yet run is dropped by anywidget; once the module
+    runs, it asks the kernel whether it missed one, gets the figure whole and draws it again."""
+    base, token = voila_app
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    page.add_init_script(DELAY_FIGURE_MODULE_JS)
+    page.goto(f"{base}/voila/render/laplace.ipynb?token={token}", timeout=SLOW_MS)
+    handle = page.locator(".dpviz-main-control .noUi-handle").first
+    handle.wait_for(timeout=SLOW_MS)
+    handle.focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    wait_until_idle(page, SLOW_MS)   # the kernel has the move and has sent its update
+    moved_before_module = not page.evaluate("window.__dpvizModuleRan")
+    page.wait_for_function("window.__dpvizModuleRan", timeout=SLOW_MS)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=SLOW_MS)
+    assert moved_before_module, "the module ran before the move: the test did not make the case it is about"
+    _check(page, "laplace", "after 3 moves made before the figure's module ran")
+    assert "epsilon = 1," not in shown_pair(page, "laplace")[2]
+    page.close()
+    # anywidget's rejection, if the page reports it (here the dropped messages awaited it), is the only problem
+    problems = page_rules.take()
+    assert all("[anywidget] Failed to initialize model." in p for p in problems), problems
