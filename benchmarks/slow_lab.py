@@ -153,7 +153,7 @@ def run(lectures: list[str], rate: float, load: int, visits: int, moves: int, se
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("lectures", nargs="*", default=list(LECTURES), choices=list(LECTURES))
+    parser.add_argument("lectures", nargs="*", default=list(LECTURES), help=f"any of {', '.join(LECTURES)}")
     parser.add_argument("--rate", type=float, default=6.0)
     parser.add_argument("--load", type=int, default=0)
     parser.add_argument("--visits", type=int, default=1)
@@ -161,6 +161,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--settle", type=float, default=120.0, help="seconds a step may take to settle")
     parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
+    unknown = sorted(set(args.lectures) - set(LECTURES))
+    if unknown:   # (argparse's choices would also refuse the default list as a whole)
+        parser.error(f"unknown lecture(s) {unknown}; choose from {list(LECTURES)}")
     return run(args.lectures, args.rate, args.load, args.visits, args.moves, args.settle, args.json)
 
 
