@@ -21,13 +21,12 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import statistics
 import sys
 import time
 from pathlib import Path
 
 from benchmarks.browser_bench import CHROMIUM, CHROMIUM_ARGS, lab_server
-from benchmarks.slow_machine import busy
+from benchmarks.slow_machine import busy, print_table
 from tests.browser.explorer_state import TITLE_PARAMETER, same_shown_value
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,16 +129,8 @@ def run(lectures: list[str], rate: float, load: int, visits: int, moves: int, se
                 print(f"  {name} visit {k}: first explorer figure {first:.1f} s after run all, {explorers} "
                       f"explorers, {checked} steps, {apart} apart", flush=True)
         browser.close()
-    frozen_total = 0
-    print(f"{'lecture':<28s} {'first figure (s): median':>26s} {'worst':>7s} {'steps':>6s} {'apart':>6s} "
-          f"{'frozen':>7s}")
-    for name in lectures:
-        rows = [results[name, k] for k in range(visits)]
-        firsts = [r[0] for r in rows]
-        frozen = sum(r[3] > 0 for r in rows)
-        frozen_total += frozen
-        print(f"{name:<28s} {statistics.median(firsts):>26.1f} {max(firsts):>7.1f} "
-              f"{sum(r[2] for r in rows):>6d} {sum(r[3] for r in rows):>6d} {frozen:>7d}", flush=True)
+    frozen_total = print_table("lecture", {name: [(results[name, k][0], *results[name, k][2:]) for k in range(visits)]
+                                           for name in lectures})
     print(f"{len(results)} visits in {time.monotonic() - t_start:.0f} s")
     for line in errors:
         print("error:", line)

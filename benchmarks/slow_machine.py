@@ -148,9 +148,22 @@ def _worker(tasks: queue.Queue, results: dict, errors: list, rate: float, moves:
             browser.close()
 
 
+def print_table(what: str, visits: dict[str, list[tuple[float, int, int]]]) -> int:
+    """Print one row per page (or lecture) from its visits' (first figure s, steps, steps apart); return the
+    number of frozen visits (any step apart)."""
+    print(f"{what:<28s} {'first figure (s): median':>26s} {'worst':>7s} {'steps':>6s} {'apart':>6s} {'frozen':>7s}")
+    frozen_total = 0
+    for name, rows in visits.items():
+        firsts = [r[0] for r in rows]
+        frozen = sum(r[2] > 0 for r in rows)
+        frozen_total += frozen
+        print(f"{name:<28s} {statistics.median(firsts):>26.1f} {max(firsts):>7.1f} "
+              f"{sum(r[1] for r in rows):>6d} {sum(r[2] for r in rows):>6d} {frozen:>7d}", flush=True)
+    return frozen_total
+
+
 def run(pages: list[str], rate: float, load: int, visits: int, moves: int, workers: int = 1,
         json_path: str | None = None, exports: bool = False) -> int:
-    frozen_total = 0
     print(f"CPU throttling x{rate:g}, {load} busy processes, {visits} fresh visit(s) per page, {moves} moves each, "
           f"{workers} visit(s) at once")
     results: dict[tuple[str, int], tuple[float, int, int]] = {}
@@ -176,14 +189,7 @@ def run(pages: list[str], rate: float, load: int, visits: int, moves: int, worke
             t.start()
         for t in threads:
             t.join()
-    print(f"{'page':<28s} {'first figure (s): median':>26s} {'worst':>7s} {'steps':>6s} {'apart':>6s} {'frozen':>7s}")
-    for name in pages:
-        rows = [results[name, k] for k in range(visits)]
-        firsts = [r[0] for r in rows]
-        frozen = sum(r[2] > 0 for r in rows)
-        frozen_total += frozen
-        print(f"{name:<28s} {statistics.median(firsts):>26.1f} {max(firsts):>7.1f} "
-              f"{sum(r[1] for r in rows):>6d} {sum(r[2] for r in rows):>6d} {frozen:>7d}", flush=True)
+    frozen_total = print_table("page", {name: [results[name, k] for k in range(visits)] for name in pages})
     print(f"{len(results)} visits in {time.monotonic() - t0:.0f} s")
     for line in errors:
         print("error:", line)
