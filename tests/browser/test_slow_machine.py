@@ -61,24 +61,30 @@ def test_figure_follows_the_slider_on_a_cpu_slowed_six_times(browser, voila_app,
     page.close()
 
 
-# In the page, before anything else runs: the figure's own module (a few kB, "Loading the figure" in it; the
-# plotly bundle is megabytes) is made into a Blob by anywidget right after it starts the model's two-second
-# timer; holding the main thread 2.5 s there is what a slow, busy machine does with the bundle's compile.
-HOLD_FIGURE_MODULE_JS = """(() => {
+def _on_figure_module(action: str) -> str:
+    """A page init script that runs ``action`` (JS; it may read ``text`` and replace ``parts``) whenever anywidget
+    makes a Blob of the figure's own module (a few kB with "Loading the figure" in it; the plotly bundle is
+    megabytes), which it does right after it starts the model's two-second timer."""
+    return """(() => {
   const Original = window.Blob;
   window.__dpvizHeld = 0;
+  window.__dpvizModuleRan = false;
   window.Blob = class extends Original {
     constructor(parts, options) {
       const text = parts && parts.length === 1 && typeof parts[0] === 'string' ? parts[0] : '';
       if (text.length < 50000 && text.includes('Loading the figure')) {
-        window.__dpvizHeld += 1;
-        const start = performance.now();
-        while (performance.now() - start < 2500) { /* the main thread is busy */ }
+        __ACTION__
       }
       super(parts, options);
     }
   };
-})();"""
+})();""".replace("__ACTION__", action)
+
+
+# Holding the main thread 2.5 s there is what a slow, busy machine does with the bundle's compile.
+HOLD_FIGURE_MODULE_JS = _on_figure_module("""window.__dpvizHeld += 1;
+        const start = performance.now();
+        while (performance.now() - start < 2500) { /* the main thread is busy */ }""")
 
 
 def test_figure_follows_the_slider_when_its_module_started_after_anywidgets_two_seconds(browser, voila_app,
@@ -111,22 +117,10 @@ def test_figure_follows_the_slider_when_its_module_started_after_anywidgets_two_
     assert problems and all("[anywidget] Failed to initialize model." in p for p in problems), problems
 
 
-# The figure's module, as anywidget makes it, starts 8 s late (a top-level await): anywidget gives the model up at
-# 2 s and drops every message it got before; the page notes when the module ran.
-DELAY_FIGURE_MODULE_JS = """(() => {
-  const Original = window.Blob;
-  window.__dpvizModuleRan = false;
-  window.Blob = class extends Original {
-    constructor(parts, options) {
-      const text = parts && parts.length === 1 && typeof parts[0] === 'string' ? parts[0] : '';
-      if (text.length < 50000 && text.includes('Loading the figure')) {
-        parts = ['await new Promise((resolve) => setTimeout(resolve, 8000)); window.__dpvizModuleRan = true;\\n'
-                 + text];
-      }
-      super(parts, options);
-    }
-  };
-})();"""
+# The figure's module starts 8 s late (a top-level await): anywidget gives the model up at 2 s and drops every
+# message it got before; the page notes when the module ran.
+DELAY_FIGURE_MODULE_JS = _on_figure_module("""parts = ['await new Promise((resolve) => setTimeout(resolve, 8000)); '
+                 + 'window.__dpvizModuleRan = true;\\n' + text];""")
 
 
 def test_a_move_made_before_the_figure_module_ran_is_not_lost(browser, voila_app, page_rules):
