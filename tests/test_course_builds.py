@@ -116,3 +116,98 @@ def test_normalise_files_leaves_a_normalised_lecture_unchanged(tmp_path: Path):
     copy.write_bytes(lecture.read_bytes())
     course.normalise_files([copy])
     assert copy.read_bytes() == lecture.read_bytes()
+
+
+def test_student_notebooks_carry_no_check_and_no_talk_of_the_project():
+    from tools import handout_audit
+
+    found = handout_audit.audit()
+    assert not found, "\n".join(f"{f.lecture} cell {f.cell} [{f.kind}]: {f.text}" for f in found)
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("the test suite checks it against scipy", "the project's tests"),
+    ("(the tests compare it with the dense map)", "the project's tests"),
+    ("see `tests/test_audit.py`", "the project's tests"),
+    ("measured on the 2-core machine", "the machine it ran on"),
+    ("the numbers this course is tested against", "the project's tests"),
+    ("`make bench` re-runs HDMM's recipe", "benchmarks and build commands"),
+    ("The rows-only reading, dpviz's first version, fell short", "earlier versions of dpviz"),
+])
+def test_the_audit_finds_each_kind_of_project_talk(text: str, kind: str):
+    from tools import handout_audit
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text)])
+    assert [f.kind for f in handout_audit.findings(nb)] == [kind]
+
+
+@pytest.mark.parametrize("text", [
+    "a hypothesis test at confidence 0.999", "DPBench is the benchmark that turned the question into an experiment",
+    "a false alarm, which we fixed in advance", "the first version of the mechanism adds noise once",
+    "H_b + CI (constrained inference)", "a two-sided test of the claim",
+])
+def test_the_audit_leaves_teaching_about_tests_and_benchmarks_alone(text: str):
+    from tools import handout_audit
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text)])
+    assert handout_audit.findings(nb) == []
+
+
+def _names(source: str) -> tuple[set[str], set[str]]:
+    """The names a cell binds and the names it reads (IPython magics dropped)."""
+    import ast
+
+    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+    bound, read = set(), set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Name):
+            (bound if isinstance(node.ctx, (ast.Store, ast.Del)) else read).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):            # a lambda's or a function's parameter
+            bound.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return bound, read
+
+
+@pytest.mark.parametrize("lecture", LECTURES, ids=lambda p: p.stem)
+def test_a_student_notebook_runs_without_the_checks_it_loses(lecture: Path):
+    """``make student`` drops the checks, so no cell a student runs may read a name that only a check defined,
+    and a check must print nothing (its output would be lost with it). Found by parsing, cell by cell, in order."""
+    only_in_checks: set[str] = set()
+    for k, cell in enumerate(nbformat.read(lecture, as_version=4).cells):
+        if cell.cell_type != "code":
+            continue
+        bound, read = _names(cell.source)
+        if course.is_check(cell):
+            assert not cell.outputs, f"{lecture.name} cell {k}: a check that prints ({cell.source[:60]!r})"
+            only_in_checks |= bound
+        else:
+            missing = (read - bound) & only_in_checks
+            assert not missing, f"{lecture.name} cell {k} reads {sorted(missing)}, defined only in a check"
+            only_in_checks -= bound
+
+
+def test_unit_budget_counts_prose_without_maths_markup_or_link_targets():
+    from tools import unit_budget
+
+    assert unit_budget.prose_words("The $x + y$ and $$\\sum_i x_i$$ <b>bold</b> [link](https://a.b/c) end.") == 5
+    assert unit_budget.prose_words("| a | b |\n|---|:-:|\n| 1 | 2 |") == 4
+
+
+def test_unit_budget_splits_a_lecture_at_its_unit_headings(tmp_path: Path):
+    from tools import unit_budget
+
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    checked = code("assert x == 1")
+    checked.metadata["tags"] = ["hide-input", "remove-input"]
+    nb = nbformat.v4.new_notebook(cells=[
+        md("# Lecture 9 — title"), md("# Unit 9.1 — one\n\n### Exercise 9.1: a"), code("x = 1\n\ny = 2"), checked,
+        md("# Unit 9.2 — two\n\n### Exercise 9.2: b\n\n### Exercise 9.3: c")])
+    path = tmp_path / "99_demo.ipynb"
+    nbformat.write(nb, path)
+    one, two = unit_budget.units(path)
+    assert (one.title, one.code_lines, one.exercises) == ("Unit 9.1 — one", 2, 1)   # the check is not counted
+    assert (two.title, two.code_lines, two.exercises) == ("Unit 9.2 — two", 0, 2)
+    assert one.over() == ["exercises 1 not in 2-4"] and two.over() == []

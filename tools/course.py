@@ -4,8 +4,10 @@
     Notebooks for students (default ``build/student``): the code between ``### BEGIN SOLUTION`` and
     ``### END SOLUTION`` becomes ``...  # your answer here`` (the markers nbgrader uses, so an instructor may
     also grade with nbgrader), every output is cleared, and cells tagged ``solution`` (worked answers in
-    markdown) are removed.  Exercise cells start with ``answer = ...`` before the solution block, so a
-    student's untouched cell runs and its checker answers "no answer yet".
+    markdown) and the lectures' checks (code cells tagged ``remove-input``: asserts that keep the printed
+    numbers honest; JupyterLab folds them in the instructor's copy) are removed.  Exercise cells start with
+    ``answer = ...`` before the solution block, so a student's untouched cell runs and its checker answers
+    "no answer yet".
 ``python -m tools.course instructor [OUT]``
     The notebooks as committed, with solutions and outputs (default ``build/instructor``).
 ``python -m tools.course execute NOTEBOOK...``
@@ -52,12 +54,18 @@ def strip_solutions(source: str) -> str:
     return SOLUTION.sub(lambda m: f"{m.group(1)}...  # your answer here\n", source)
 
 
+def is_check(cell: nbformat.NotebookNode) -> bool:
+    """Whether ``cell`` is one of a lecture's checks: a code cell whose input readers never see (tagged
+    ``remove-input``), which asserts and prints nothing. Checks are for the instructor's copy and nbval."""
+    return cell.cell_type == "code" and "remove-input" in cell.metadata.get("tags", [])
+
+
 def student_version(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A copy of ``nb`` without solutions and without outputs."""
+    """A copy of ``nb`` without solutions, without checks and without outputs."""
     out = copy.deepcopy(nb)
     cells = []
     for cell in out.cells:
-        if "solution" in cell.metadata.get("tags", []):
+        if "solution" in cell.metadata.get("tags", []) or is_check(cell):
             continue
         if cell.cell_type == "code":
             cell.source = strip_solutions(cell.source)
