@@ -11,12 +11,13 @@ import pytest
 from tools import course
 
 LECTURES = course.lectures()
+NOTEBOOKS = LECTURES + course.companions()     # what the hand-outs carry
 
 
 def test_student_versions_strip_every_solution_and_output(tmp_path: Path):
     written = course.build("student", tmp_path)
-    assert [p.name for p in written] == [p.name for p in LECTURES]
-    for path, original in zip(written, LECTURES, strict=True):
+    assert [p.name for p in written] == [p.name for p in NOTEBOOKS]
+    for path, original in zip(written, NOTEBOOKS, strict=True):
         text = path.read_text()
         assert "### BEGIN SOLUTION" not in text and "### END SOLUTION" not in text, path.name
         nb = nbformat.read(path, as_version=4)
@@ -42,7 +43,7 @@ def test_a_student_exercise_cell_runs_and_says_no_answer_yet():
 
 
 def test_instructor_versions_are_the_committed_lectures(tmp_path: Path):
-    for path, original in zip(course.build("instructor", tmp_path), LECTURES, strict=True):
+    for path, original in zip(course.build("instructor", tmp_path), NOTEBOOKS, strict=True):
         assert nbformat.read(path, as_version=4) == nbformat.read(original, as_version=4)
 
 
@@ -68,7 +69,7 @@ def test_slide_decks_build(tmp_path: Path):
         assert html.count("<section") >= slides, path.name
 
 
-@pytest.mark.parametrize("lecture", course.lectures(), ids=lambda p: p.stem)
+@pytest.mark.parametrize("lecture", NOTEBOOKS, ids=lambda p: p.stem)
 def test_committed_lectures_carry_what_jupyterlab_writes_on_save(lecture: Path):
     """Opening and saving a lecture in JupyterLab must not rewrite it (checked in a browser by
     benchmarks/browser_bench's Lab rows): normalised metadata, the kernel's Python version kept."""
@@ -82,19 +83,19 @@ def test_committed_lectures_carry_what_jupyterlab_writes_on_save(lecture: Path):
         assert "execution" not in cell.metadata and "trusted" not in cell.metadata
 
 
-@pytest.mark.parametrize("lecture", course.lectures(), ids=lambda p: p.stem)
+@pytest.mark.parametrize("lecture", NOTEBOOKS, ids=lambda p: p.stem)
 def test_checks_hidden_from_readers_are_folded_in_jupyterlab_too(lecture: Path):
     """The docs and the hand-outs drop the input of cells tagged hide-input/remove-input; JupyterLab reads only
     ``metadata.jupyter.source_hidden``, so without it a student opening the lecture saw every check."""
     nb = nbformat.read(lecture, as_version=4)
     tagged = [c for c in nb.cells if c.cell_type == "code" and course.HIDDEN_TAGS & set(c.metadata.get("tags", ()))]
-    assert tagged, "no hidden cells: the tags changed?"
+    assert tagged or lecture in course.companions(), "no hidden cells: the tags changed?"
     for cell in nb.cells:
         folded = cell.metadata.get("jupyter", {}).get("source_hidden", False)
         assert folded == (cell in tagged), (lecture.name, cell.source[:60])
 
 
-@pytest.mark.parametrize("lecture", course.lectures(), ids=lambda p: p.stem)
+@pytest.mark.parametrize("lecture", NOTEBOOKS, ids=lambda p: p.stem)
 def test_every_cell_that_asserts_is_hidden_from_readers(lecture: Path):
     """A student reads prose, short calls and their output, not the checks that keep a lecture honest: any code
     cell with an ``assert`` statement (found by parsing it, not by a text search) carries a hidden tag."""
@@ -171,7 +172,7 @@ def _names(source: str) -> tuple[set[str], set[str]]:
     return bound, read
 
 
-@pytest.mark.parametrize("lecture", LECTURES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("lecture", NOTEBOOKS, ids=lambda p: p.stem)
 def test_a_student_notebook_runs_without_the_checks_it_loses(lecture: Path):
     """``make student`` drops the checks, so no cell a student runs may read a name that only a check defined,
     and a check must print nothing (its output would be lost with it). Found by parsing, cell by cell, in order."""
@@ -211,3 +212,53 @@ def test_unit_budget_splits_a_lecture_at_its_unit_headings(tmp_path: Path):
     assert (one.title, one.code_lines, one.exercises) == ("Unit 9.1 — one", 2, 1)   # the check is not counted
     assert (two.title, two.code_lines, two.exercises) == ("Unit 9.2 — two", 0, 2)
     assert one.over() == ["exercises 1 not in 2-4"] and two.over() == []
+
+
+@pytest.mark.parametrize("companion", course.companions(), ids=lambda p: p.stem)
+def test_a_companion_and_its_lecture_link_each_other_and_the_lecture_keeps_one_sentence(companion: Path):
+    """The paper reproductions live in the companion: the lecture keeps the section's heading and one paragraph
+    linking to it, with no code; the companion opens with a link back and teaches nothing new (no exercise, no
+    explorer)."""
+    lecture = course.LECTURES / companion.name.removeprefix("checked_")
+    assert lecture in LECTURES
+    nb, comp = nbformat.read(lecture, as_version=4), nbformat.read(companion, as_version=4)
+    links = [k for k, c in enumerate(nb.cells) if c.cell_type == "markdown" and f"]({companion.name})" in c.source]
+    assert links, f"{lecture.name} does not link {companion.name}"
+    for k in links:
+        assert re.match(r"#{1,2} ", nb.cells[k].source), "the link sits under the section's own heading"
+        after = nb.cells[k + 1] if k + 1 < len(nb.cells) else None
+        assert after is None or after.cell_type == "markdown", f"{lecture.name}: code left after the link"
+        assert len(re.findall(r"[.!?](\s+[A-Z]|$)", nb.cells[k].source.split("\n", 1)[1].strip())) == 1, "one sentence"
+    assert f"]({lecture.name})" in comp.cells[0].source
+    text = "\n".join(c.source for c in comp.cells)
+    assert "### Exercise" not in text and "Explorer(" not in text
+
+
+def _before_this_lecture(lecture: Path) -> str:
+    nb = nbformat.read(lecture, as_version=4)
+    lines = [ln for c in nb.cells[:6] if c.cell_type == "markdown" for ln in c.source.splitlines()
+             if ln.startswith("**Before this lecture:**")]
+    assert len(lines) == 1, f"{lecture.name}: one 'Before this lecture' line"
+    return lines[0]
+
+
+def test_the_course_table_says_what_each_lecture_says_it_builds_on():
+    """docs/course.md's 'builds on' column lists exactly the earlier lectures named in each lecture's 'Before this
+    lecture' line; a later lecture may be named only in a sentence that says it is used as a black box here (and
+    where the lecture says what it does). Read from both files, so neither can drift."""
+    table = {}
+    for row in (course.ROOT / "docs" / "course.md").read_text().splitlines():
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        if len(cells) == 4 and re.fullmatch(r"\d\d", cells[0]):
+            table[cells[0]] = set(re.findall(r"\b\d\d\b", cells[3]))
+    assert sorted(table) == [p.name[:2] for p in LECTURES]
+    for lecture in LECTURES:
+        number, earlier = lecture.name[:2], set()
+        for sentence in re.split(r"(?<=[.;])\s+(?=[A-Z§])", _before_this_lecture(lecture)):
+            named = set(re.findall(r"\b\d\d\b", sentence))
+            later = {n for n in named if n >= number}
+            assert not later or ("black box" in sentence and "§" in sentence), \
+                f"{lecture.name} builds on a later lecture {sorted(later)} without a self-contained box: {sentence!r}"
+            earlier |= named - later
+        assert table[number] == earlier, (f"docs/course.md row {number}: {sorted(table[number])}, "
+                                          f"the lecture: {sorted(earlier)}")

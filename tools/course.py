@@ -9,7 +9,8 @@
     ``answer = ...`` before the solution block, so a student's untouched cell runs and its checker answers
     "no answer yet".
 ``python -m tools.course instructor [OUT]``
-    The notebooks as committed, with solutions and outputs (default ``build/instructor``).
+    The notebooks as committed, with solutions and outputs (default ``build/instructor``).  Both hand-outs also
+    carry the companions (``checked_NN_*.ipynb``, the paper reproductions), made the same way.
 ``python -m tools.course execute NOTEBOOK...``
     Run lecture notebooks top to bottom in a fresh kernel (nbclient, seeded like every lecture) and write
     them back with normalised metadata: no per-cell execution timestamps, the ``python3`` kernel, so that
@@ -47,6 +48,11 @@ HIDDEN = {"hide-input", "remove-input", "remove-cell", "hide-cell"}
 def lectures() -> list[Path]:
     """The lecture notebooks, in course order."""
     return sorted(LECTURES.glob("[0-9][0-9]_*.ipynb"))
+
+
+def companions() -> list[Path]:
+    """The lectures' companions (``checked_NN_*.ipynb``): each sets its lecture's values beside its source paper."""
+    return sorted(LECTURES.glob("checked_[0-9][0-9]_*.ipynb"))
 
 
 def strip_solutions(source: str) -> str:
@@ -152,7 +158,7 @@ def build(kind: str, out_dir: Path) -> list[Path]:
     """Write the ``kind`` ("student", "instructor" or "slides") version of every lecture into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for path in lectures():
+    for path in lectures() + (companions() if kind != "slides" else []):
         nb = nbformat.read(path, as_version=4)
         if kind == "student":
             target = out_dir / path.name

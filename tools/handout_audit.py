@@ -75,9 +75,9 @@ def findings(nb: nbformat.NotebookNode, lecture: str = "") -> list[Finding]:
 
 
 def audit() -> list[Finding]:
-    """The findings in the student version of every lecture."""
+    """The findings in the student version of every lecture and companion."""
     out = []
-    for path in course.lectures():
+    for path in course.lectures() + course.companions():
         out += findings(course.student_version(nbformat.read(path, as_version=4)), path.stem)
     return out
 
@@ -87,7 +87,7 @@ def main() -> int:
     for f in found:
         print(f"{f.lecture} cell {f.cell} [{f.kind}]: {f.text}")
     kinds = ["assert", "check cell", *PATTERNS]
-    print(f"{len(course.lectures())} student notebooks: " + ", ".join(
+    print(f"{len(course.lectures() + course.companions())} student notebooks: " + ", ".join(
         f"{sum(f.kind == k for f in found)} {k}" for k in kinds))
     return 1 if found else 0
 

@@ -55,7 +55,8 @@ def _paths(app: Sphinx) -> tuple[Path, Path]:
 
 
 def _notebooks(app: Sphinx) -> list[Path]:
-    return sorted(_paths(app)[1].glob("[0-9]*.ipynb"))
+    """The lectures and their companions (``checked_NN_*.ipynb``, the paper reproductions)."""
+    return sorted(_paths(app)[1].glob("*.ipynb"))
 
 
 def copy_lectures(app: Sphinx, config: Config) -> None:
