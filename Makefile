@@ -7,7 +7,7 @@ PORT ?= 8888
 STAMP_LAB := $(VENV)/.installed-lab
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: lab app test test-oldest lint typecheck doctest fuzz mutation unit notebooks browser browser-deps docs-deps bench bench-browser bench-slow bench-slow-lab docs \
+.PHONY: lab app test test-oldest lint typecheck doctest fuzz mutation unit notebooks browser browser-deps docs-deps bench bench-browser bench-slow bench-slow-lab bench-slides docs \
 	clean student instructor slides course exports classroom
 
 $(BIN)/python:
@@ -139,6 +139,10 @@ bench-slow: $(STAMP_TEST) browser-deps
 bench-slow-lab: $(STAMP_TEST) browser-deps
 	$(BIN)/python -m benchmarks.slow_lab --rate 6 --load 8
 
+# Every slide of `make slides` in Chromium at 1280x720: clipped content, scrolling, text under 24 px, notes.
+bench-slides: slides browser-deps
+	$(BIN)/python -m benchmarks.slides_fit
+
 # The course hand-outs (tools/course.py): student notebooks (solutions stripped, outputs cleared), instructor
 # notebooks (as committed), and one reveal.js slide deck per lecture. reveal.js comes from the npm registry into
 # build/slides/reveal.js so the decks work offline; without npm they load it from a CDN (a warning says so).
@@ -150,7 +154,7 @@ student: $(STAMP_LAB)
 instructor: $(STAMP_LAB)
 	$(BIN)/python -m tools.course instructor
 
-slides: $(STAMP_LAB)
+slides: $(STAMP_LAB) exports
 	@if [ ! -f build/slides/lib/reveal.js/dist/reveal.js ]; then \
 	  if command -v npm >/dev/null 2>&1; then \
 	    mkdir -p build/slides/lib && npm install --silent --no-audit --no-fund --prefix build/slides/.npm \

@@ -48,25 +48,38 @@ def test_instructor_versions_are_the_committed_lectures(tmp_path: Path):
 
 
 @pytest.mark.parametrize("lecture", LECTURES, ids=lambda p: p.stem)
-def test_slide_types_start_a_slide_at_every_section_and_skip_hidden_cells(lecture: Path):
-    nb = course.with_slide_types(nbformat.read(lecture, as_version=4))
-    for cell in nb.cells:
-        kind = cell.metadata["slideshow"]["slide_type"]
-        if cell.cell_type == "markdown" and re.match(r"#{1,2} ", cell.source):
-            assert kind == "slide", cell.source[:60]
-        if {"remove-input", "hide-input"} & set(cell.metadata.get("tags", [])):
-            assert kind == "skip"
+def test_a_slide_plan_starts_a_slide_at_every_heading_and_keeps_checks_and_solutions_off_the_slides(lecture: Path):
+    from tools import slides
+
+    nb = nbformat.read(lecture, as_version=4)
+    headings = [ln for c in nb.cells if c.cell_type == "markdown" and "solution" not in c.metadata.get("tags", [])
+                for ln in c.source.splitlines() if re.match(r"#{1,3} ", ln)]
+    decks = [slides.slide_plan(unit) for unit in slides.units(nb)]
+    cells = [c for d in decks for c in d.cells]
+    kind = lambda c: c.metadata["slideshow"]["slide_type"]  # noqa: E731
+    starts = [c.source.splitlines()[0] for c in cells if kind(c) in ("slide", "subslide")]
+    for heading in headings:                    # wherever it sat in its cell, each heading opens a slide
+        assert heading in starts, heading
+    on_slides = [c for c in cells if kind(c) != "notes"]
+    assert not any("### BEGIN SOLUTION" in c.source for c in on_slides)
+    assert not any(re.search(r"^\s*assert\b", c.source, re.M) for c in on_slides if c.cell_type == "code")
+    for c in on_slides:                          # code on a slide is short, or hidden and kept in the notes
+        if c.cell_type == "code" and "slides-hide-input" not in c.metadata.get("tags", []):
+            assert len([ln for ln in c.source.splitlines() if ln.strip()]) <= slides.CODE_LINES
+    explorers = sum(1 for c in nb.cells for o in c.get("outputs", []) if slides.WIDGET in o.get("data", {}))
+    assert sum('class="dpviz-explorer"' in c.source for c in on_slides) == explorers
 
 
-def test_slide_decks_build(tmp_path: Path):
+def test_slide_decks_build_one_per_unit_with_notes_styles_and_titles(tmp_path: Path):
+    from tools import slides
+
     written = course.build("slides", tmp_path)
-    assert len(written) == len(LECTURES)
-    for path, lecture in zip(written, LECTURES, strict=True):
+    expected = sum(len(slides.units(nbformat.read(p, as_version=4))) for p in LECTURES)
+    assert len(written) == expected
+    for path in written:
         html = path.read_text()
-        assert "reveal" in html.lower()
-        nb = course.with_slide_types(nbformat.read(lecture, as_version=4))
-        slides = sum(c.metadata["slideshow"]["slide_type"] == "slide" for c in nb.cells)
-        assert html.count("<section") >= slides, path.name
+        assert 'class="notes"' in html and slides.STYLE in html, path.name
+        assert "<title>Notebook slides</title>" not in html, path.name
 
 
 @pytest.mark.parametrize("lecture", NOTEBOOKS, ids=lambda p: p.stem)

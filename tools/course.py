@@ -20,11 +20,11 @@
     Normalise the metadata of committed notebooks without running them (``language_info.version`` set to this
     Python's, as JupyterLab writes it on save).
 ``python -m tools.course slides [OUT]``
-    One reveal.js deck per lecture (default ``build/slides``), by nbconvert's slides exporter.  Cells carry
-    their slide type in ``metadata.slideshow`` (``##`` sections start a slide, asserting cells are skipped);
-    a cell without one gets it from the same rule.  reveal.js, MathJax, require.js and jQuery are read from
-    ``OUT/lib`` when they were installed there (``make slides`` installs them from the npm registry), so the
-    decks work offline; otherwise from nbconvert's CDN defaults.
+    One reveal.js deck per unit (default ``build/slides``), planned by :mod:`tools.slides`: one idea per slide,
+    the lecture's prose in the speaker notes, explorers live from ``build/exports`` (``make slides`` builds the
+    exports first).  reveal.js, MathJax, require.js and jQuery are read from ``OUT/lib`` when they were installed
+    there (``make slides`` installs them from the npm registry), so the decks work offline; otherwise from
+    nbconvert's CDN defaults.
 
 Written with nbformat rather than nbgrader: the hand-outs need one text transformation, not nbgrader's
 course database and directory layout.
@@ -42,7 +42,6 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 LECTURES = ROOT / "notebooks"
 SOLUTION = re.compile(r"^([ \t]*)### BEGIN SOLUTION[^\n]*\n.*?^[ \t]*### END SOLUTION[^\n]*(\n|$)", re.M | re.S)
-HIDDEN = {"hide-input", "remove-input", "remove-cell", "hide-cell"}
 
 
 def lectures() -> list[Path]:
@@ -79,28 +78,6 @@ def student_version(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             cell.execution_count = None
         cells.append(cell)
     out.cells = cells
-    return out
-
-
-def slide_type(cell: nbformat.NotebookNode) -> str:
-    """The slide type of a cell: its own, else ``slide`` for a ``#``/``##`` heading, ``skip`` for a hidden cell."""
-    own = cell.metadata.get("slideshow", {}).get("slide_type")
-    if own:
-        return str(own)
-    if HIDDEN & set(cell.metadata.get("tags", [])):
-        return "skip"
-    if cell.cell_type == "markdown" and re.match(r"#{1,2} ", cell.source):
-        return "slide"
-    if cell.cell_type == "markdown" and re.match(r"#{3,} ", cell.source):
-        return "subslide"
-    return "-"
-
-
-def with_slide_types(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A copy of ``nb`` in which every cell has ``metadata.slideshow.slide_type``."""
-    out = copy.deepcopy(nb)
-    for cell in out.cells:
-        cell.metadata.setdefault("slideshow", {})["slide_type"] = slide_type(cell)
     return out
 
 
@@ -156,9 +133,13 @@ def execute(paths: list[Path], timeout: int = 600) -> None:
 
 def build(kind: str, out_dir: Path) -> list[Path]:
     """Write the ``kind`` ("student", "instructor" or "slides") version of every lecture into ``out_dir``."""
+    if kind == "slides":
+        from tools import slides
+
+        return slides.write_decks(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for path in lectures() + (companions() if kind != "slides" else []):
+    for path in lectures() + companions():
         nb = nbformat.read(path, as_version=4)
         if kind == "student":
             target = out_dir / path.name
@@ -166,18 +147,6 @@ def build(kind: str, out_dir: Path) -> list[Path]:
         elif kind == "instructor":
             target = out_dir / path.name
             nbformat.write(nb, target)
-        elif kind == "slides":
-            from nbconvert import SlidesExporter
-
-            exporter = SlidesExporter()
-            if (out_dir / "lib" / "reveal.js" / "dist" / "reveal.js").exists():   # installed beside the decks
-                exporter.reveal_url_prefix = "lib/reveal.js"
-                exporter.mathjax_url = "lib/mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
-                exporter.require_js_url = "lib/requirejs/require.js"
-                exporter.jquery_url = "lib/jquery/dist/jquery.min.js"
-            body, _ = exporter.from_notebook_node(with_slide_types(nb))
-            target = out_dir / f"{path.stem}.slides.html"
-            target.write_text(body, encoding="utf-8")
         else:
             raise ValueError(f"kind must be 'student', 'instructor' or 'slides', got {kind!r}")
         written.append(target)

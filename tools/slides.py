@@ -1,0 +1,271 @@
+"""Slide decks for a lecture hall: one reveal.js deck per unit, made from the committed lectures.
+
+A lecture is written to be read; a slide is projected. :func:`slide_plan` turns a lecture's cells into a deck's
+cells by these rules, so that a slide holds one idea and the lecture's prose reaches the lecturer, not the wall:
+
+* **Slides start** at every ``#``/``##`` heading (a new slide) and ``###`` heading (a slide below it), wherever the
+  heading sits in its cell; a slide whose content would not fit (:data:`LINES` lines of 24-px text) continues on a
+  slide below, under the same title.
+* **On the slide**: headings, display maths, short paragraphs (the first sentence of a long one), lists of short
+  items, small tables, code of at most :data:`CODE_LINES` lines, text output cut to :data:`OUTPUT_LINES` lines, and
+  each figure on a slide of its own.
+* **In the speaker notes** (reveal.js: press ``S``): everything else the lecture says, and the "What you should
+  see" answers. Exercise cells show their question; their code (with the solution) goes to the notes.
+* **Explorers** are live without a kernel: the slide embeds the explorer's exported page (``make exports``,
+  ``build/exports/<Explorer>.html``) in an iframe.
+* The lectures' checks are left out.
+
+:func:`write_decks` writes the decks with nbconvert's reveal.js exporter at 1280×720, with styles that keep every
+text at 24 px or more (:data:`STYLE`); ``benchmarks/slides_fit.py`` measures each slide in Chromium.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+import nbformat
+
+from tools import course
+
+#: Lines of slide text (28 px, about 12 words a line) that fit under a slide's title at 1280×720, with margins.
+LINES = 10
+#: The longest code cell shown on a slide; a longer one is run off-slide and only its output shown.
+CODE_LINES = 8
+#: The longest text output shown; the rest is cut with a note of how many lines were left out.
+OUTPUT_LINES = 8
+#: Words of a paragraph kept whole on a slide; a longer one keeps its first sentence (the rest goes to the notes).
+PARAGRAPH_WORDS = 40
+
+WIDGET = "application/vnd.jupyter.widget-view+json"
+EXPLORER = re.compile(r"\b(\w+Explorer)\(")
+
+#: The deck's styles: every text at least 24 px on a 1280×720 slide, figures within the slide, no prompts.
+STYLE = """<style>
+.reveal .slides { text-align: left; }
+.reveal .slides section .jp-RenderedHTMLCommon, .reveal .slides section .jp-RenderedHTMLCommon * {
+  font-size: 28px !important; line-height: 1.3 !important; }
+.reveal .slides section .jp-RenderedHTMLCommon h1 { font-size: 48px !important; }
+.reveal .slides section .jp-RenderedHTMLCommon h2, .reveal .slides section .jp-RenderedHTMLCommon h3 {
+  font-size: 40px !important; margin: 0 0 16px 0 !important; }
+.reveal .slides section pre, .reveal .slides section pre *, .reveal .slides section code {
+  font-size: 25px !important; line-height: 1.25 !important; white-space: pre-wrap !important; }
+.reveal .slides section .jp-RenderedImage img, .reveal .slides section .jp-OutputArea-output img {
+  max-height: 520px; max-width: 100%; width: auto; }
+.reveal iframe.dpviz-explorer { width: 1200px; height: 600px; border: 0; }
+.reveal .jp-InputPrompt, .reveal .jp-OutputPrompt { display: none !important; }
+.reveal .MathJax_Display, .reveal .MathJax { font-size: 110% !important; }
+</style>"""
+
+
+def _blocks(markdown: str) -> list[str]:
+    """Split markdown into blocks: headings, display maths, <details> blocks, and blank-line paragraphs/lists."""
+    blocks: list[str] = []
+    for chunk in re.split(r"(<details>.*?</details>|\$\$.*?\$\$)", markdown, flags=re.S):
+        if chunk.startswith(("<details>", "$$")):
+            blocks.append(chunk)
+            continue
+        for para in re.split(r"\n\s*\n", chunk):
+            lines, current = para.strip("\n").splitlines(), []
+            for line in lines:                                      # a heading is a block of its own
+                if re.match(r"#{1,6} ", line):
+                    if current:
+                        blocks.append("\n".join(current))
+                    blocks.append(line)
+                    current = []
+                else:
+                    current.append(line)
+            if current and "\n".join(current).strip():
+                blocks.append("\n".join(current))
+    return [b for b in blocks if b.strip()]
+
+
+def _words(text: str) -> int:
+    return len(re.findall(r"\w+", re.sub(r"\$[^$]*\$", "x", text)))
+
+
+def _first_sentence(text: str) -> str:
+    m = re.search(r"^(.+?[.!?:])(\s+[A-Z*]|$)", text.strip(), re.S)
+    return m.group(1) if m else text
+
+
+def _on_slide(block: str) -> tuple[str | None, str | None, int]:
+    """What of ``block`` goes on the slide, what to the notes, and the slide lines it takes."""
+    if re.match(r"#{1,6} ", block) or block.startswith("$$"):
+        return block, None, 2 if block.startswith("#") else 2 + 2 * block.count("\\\\")
+    if block.startswith("<details>"):
+        return None, block, 0
+    if block.lstrip().startswith("|"):                              # a table
+        rows, columns = block.strip().count("\n") + 1, block.strip().splitlines()[0].count("|") - 1
+        return (block, None, rows + 1) if rows <= 7 and columns <= 4 and len(block) < 700 else (None, block, 0)
+    if re.match(r"\s*([*-]|\d+\.) ", block):                        # a list: each item's first sentence
+        items = re.split(r"\n(?=\s*(?:[*-]|\d+\.) )", block)
+        short = [_first_sentence(i) for i in items]
+        lines = sum(1 + _words(s) // 12 for s in short)
+        if lines > LINES:
+            return None, block, 0
+        return "\n".join(short), (block if short != items else None), lines
+    if _words(block) <= PARAGRAPH_WORDS:
+        return block, None, 1 + _words(block) // 12
+    head = _first_sentence(block)
+    if _words(head) > PARAGRAPH_WORDS:
+        return None, block, 0
+    return head, block, 1 + _words(head) // 12
+
+
+def _cut(text: str) -> str:
+    lines = text.rstrip("\n").splitlines()
+    if len(lines) <= OUTPUT_LINES:
+        return text
+    return "\n".join(lines[:OUTPUT_LINES]) + f"\n… ({len(lines) - OUTPUT_LINES} more lines in the notebook)\n"
+
+
+def _explorer_frame(cell: nbformat.NotebookNode, exports: str) -> nbformat.NotebookNode | None:
+    """The explorer a code cell shows, as an iframe of its exported page, or None."""
+    if not any(WIDGET in o.get("data", {}) for o in cell.get("outputs", [])):
+        return None
+    match = EXPLORER.search(cell.source) or EXPLORER.search(
+        "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs))
+    if not match:
+        return None
+    out = nbformat.v4.new_markdown_cell(
+        f'<iframe class="dpviz-explorer" src="{exports}/{match.group(1)}.html" '
+        f'title="{match.group(1)}, live without a kernel"></iframe>')
+    return out
+
+
+def slide_plan(nb: nbformat.NotebookNode, exports: str = "../exports") -> nbformat.NotebookNode:
+    """A deck's notebook from a lecture's (see the module docstring); ``exports`` is the explorers' folder, relative
+    to the deck."""
+    cells: list[nbformat.NotebookNode] = []
+    title, used, notes = "", 0, []
+
+    def emit(cell: nbformat.NotebookNode, kind: str, lines: int) -> None:
+        nonlocal used
+        if kind == "-" and used + lines > LINES and used > 0 and title:
+            flush_notes()
+            cont = nbformat.v4.new_markdown_cell(f"### {title.lstrip('# ').strip()} (continued)")
+            cont.metadata["slideshow"] = {"slide_type": "subslide"}
+            cells.append(cont)
+            used = 2
+        cell.metadata["slideshow"] = {"slide_type": kind}
+        cells.append(cell)
+        used = (used if kind == "-" else 0) + lines
+
+    def flush_notes() -> None:
+        if notes:
+            cells.append(nbformat.v4.new_markdown_cell("\n\n".join(notes), metadata={"slideshow": {
+                "slide_type": "notes"}}))
+            notes.clear()
+
+    for cell in nb.cells:
+        tags = set(cell.metadata.get("tags", []))
+        if course.is_check(cell) or "remove-cell" in tags:
+            continue
+        if cell.cell_type == "markdown":
+            if "solution" in tags:
+                notes.append(cell.source)
+                continue
+            for block in _blocks(cell.source):
+                on, off, lines = _on_slide(block)
+                if on and re.match(r"#{1,3} ", on):
+                    flush_notes()
+                    title = on
+                    emit(nbformat.v4.new_markdown_cell(on), "subslide" if on.startswith("###") else "slide", 2)
+                    continue
+                if off:
+                    notes.append(off)
+                if on:
+                    emit(nbformat.v4.new_markdown_cell(on), "-", lines)
+            continue
+        if cell.cell_type != "code":
+            continue
+        if "### BEGIN SOLUTION" in cell.source:                      # an exercise's cell: the question is enough
+            notes.append("```python\n" + cell.source + "\n```")
+            continue
+        frame = _explorer_frame(cell, exports)
+        if frame is not None:
+            flush_notes()
+            emit(nbformat.v4.new_markdown_cell(f"### {title.lstrip('# ').strip()}: the explorer"), "subslide", 2)
+            emit(frame, "-", LINES)
+            continue
+        shown = copy.deepcopy(cell)
+        shown.outputs = []
+        figures = []
+        for o in cell.get("outputs", []):
+            data = o.get("data", {})
+            if "image/png" in data or "image/svg+xml" in data:
+                figures.append(o)
+            elif o.get("output_type") == "stream" and o.get("name") == "stdout":
+                shown.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=_cut(o.text)))
+            elif "text/html" in data or "text/markdown" in data:
+                shown.outputs.append(o)
+        code_lines = len([ln for ln in cell.source.splitlines() if ln.strip()])
+        if figures or code_lines > CODE_LINES:         # the code behind a figure, or long code: in the notes
+            shown.metadata.setdefault("tags", []).append("slides-hide-input")
+            notes.append("```python\n" + cell.source + "\n```")
+            code_lines = 0
+        text_lines = sum(min(OUTPUT_LINES + 1, o.get("text", "").count("\n")) for o in shown.outputs
+                         if o.get("output_type") == "stream")
+        if figures:                                   # a figure is one idea: a slide of its own, its printout after
+            flush_notes()
+            emit(nbformat.v4.new_markdown_cell(f"### {title.lstrip('# ').strip()}"), "subslide", 2)
+            figure = copy.deepcopy(shown)
+            figure.outputs = figures
+            emit(figure, "-", LINES)
+        if code_lines or text_lines or shown.outputs:
+            emit(shown, "-", code_lines + text_lines + 1)
+    flush_notes()
+    for k, cell in enumerate(cells):                  # copies of one lecture cell would share its id
+        cell["id"] = f"slide-cell-{k}"
+    deck = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(nb.metadata))
+    return deck
+
+
+def units(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    """The units of a lecture as notebooks (``# Unit`` headings; a lecture without them is one unit); the lecture's
+    title cell opens each."""
+    starts = [k for k, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith("# Unit ")]
+    if not starts:
+        return [nb]
+    out = []
+    for a, b in zip(starts, starts[1:] + [len(nb.cells)], strict=True):
+        part = copy.deepcopy(nb)
+        part.cells = [copy.deepcopy(nb.cells[0])] + copy.deepcopy(nb.cells[a:b])
+        out.append(part)
+    return out
+
+
+def write_decks(out_dir: Path, exports: str = "../exports") -> list[Path]:
+    """Write one deck per unit of every lecture into ``out_dir``; reveal.js and MathJax from ``out_dir/lib`` when
+    ``make slides`` installed them there."""
+    from nbconvert import SlidesExporter
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    from traitlets.config import Config
+
+    config = Config()
+    config.TagRemovePreprocessor.enabled = True
+    config.TagRemovePreprocessor.remove_input_tags = {"slides-hide-input"}
+    exporter = SlidesExporter(config=config, reveal_width="1280", reveal_height="720", reveal_scroll=False,
+                              exclude_input_prompt=True, exclude_output_prompt=True, exclude_anchor_links=True)
+    if (out_dir / "lib" / "reveal.js" / "dist" / "reveal.js").exists():
+        exporter.reveal_url_prefix = "lib/reveal.js"
+        exporter.mathjax_url = "lib/mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
+        exporter.require_js_url = "lib/requirejs/require.js"
+        exporter.jquery_url = "lib/jquery/dist/jquery.min.js"
+    for stale in out_dir.glob("*.slides.html"):
+        stale.unlink()
+    written = []
+    for path in course.lectures():
+        parts = units(nbformat.read(path, as_version=4))
+        for k, part in enumerate(parts, start=1):
+            name = path.stem if len(parts) == 1 else f"{path.stem}.unit{k}"
+            title = part.cells[0].source.splitlines()[0].lstrip("# ").strip()
+            body, _ = exporter.from_notebook_node(slide_plan(part, exports), resources={"metadata": {"name": title}})
+            body = body.replace("</head>", STYLE + "\n</head>", 1)     # nbconvert cleans a <style> out of cells
+            target = out_dir / f"{name}.slides.html"
+            target.write_text(body, encoding="utf-8")
+            written.append(target)
+    return written
