@@ -8,7 +8,8 @@ Each deck is opened in headless Chromium (``/usr/bin/chromium``) at 1280×720. F
 * **overflow**: how far the slide's content reaches beyond the visible slide area (its bounding boxes against
   the slide's own box after reveal.js scales it), in screen pixels; a slide is *clipped* if this exceeds 2 px;
 * **smallest text**: the smallest rendered font size among its visible text, in screen pixels (computed font
-  size times reveal.js's scale); a slide is *small* if this is under 24 px;
+  size times reveal.js's scale; a formula counts at its base size, not its sub- and superscripts'); a slide is
+  *small* if this is under 24 px;
 * **words** of visible text and whether the slide has speaker notes.
 
 Prints one line per deck and the totals; ``--slides`` prints every failing slide. Reads files only: no server.
@@ -36,6 +37,9 @@ MEASURE = """(k) => {
       const node = walker.currentNode, text = node.textContent.trim();
       const el = node.parentElement;
       if (!text || !el || el.closest('aside.notes') || el.closest('script, style')) continue;
+      // a formula is judged by its base size (its container's), not by its sub- and superscripts
+      const maths = el.closest('.MathJax_CHTML, .MathJax, mjx-container, .MJXc-display');
+      if (maths) { smallest = Math.min(smallest, parseFloat(getComputedStyle(maths).fontSize) * scale); continue; }
       const range = document.createRange(); range.selectNodeContents(node);
       const rects = Array.from(range.getClientRects()).filter(r => r.width > 0 && r.height > 0);
       if (!rects.length) continue;

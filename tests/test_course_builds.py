@@ -147,6 +147,10 @@ def test_student_notebooks_carry_no_check_and_no_talk_of_the_project():
     ("the numbers this course is tested against", "the project's tests"),
     ("`make bench` re-runs HDMM's recipe", "benchmarks and build commands"),
     ("The rows-only reading, dpviz's first version, fell short", "earlier versions of dpviz"),
+    ("dpviz's audit suite checks those mechanisms too", "the project's tests"),
+    ("our earlier reading of Algorithm 3", "earlier versions of dpviz"),
+    ("it ran in 5 s on two cores", "the machine it ran on"),
+    ("see `python -m tools.unit_budget`", "benchmarks and build commands"),
 ])
 def test_the_audit_finds_each_kind_of_project_talk(text: str, kind: str):
     from tools import handout_audit
@@ -159,6 +163,9 @@ def test_the_audit_finds_each_kind_of_project_talk(text: str, kind: str):
     "a hypothesis test at confidence 0.999", "DPBench is the benchmark that turned the question into an experiment",
     "a false alarm, which we fixed in advance", "the first version of the mechanism adds noise once",
     "H_b + CI (constrained inference)", "a two-sided test of the claim",
+    "we make students derive it", "make testing cheap", "the previous release spent 0.1 of the budget",
+    "the claim is tested against fresh data", "an auditor tested on GPTT", "benchmarks show", "a test/train split",
+    "H_16 + CI run on the same data",
 ])
 def test_the_audit_leaves_teaching_about_tests_and_benchmarks_alone(text: str):
     from tools import handout_audit

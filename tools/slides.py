@@ -44,12 +44,14 @@ EXPLORER = re.compile(r"\b(\w+Explorer)\(")
 #: The deck's styles: every text at least 24 px on a 1280×720 slide, figures within the slide, no prompts.
 STYLE = """<style>
 .reveal .slides { text-align: left; }
-.reveal .slides section .jp-RenderedHTMLCommon, .reveal .slides section .jp-RenderedHTMLCommon * {
+.reveal .slides section .jp-RenderedHTMLCommon p, .reveal .slides section .jp-RenderedHTMLCommon li,
+.reveal .slides section .jp-RenderedHTMLCommon td, .reveal .slides section .jp-RenderedHTMLCommon th,
+.reveal .slides section .jp-RenderedHTMLCommon blockquote {
   font-size: 28px !important; line-height: 1.3 !important; }
 .reveal .slides section .jp-RenderedHTMLCommon h1 { font-size: 48px !important; }
 .reveal .slides section .jp-RenderedHTMLCommon h2, .reveal .slides section .jp-RenderedHTMLCommon h3 {
   font-size: 40px !important; margin: 0 0 16px 0 !important; }
-.reveal .slides section pre, .reveal .slides section pre *, .reveal .slides section code {
+.reveal .slides section pre, .reveal .slides section pre span, .reveal .slides section code {
   font-size: 25px !important; line-height: 1.25 !important; white-space: pre-wrap !important; }
 .reveal .slides section .jp-RenderedImage img, .reveal .slides section .jp-OutputArea-output img {
   max-height: 520px; max-width: 100%; width: auto; }
