@@ -83,7 +83,11 @@ def _config(work: Path, port: int, proxy_api: int, hub_port: int, api_token: str
     homes = work / "home"
     # JUPYTER_PATH: the course app's Voila template (app/share), as `make app` serves it; without it Voila's page
     # never renders (TemplateNotFound in the server's log, the browser waits for ever)
-    env = {"PYTHONPATH": str(SOURCE), "PATH": f"{BIN}:{os.environ.get('PATH', '')}",
+    # PYTHONPATH also holds app/: its voila.json names the kernel pool class in app/voila_pool.py, which `make app`
+    # imports from its working folder; a single-user server's console script does not (ModuleNotFoundError: the
+    # Voila extension failed to load and no page ever started a kernel)
+    env = {"PYTHONPATH": os.pathsep.join([str(SOURCE), str(ROOT / "app")]),
+           "PATH": f"{BIN}:{os.environ.get('PATH', '')}",
            "JUPYTER_PATH": str(ROOT / "app" / "share")}
     text = f"""
 c = get_config()  # noqa
