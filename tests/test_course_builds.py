@@ -234,6 +234,45 @@ def test_unit_budget_splits_a_lecture_at_its_unit_headings(tmp_path: Path):
     assert one.over() == ["exercises 1 not in 2-4"] and two.over() == []
 
 
+def test_unit_budget_sets_homework_apart_from_the_class(tmp_path: Path):
+    from tools import unit_budget
+
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    nb = nbformat.v4.new_notebook(cells=[
+        md("# Lecture 9 — title\n\n### Exercise 9.1: a\n\n### Exercise 9.2: b"), code("x = 1"),
+        md("## Homework\n\nAfter class."), md("### Exercise 9.3: c " + "word " * 2000), code("y = 2\nz = 3"),
+        md("## Summary\n\nthree more words")])
+    path = tmp_path / "99_demo.ipynb"
+    nbformat.write(nb, path)
+    (unit,) = unit_budget.units(path)
+    assert (unit.exercises, unit.homework, unit.code_lines) == (2, 1, 1)
+    assert unit.prose_words < 30 and unit.over() == []     # the homework's 2,000 words are not the class's
+
+
+@pytest.mark.parametrize("lecture", LECTURES, ids=lambda p: p.stem)
+def test_every_unit_fits_one_75_minute_class(lecture: Path):
+    """tools/unit_budget.py's stated budget (prose words, visible code lines, figures, explorers, exercises),
+    measured on the student version with the committed outputs."""
+    from tools import unit_budget
+
+    for unit in unit_budget.units(lecture):
+        assert unit.over() == [], f"{lecture.name} {unit.title}: {unit.over()}"
+
+
+def test_the_course_table_gives_each_lecture_one_class_per_unit():
+    from tools import unit_budget
+
+    classes = {}
+    for row in (course.ROOT / "docs" / "course.md").read_text().splitlines():
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        if len(cells) == 4 and re.fullmatch(r"\d\d", cells[0]):
+            classes[cells[0]] = int(cells[2])
+    units = {p.name[:2]: len(unit_budget.units(p)) for p in LECTURES}
+    assert classes == units
+    in_words = {21: "twenty-one"}.get(sum(units.values()), str(sum(units.values())))   # the sentence's number
+    assert f"course of {in_words} 75-minute classes" in (course.ROOT / "docs" / "course.md").read_text()
+
+
 @pytest.mark.parametrize("companion", course.companions(), ids=lambda p: p.stem)
 def test_a_companion_and_its_lecture_link_each_other_and_the_lecture_keeps_one_sentence(companion: Path):
     """The paper reproductions live in the companion: the lecture keeps the section's heading and one paragraph

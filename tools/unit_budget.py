@@ -17,6 +17,9 @@ explorers
     widget outputs in the committed outputs (``application/vnd.jupyter.widget-view+json``).
 exercises
     ``### Exercise`` headings.
+homework
+    A ``## Homework`` section (up to the next ``#`` or ``##`` heading) is done after class: its cells are not
+    counted in the measures above, and its ``### Exercise`` headings are reported in a column of their own.
 
 The budget is a judgement, stated here so that it can be argued with: about 10 minutes of reading per 1,000 words
 on projected prose with maths, a code line a few seconds to read and run, a figure or an exercise several minutes.
@@ -47,6 +50,7 @@ class Unit:
     figures: int
     explorers: int
     exercises: int
+    homework: int = 0
 
     def over(self) -> list[str]:
         """The budget lines this unit breaks, as text."""
@@ -77,10 +81,19 @@ def units(path) -> list[Unit]:  # noqa: ANN001 - a pathlib.Path
     student = course.student_version(committed)
     outputs = {id_: c.get("outputs", []) for id_, c in ((c.get("id"), c) for c in committed.cells)}
     parts: list[tuple[str, list]] = []
+    homework: dict[str, int] = {}
+    after_class = False
     for cell in student.cells:
         first = cell.source.splitlines()[0] if cell.source else ""
         if cell.cell_type == "markdown" and (re.match(r"# Unit ", first) or not parts):
             parts.append((first.lstrip("# ").strip(), []))
+        if cell.cell_type == "markdown" and re.match(r"#{1,2} ", first):
+            after_class = bool(re.match(r"## Homework\b", first))
+        if after_class:
+            title = parts[-1][0]
+            if cell.cell_type == "markdown":
+                homework[title] = homework.get(title, 0) + len(re.findall(r"^### Exercise", cell.source, re.M))
+            continue
         parts[-1][1].append(cell)
     if len(parts) > 1 and not parts[0][0].startswith("Unit"):   # the lecture's title cell opens its first unit
         title, cells = parts.pop(0)
@@ -96,16 +109,17 @@ def units(path) -> list[Unit]:  # noqa: ANN001 - a pathlib.Path
             code_lines=sum(1 for c in code for line in c.source.splitlines() if line.strip()),
             figures=sum(bool({"image/png", "image/svg+xml"} & set(o.get("data", {}))) for o in shown),
             explorers=sum("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in shown),
-            exercises=sum(len(re.findall(r"^### Exercise", s, re.M)) for s in md)))
+            exercises=sum(len(re.findall(r"^### Exercise", s, re.M)) for s in md),
+            homework=homework.get(title, 0)))
     return out
 
 
 def main() -> int:
     rows = [u for path in course.lectures() for u in units(path)]
-    print(f"{'unit':62s} {'words':>6s} {'code':>5s} {'figs':>5s} {'expl':>5s} {'exer':>5s}  over budget")
+    print(f"{'unit':62s} {'words':>6s} {'code':>5s} {'figs':>5s} {'expl':>5s} {'exer':>5s} {'home':>5s}  over budget")
     for u in rows:
         print(f"{u.lecture[:2]} {u.title:59s} {u.prose_words:6d} {u.code_lines:5d} {u.figures:5d} {u.explorers:5d} "
-              f"{u.exercises:5d}  {'; '.join(u.over())}")
+              f"{u.exercises:5d} {u.homework:5d}  {'; '.join(u.over())}")
     over = [u for u in rows if u.over()]
     print(f"{len(rows)} units, {len(rows) - len(over)} within the budget {BUDGET}")
     return 1 if over else 0
