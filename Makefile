@@ -7,7 +7,7 @@ PORT ?= 8888
 STAMP_LAB := $(VENV)/.installed-lab
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: lab app test test-oldest lint typecheck doctest fuzz mutation unit notebooks browser browser-deps docs-deps bench bench-browser bench-slow bench-slow-lab bench-slides docs \
+.PHONY: lab app test test-oldest lint typecheck doctest fuzz mutation unit notebooks browser browser-deps docs-deps bench bench-browser bench-slow bench-slow-lab bench-slides docs slides-deps \
 	clean student instructor slides course exports classroom
 
 $(BIN)/python:
@@ -78,7 +78,7 @@ docs-deps:
 NBVAL := --nbval notebooks -p no:cacheprovider --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env
 
 # Everything CI checks: lint, types, unit + browser + docs-build tests, the docstring examples, the lectures.
-test: $(STAMP_TEST) browser-deps docs-deps lint typecheck
+test: $(STAMP_TEST) browser-deps docs-deps slides-deps lint typecheck
 	$(BIN)/python -m pytest tests
 	$(BIN)/python -m pytest --doctest-modules dpviz -p no:cacheprovider
 	$(BIN)/python -m pytest $(NBVAL)
@@ -119,7 +119,7 @@ unit: $(STAMP_TEST)
 notebooks: $(STAMP_TEST)
 	$(BIN)/python -m pytest $(NBVAL)
 
-browser: $(STAMP_TEST) browser-deps
+browser: $(STAMP_TEST) browser-deps slides-deps
 	$(BIN)/python -m pytest tests/browser -v
 
 bench: $(STAMP_TEST)
@@ -154,13 +154,15 @@ student: $(STAMP_LAB)
 instructor: $(STAMP_LAB)
 	$(BIN)/python -m tools.course instructor
 
-slides: $(STAMP_LAB) exports
+slides-deps:
 	@if [ ! -f build/slides/lib/reveal.js/dist/reveal.js ]; then \
 	  if command -v npm >/dev/null 2>&1; then \
 	    mkdir -p build/slides/lib && npm install --silent --no-audit --no-fund --prefix build/slides/.npm \
 	      $(SLIDE_LIBS) && cp -r build/slides/.npm/node_modules/* build/slides/lib/ && rm -rf build/slides/.npm; \
 	  else echo "npm not found: the slide decks will load reveal.js, MathJax and require.js from CDNs"; fi; \
 	fi
+
+slides: $(STAMP_LAB) exports slides-deps
 	$(BIN)/python -m tools.course slides
 
 course: student instructor slides

@@ -37,8 +37,12 @@ CODE_LINES = 8
 OUTPUT_LINES = 8
 #: Words of a paragraph kept whole on a slide; a longer one keeps its first sentence (the rest goes to the notes).
 PARAGRAPH_WORDS = 40
+#: Characters of 25-px monospace (code, printed output) in one line of a slide; a longer line wraps.
+CODE_CHARS = 72
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
+#: nbconvert's reveal.js template imports mermaid (diagrams) from a CDN in every deck; the decks draw none.
+MERMAID = re.compile(r'<script type="module">\s*import mermaid from [^<]*</script>\s*')
 EXPLORER = re.compile(r"\b(\w+Explorer)\(")
 
 #: The deck's styles: every text at least 24 px on a 1280×720 slide, figures within the slide, no prompts.
@@ -55,7 +59,7 @@ STYLE = """<style>
   font-size: 25px !important; line-height: 1.25 !important; white-space: pre-wrap !important; }
 .reveal .slides section .jp-RenderedImage img, .reveal .slides section .jp-OutputArea-output img {
   max-height: 520px; max-width: 100%; width: auto; }
-.reveal iframe.dpviz-explorer { width: 1200px; height: 600px; border: 0; }
+.reveal iframe.dpviz-explorer { width: 1200px; height: 540px; border: 0; }
 .reveal .jp-InputPrompt, .reveal .jp-OutputPrompt { display: none !important; }
 .reveal .MathJax_Display, .reveal .MathJax { font-size: 110% !important; }
 </style>"""
@@ -116,11 +120,20 @@ def _on_slide(block: str) -> tuple[str | None, str | None, int]:
     return head, block, 1 + _words(head) // 12
 
 
-def _cut(text: str) -> str:
+def _rows(text: str) -> int:
+    """Slide lines ``text`` takes as code or printed output, each line wrapped at :data:`CODE_CHARS`."""
+    return sum(max(1, -(-len(line) // CODE_CHARS)) for line in text.rstrip("\n").splitlines())
+
+
+def _cut(text: str, limit: int = OUTPUT_LINES) -> str:
+    """``text`` cut to at most ``limit`` slide lines (wrapping counted), the last saying how much was left out."""
     lines = text.rstrip("\n").splitlines()
-    if len(lines) <= OUTPUT_LINES:
+    if _rows(text) <= limit:
         return text
-    return "\n".join(lines[:OUTPUT_LINES]) + f"\n… ({len(lines) - OUTPUT_LINES} more lines in the notebook)\n"
+    kept: list[str] = []
+    while lines[len(kept):] and _rows("\n".join(kept + [lines[len(kept)]])) <= limit - 1:
+        kept.append(lines[len(kept)])
+    return "\n".join(kept) + f"\n… ({len(lines) - len(kept)} more lines in the notebook)\n"
 
 
 def _explorer_frame(cell: nbformat.NotebookNode, exports: str) -> nbformat.NotebookNode | None:
@@ -194,30 +207,39 @@ def slide_plan(nb: nbformat.NotebookNode, exports: str = "../exports") -> nbform
             continue
         shown = copy.deepcopy(cell)
         shown.outputs = []
-        figures = []
+        figures, printed, folded = [], [], False
         for o in cell.get("outputs", []):
             data = o.get("data", {})
             if "image/png" in data or "image/svg+xml" in data:
                 figures.append(o)
             elif o.get("output_type") == "stream" and o.get("name") == "stdout":
-                shown.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=_cut(o.text)))
+                printed.append(o.text)
+            elif "<details" in str(data.get("text/html", "")):     # a folded table: the lecturer opens it in the notes
+                notes.append(str(data["text/html"]))
+                folded = True
             elif "text/html" in data or "text/markdown" in data:
                 shown.outputs.append(o)
+        room = LINES - 2                               # a slide's lines under its title
         code_lines = len([ln for ln in cell.source.splitlines() if ln.strip()])
-        if figures or code_lines > CODE_LINES:         # the code behind a figure, or long code: in the notes
+        code_rows = _rows("\n".join(ln for ln in cell.source.splitlines() if ln.strip()))
+        text = _cut("".join(printed)) if printed else ""
+        if figures or folded or code_lines > CODE_LINES or code_rows + _rows(text) + 1 > room:
+            # the code behind a figure, long code, or code that would push its output off the slide: in the notes
             shown.metadata.setdefault("tags", []).append("slides-hide-input")
             notes.append("```python\n" + cell.source + "\n```")
-            code_lines = 0
-        text_lines = sum(min(OUTPUT_LINES + 1, o.get("text", "").count("\n")) for o in shown.outputs
-                         if o.get("output_type") == "stream")
+            code_rows = 0
+            text = _cut("".join(printed), room - 1) if printed else ""
+        if text:
+            shown.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=text))
         if figures:                                   # a figure is one idea: a slide of its own, its printout after
             flush_notes()
-            emit(nbformat.v4.new_markdown_cell(f"### {title.lstrip('# ').strip()}"), "subslide", 2)
-            figure = copy.deepcopy(shown)
-            figure.outputs = figures
-            emit(figure, "-", LINES)
-        if code_lines or text_lines or shown.outputs:
-            emit(shown, "-", code_lines + text_lines + 1)
+            for o in figures:
+                emit(nbformat.v4.new_markdown_cell(f"### {title.lstrip('# ').strip()}"), "subslide", 2)
+                figure = copy.deepcopy(shown)
+                figure.outputs = [o]
+                emit(figure, "-", LINES)
+        if code_rows or shown.outputs:
+            emit(shown, "-", code_rows + (_rows(text) if text else 0) + len(shown.outputs) + 1)
     flush_notes()
     for k, cell in enumerate(cells):                  # copies of one lecture cell would share its id
         cell["id"] = f"slide-cell-{k}"
@@ -250,8 +272,10 @@ def write_decks(out_dir: Path, exports: str = "../exports") -> list[Path]:
     config = Config()
     config.TagRemovePreprocessor.enabled = True
     config.TagRemovePreprocessor.remove_input_tags = {"slides-hide-input"}
+    # reveal.js's "white" theme: its fonts ship with reveal.js (the default "simple" theme imports Google Fonts)
     exporter = SlidesExporter(config=config, reveal_width="1280", reveal_height="720", reveal_scroll=False,
-                              exclude_input_prompt=True, exclude_output_prompt=True, exclude_anchor_links=True)
+                              reveal_theme="white", exclude_input_prompt=True, exclude_output_prompt=True,
+                              exclude_anchor_links=True)
     if (out_dir / "lib" / "reveal.js" / "dist" / "reveal.js").exists():
         exporter.reveal_url_prefix = "lib/reveal.js"
         exporter.mathjax_url = "lib/mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
@@ -267,6 +291,7 @@ def write_decks(out_dir: Path, exports: str = "../exports") -> list[Path]:
             title = part.cells[0].source.splitlines()[0].lstrip("# ").strip()
             body, _ = exporter.from_notebook_node(slide_plan(part, exports), resources={"metadata": {"name": title}})
             body = body.replace("</head>", STYLE + "\n</head>", 1)     # nbconvert cleans a <style> out of cells
+            body = MERMAID.sub("", body, count=1)      # no deck draws a diagram: no module from a CDN
             target = out_dir / f"{name}.slides.html"
             target.write_text(body, encoding="utf-8")
             written.append(target)
