@@ -78,7 +78,7 @@ def _visit(browser, url: str, pattern: str, rate: float, moves: int, settle_s: f
                   ".execute('notebook:run-all-cells').then(() => { window.__dpvizRan = true; }); }")
     handle = page.locator(".dpviz-explorer .dpviz-main-control .noUi-handle").first
     handle.wait_for(timeout=SLOW_MS)
-    handle.focus()
+    handle.focus(timeout=SLOW_MS)
     for _ in range(2):                      # a student who moves the slider before the figure is there
         page.keyboard.press("ArrowLeft")
     page.wait_for_selector(".dpviz-explorer .js-plotly-plot .main-svg", timeout=SLOW_MS)

@@ -57,7 +57,7 @@ def _visit(browser, url: str, name: str, rate: float, moves: int) -> tuple[float
     page.goto(url, timeout=SLOW_MS)
     handle = page.locator(".dpviz-main-control .noUi-handle").first
     handle.wait_for(timeout=SLOW_MS)
-    handle.focus()
+    handle.focus(timeout=SLOW_MS)
     for _ in range(2):
         page.keyboard.press("ArrowLeft")
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=SLOW_MS)
@@ -66,7 +66,7 @@ def _visit(browser, url: str, name: str, rate: float, moves: int) -> tuple[float
     before: tuple[str, str] | None = None
     for k in range(moves + 1):
         if k:
-            handle.focus()
+            handle.focus(timeout=SLOW_MS)
             page.keyboard.press("ArrowRight" if k % 2 else "ArrowLeft")
         wait_until_idle(page, SLOW_MS)
         readout, stated, title = shown_pair(page, name)
@@ -101,7 +101,7 @@ def _visit_export(browser, url: str, name: str, rate: float, moves: int) -> tupl
     t0 = time.monotonic()
     page.goto(url, timeout=SLOW_MS)
     control = page.locator("#dpviz-control")
-    control.focus()
+    control.focus(timeout=SLOW_MS)
     page.keyboard.press("ArrowLeft")          # a key pressed while the page still loads
     page.wait_for_selector(".dpviz-frame.dpviz-shown .main-svg", timeout=SLOW_MS)
     first = time.monotonic() - t0
@@ -109,7 +109,7 @@ def _visit_export(browser, url: str, name: str, rate: float, moves: int) -> tupl
     checked = apart = 0
     for k in range(moves + 1):
         if k:
-            control.focus()
+            control.focus(timeout=SLOW_MS)
             page.keyboard.press("ArrowRight" if k % 2 else "ArrowLeft")
         try:   # settled: the frame shown is the control's (the page draws a frame it has not drawn yet first)
             page.wait_for_function("() => document.body.dataset.shown === document.getElementById('dpviz-control')"
