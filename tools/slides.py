@@ -62,6 +62,8 @@ STYLE = """<style>
 .reveal iframe.dpviz-explorer { width: 1200px; height: 540px; border: 0; }
 .reveal .jp-InputPrompt, .reveal .jp-OutputPrompt { display: none !important; }
 .reveal .MathJax_Display, .reveal .MathJax { font-size: 110% !important; }
+/* MathJax 2 leaves its fast preview beside the typeset formula when reveal.js re-renders a slide's maths */
+.reveal .MathJax_Preview { display: none !important; }
 </style>"""
 
 

@@ -8,7 +8,8 @@ with ``Reveal.slide``, once MathJax has typeset it) :func:`measure` returns:
   slide's own box after reveal.js scales it), in screen pixels; a slide is *clipped* if this exceeds 2 px;
 * ``smallest``: the smallest rendered font size among its visible text, in screen pixels (computed font size times
   reveal.js's scale; a formula counts at its base size, not its sub- and superscripts');
-* ``scrolls``: whether any element on it scrolls; ``words`` of visible text; ``notes``: whether it has speaker notes.
+* ``scrolls``: whether any element on it scrolls; ``words`` of visible text; ``notes``: whether it has speaker notes;
+* ``doubled``: formulas shown twice (MathJax 2's fast preview left visible beside the typeset formula).
 """
 
 from __future__ import annotations
@@ -45,7 +46,11 @@ MEASURE = """(k) => {
     }
     const scrolls = Array.from(slide.querySelectorAll('*')).some(
         e => e.scrollHeight > e.clientHeight + 2 && ['auto', 'scroll'].includes(getComputedStyle(e).overflowY));
+    // a formula shown twice: MathJax 2's fast preview left visible beside the typeset formula
+    const doubled = Array.from(slide.querySelectorAll('.MathJax_Preview')).filter(
+        e => e.getBoundingClientRect().width > 1).length;
     return {index: k, h: idx.h, v: idx.v, overflow: Math.max(bottom - box.bottom, right - box.right, 0),
+              doubled: doubled,
               smallest: smallest === Infinity ? null : smallest, words: words, scrolls: scrolls,
               notes: !!slide.querySelector('aside.notes'),
               title: (slide.querySelector('h1, h2, h3') || {textContent: ''}).textContent.trim().slice(0, 50)};
@@ -90,6 +95,8 @@ def failures(row: dict) -> list[str]:
         out.append("scrolls")
     if (row["smallest"] or MIN_FONT) < MIN_FONT:
         out.append(f"text at {row['smallest']:.1f} px")
+    if row.get("doubled"):
+        out.append(f"{row['doubled']} formula(s) shown twice (MathJax's preview left visible)")
     return out
 
 

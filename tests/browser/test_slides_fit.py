@@ -61,3 +61,23 @@ def test_every_slide_fits_a_projector(deck: str, decks_folder: Path, browser):
     bad = [f"slide {r['h']}.{r['v']} {r['title']!r}: {', '.join(failures(r))}" for r in rows if failures(r)]
     assert not bad, f"{len(bad)} of {len(rows)} slides do not fit 1280×720:\n  " + "\n  ".join(bad)
     assert any(r["notes"] for r in rows), "no speaker notes in the deck"
+
+
+def test_a_formula_is_shown_once_when_the_lecturer_moves_to_its_slide(decks_folder: Path, browser):
+    """With reveal.js's transitions on, as a lecturer presents, MathJax 2 left its fast preview visible beside each
+    re-rendered formula ("D'D' is DD"); the decks' styles hide it."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto((decks_folder / "00_what_dp_promises.unit1.slides.html").as_uri())
+    page.evaluate("""() => new Promise(done => require(["lib/reveal.js/dist/reveal.js"], R => {
+        window.Reveal = R; done(); }))""")
+    page.wait_for_function("Reveal.isReady && Reveal.isReady()", timeout=120_000)
+    slides_with_maths = page.evaluate("""() => Reveal.getSlides().filter(s => s.querySelector('.MathJax_Preview'))
+        .map(s => Reveal.getIndices(s))""")
+    assert len(slides_with_maths) >= 3
+    for index in slides_with_maths[2::4][:3]:     # jumps, as a lecturer skipping ahead does
+        page.evaluate("i => Reveal.slide(i.h, i.v)", index)
+        page.wait_for_timeout(2500)                      # the transition, then MathJax's re-render of the slide
+        shown_twice = page.evaluate("""() => Array.from(Reveal.getCurrentSlide().querySelectorAll('.MathJax_Preview'))
+            .filter(e => e.getBoundingClientRect().width > 1).length""")
+        assert shown_twice == 0, f"slide {index}: {shown_twice} formulas shown twice"
+    page.close()
