@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from tests.browser.slide_measure import MIN_FONT, failures, measure
+from tests.browser.slide_measure import MIN_FONT, failures, measure, open_deck
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -26,13 +26,8 @@ LOCAL = ("file:", "data:", "blob:", "about:")
 
 def live_explorers(browser, deck: Path) -> tuple[int, int, list[str]]:
     """(explorer slides, those whose frame shows a plotly figure within 60 s, requests that left the machine)."""
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
     remote: list[str] = []
-    page.on("request", lambda r: remote.append(r.url) if not r.url.startswith(LOCAL) else None)
-    page.goto(deck.resolve().as_uri())
-    page.evaluate("""() => new Promise(done => require(["lib/reveal.js/dist/reveal.js"], R => {
-        window.Reveal = R; done(); }))""")
-    page.wait_for_function("Reveal.isReady && Reveal.isReady()", timeout=120_000)
+    page = open_deck(browser, deck, lambda r: remote.append(r.url) if not r.url.startswith(LOCAL) else None)
     slides = page.evaluate("""() => Reveal.getSlides().filter(s => s.querySelector('iframe.dpviz-explorer'))
         .map(s => Reveal.getIndices(s))""")
     shown = 0

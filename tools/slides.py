@@ -263,6 +263,11 @@ def units(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
     return out
 
 
+def deck_stem(lecture: Path, unit: int, n_units: int) -> str:
+    """The file stem of unit ``unit`` (from 1) of a lecture of ``n_units`` units: ``NN_x`` or ``NN_x.unitK``."""
+    return lecture.stem if n_units == 1 else f"{lecture.stem}.unit{unit}"
+
+
 def write_decks(out_dir: Path, exports: str = "../exports") -> list[Path]:
     """Write one deck per unit of every lecture into ``out_dir``; reveal.js and MathJax from ``out_dir/lib`` when
     ``make slides`` installed them there."""
@@ -289,7 +294,7 @@ def write_decks(out_dir: Path, exports: str = "../exports") -> list[Path]:
     for path in course.lectures():
         parts = units(nbformat.read(path, as_version=4))
         for k, part in enumerate(parts, start=1):
-            name = path.stem if len(parts) == 1 else f"{path.stem}.unit{k}"
+            name = deck_stem(path, k, len(parts))
             title = part.cells[0].source.splitlines()[0].lstrip("# ").strip()
             body, _ = exporter.from_notebook_node(slide_plan(part, exports), resources={"metadata": {"name": title}})
             body = body.replace("</head>", STYLE + "\n</head>", 1)     # nbconvert cleans a <style> out of cells

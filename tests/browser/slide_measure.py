@@ -8,12 +8,14 @@ with ``Reveal.slide``, once MathJax has typeset it) :func:`measure` returns:
   slide's own box after reveal.js scales it), in screen pixels; a slide is *clipped* if this exceeds 2 px;
 * ``smallest``: the smallest rendered font size among its visible text, in screen pixels (computed font size times
   reveal.js's scale; a formula counts at its base size, not its sub- and superscripts');
-* ``scrolls``: whether any element on it scrolls; ``words`` of visible text; ``notes``: whether it has speaker notes;
-* ``doubled``: formulas shown twice (MathJax 2's fast preview left visible beside the typeset formula).
+* ``scrolls``: whether any element on it scrolls; ``words`` of visible text; ``notes``: whether it has speaker notes.
+
+:func:`open_deck` opens a deck and makes reveal.js scriptable (also for tests that present it as a lecturer does).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 WIDTH, HEIGHT, MIN_FONT = 1280, 720, 24.0
@@ -46,11 +48,7 @@ MEASURE = """(k) => {
     }
     const scrolls = Array.from(slide.querySelectorAll('*')).some(
         e => e.scrollHeight > e.clientHeight + 2 && ['auto', 'scroll'].includes(getComputedStyle(e).overflowY));
-    // a formula shown twice: MathJax 2's fast preview left visible beside the typeset formula
-    const doubled = Array.from(slide.querySelectorAll('.MathJax_Preview')).filter(
-        e => e.getBoundingClientRect().width > 1).length;
     return {index: k, h: idx.h, v: idx.v, overflow: Math.max(bottom - box.bottom, right - box.right, 0),
-              doubled: doubled,
               smallest: smallest === Infinity ? null : smallest, words: words, scrolls: scrolls,
               notes: !!slide.querySelector('aside.notes'),
               title: (slide.querySelector('h1, h2, h3') || {textContent: ''}).textContent.trim().slice(0, 50)};
@@ -66,16 +64,25 @@ SHOW = """async (k) => {
 }"""
 
 
+def open_deck(browser, deck: Path, on_request: Callable | None = None):  # noqa: ANN201 - a Playwright page
+    """A new 1280×720 page of Playwright's ``browser`` showing ``deck``, with reveal.js ready as ``window.Reveal``;
+    ``on_request`` (if given) sees every request the page makes, from the first."""
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    if on_request is not None:
+        page.on("request", on_request)
+    page.goto(deck.resolve().as_uri())
+    # the decks load reveal.js through require.js, so it is an AMD module, not a global
+    page.evaluate("""() => new Promise(done => require(["lib/reveal.js/dist/reveal.js"], R => {
+        window.Reveal = R; done(); }))""")
+    page.wait_for_function("Reveal.isReady && Reveal.isReady()", timeout=120_000)
+    return page
+
+
 def measure(browser, deck: Path) -> list[dict]:
     """Every slide of ``deck`` (a file written by ``tools.slides``), measured in a new page of Playwright's
     ``browser`` at 1280×720 (see the module docstring)."""
-    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    page = open_deck(browser, deck)
     try:
-        page.goto(deck.resolve().as_uri())
-        # the decks load reveal.js through require.js, so it is an AMD module, not a global
-        page.evaluate("""() => new Promise(done => require(["lib/reveal.js/dist/reveal.js"], R => {
-            window.Reveal = R; done(); }))""")
-        page.wait_for_function("Reveal.isReady && Reveal.isReady()", timeout=120_000)
         page.evaluate("Reveal.configure({transition: 'none', backgroundTransition: 'none'})")
         rows = []
         for k in range(page.evaluate("Reveal.getSlides().length")):
@@ -95,8 +102,4 @@ def failures(row: dict) -> list[str]:
         out.append("scrolls")
     if (row["smallest"] or MIN_FONT) < MIN_FONT:
         out.append(f"text at {row['smallest']:.1f} px")
-    if row.get("doubled"):
-        out.append(f"{row['doubled']} formula(s) shown twice (MathJax's preview left visible)")
     return out
-
-

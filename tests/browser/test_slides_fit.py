@@ -10,14 +10,15 @@ import pytest
 
 from tools import course
 
-from .slide_measure import failures, measure
+from .slide_measure import failures, measure, open_deck
 
 ROOT = Path(__file__).resolve().parents[2]
 #: reveal.js, MathJax 2, require.js and jQuery from the npm registry (`make slides-deps`, which `make test` runs).
 LIB = ROOT / "build" / "slides" / "lib"
 
 
-def _decks_folder(tmp_path_factory) -> Path:
+@pytest.fixture(scope="module")
+def decks_folder(tmp_path_factory) -> Path:
     if not (LIB / "reveal.js" / "dist" / "reveal.js").exists():
         msg = f"{LIB} has no reveal.js: run `make slides-deps` (npm)"
         if os.environ.get("CI"):
@@ -37,11 +38,6 @@ def _decks_folder(tmp_path_factory) -> Path:
     return out
 
 
-@pytest.fixture(scope="module")
-def decks_folder(tmp_path_factory) -> Path:
-    return _decks_folder(tmp_path_factory)
-
-
 def _deck_names() -> list[str]:
     import nbformat
 
@@ -50,7 +46,7 @@ def _deck_names() -> list[str]:
     names = []
     for path in course.lectures():
         parts = slides.units(nbformat.read(path, as_version=4))
-        names += [path.stem] if len(parts) == 1 else [f"{path.stem}.unit{k}" for k in range(1, len(parts) + 1)]
+        names += [slides.deck_stem(path, k, len(parts)) for k in range(1, len(parts) + 1)]
     return names
 
 
@@ -66,11 +62,7 @@ def test_every_slide_fits_a_projector(deck: str, decks_folder: Path, browser):
 def test_a_formula_is_shown_once_when_the_lecturer_moves_to_its_slide(decks_folder: Path, browser):
     """With reveal.js's transitions on, as a lecturer presents, MathJax 2 left its fast preview visible beside each
     re-rendered formula ("D'D' is DD"); the decks' styles hide it."""
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
-    page.goto((decks_folder / "00_what_dp_promises.unit1.slides.html").as_uri())
-    page.evaluate("""() => new Promise(done => require(["lib/reveal.js/dist/reveal.js"], R => {
-        window.Reveal = R; done(); }))""")
-    page.wait_for_function("Reveal.isReady && Reveal.isReady()", timeout=120_000)
+    page = open_deck(browser, decks_folder / "00_what_dp_promises.unit1.slides.html")
     slides_with_maths = page.evaluate("""() => Reveal.getSlides().filter(s => s.querySelector('.MathJax_Preview'))
         .map(s => Reveal.getIndices(s))""")
     assert len(slides_with_maths) >= 3
