@@ -93,7 +93,11 @@ def test_static_axes_and_figures():
     P.width_curves_axes(run.curves, axes[1, 0])
     study = E.branching_study(x, 1.0, [2, 4, 8], trials=5, ranges_per_trial=50, rng=0)
     P.branching_axes(study, axes[1, 1])
-    assert len(axes[1, 0].get_lines()) == 6
+    # per method: a band (filled, its two edges dashed), the exact curve and the simulated mean
+    ax = axes[1, 0]
+    assert len(ax.collections) == 3 and len(ax.get_lines()) == 3 * 4
+    assert sorted(h.get_label() for h in ax.get_lines() if not h.get_label().startswith("_")) == \
+        ["Flat (identity)", "H_4", "H_4 + constrained inference"]
     plt.close(fig)
     f = P.width_curves_figure(run.curves)
     assert len(f.data) == 9 and f.layout.xaxis.type == "log"

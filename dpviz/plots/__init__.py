@@ -3,7 +3,9 @@
 Interactive figures are plotly (``-> plotly.graph_objects.Figure``), static
 ones matplotlib (``-> matplotlib.axes.Axes``).  Topic modules:
 ``dpviz.plots.laplace``, ``dpviz.plots.composition``, ``dpviz.plots.hierarchy``, ...
-Shared pieces: :mod:`dpviz.plots.palette` and :mod:`dpviz.plots.bands`.
+Shared pieces: :mod:`dpviz.plots.palette`, :mod:`dpviz.plots.bands`, and :mod:`dpviz.plots.style` (the
+projector style sheet ``dpviz.plots.projector`` the lectures draw under, and the check that a figure reads on a
+slide).
 """
 
 from dpviz.plots.bands import (

@@ -123,7 +123,7 @@ def audit_axes(view: AuditView, ax: Axes | None = None) -> Axes:
     matplotlib.axes.Axes
         The axes drawn on.
     """
-    ax = new_axes(ax)
+    ax = new_axes(ax, figsize=(9.0, 4.6))
     n = view.n
     ax.fill_between(n, _finite(view.lower), _finite(view.upper), color=SIMULATED, alpha=0.2, linewidth=0,
                     label="confidence interval of the privacy loss")
@@ -137,8 +137,8 @@ def audit_axes(view: AuditView, ax: Axes | None = None) -> Axes:
                              * 1.2 + 0.2), max(hi, view.claimed_epsilon * 1.6)))
     ax.set_xlabel("samples per dataset")
     ax.set_ylabel("privacy loss of the event")
-    ax.set_title(audit_title(view), fontsize=8)
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=4, frameon=False)
+    ax.set_title(audit_title(view).replace("; n = ", "\nn = ", 1))   # the claim, then what the audit found
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
     return ax
 
 
@@ -159,7 +159,7 @@ def audit_summary_axes(results: Sequence[AuditResult], ax: Axes | None = None) -
     matplotlib.axes.Axes
         The axes drawn on.
     """
-    ax = new_axes(ax, figsize=(7.5, 0.45 * len(results) + 1.2))
+    ax = new_axes(ax, figsize=(11.5, min(0.36 * len(results) + 1.2, 5.0)))
     y = np.arange(len(results))[::-1]
     for yi, r in zip(y, results, strict=True):
         bad = bool(r.violation)
@@ -168,13 +168,18 @@ def audit_summary_axes(results: Sequence[AuditResult], ax: Axes | None = None) -
         ax.plot(r.epsilon_lower, yi, "o", color=col)
         if r.claimed_epsilon is not None:
             ax.plot([r.claimed_epsilon] * 2, [yi - 0.35, yi + 0.35], "-", color=TRUTH, lw=2)
-        ax.text(r.epsilon_lower + 0.08, yi + 0.12, f"{r.epsilon_lower:.2f}", fontsize=7, color=col)
-    ax.set_yticks(y, [r.label for r in results], fontsize=7)
+        # the value right of the dot and of the claim's tick, so that neither crosses it
+        ax.text(max(r.epsilon_lower, r.claimed_epsilon or 0.0) + 0.15, yi, f"{r.epsilon_lower:.2f}", color=col,
+                va="center")
+    ax.set_yticks(y, [r.label for r in results])
+    ax.set_ylim(-0.6, len(results) - 0.4)
+    ends = [v for r in results for v in (r.epsilon_lower, r.claimed_epsilon or 0.0) if math.isfinite(v)]
+    ax.set_xlim(0.0, 1.12 * max(ends, default=1.0) + 0.5)   # room for the values written right of the dots
     ax.set_xlabel("epsilon: lower bound found (dot) and claim (black tick)")
-    ax.set_title("Auditing dpviz: bounds above the claim disprove it", fontsize=9)
+    ax.set_title("Auditing dpviz: bounds above the claim disprove it")
     ax.plot([], [], "o", color=THEORY, label="claim disproved")
     ax.plot([], [], "o", color=SIMULATED, label="no violation found")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(loc="lower right")
     ax.grid(axis="x", color=PALETTE["sky"], alpha=0.3)
     return ax
 
@@ -199,6 +204,8 @@ def sampler_fit_axes(fit: SamplerFit, ax: Axes | None = None) -> Axes:
     ax.plot(fit.k, fit.pmf, "o", color=THEORY, ms=4, label="exact pmf")
     ax.set_xlabel("noise value k")
     ax.set_ylabel("probability")
-    ax.set_title(f"{fit.label}\n{fit.samples:,} draws, chi-square p = {fit.p_value:.3f}", fontsize=9)
-    ax.legend(fontsize=8)
+    name = fit.label.replace(" (", "\n(", 1)   # the sampler on a line of its own: two panels fit side by side
+    ax.set_title(f"{name}\n{fit.samples:,} draws, chi-square p = {fit.p_value:.3f}")
+    ax.set_ylim(top=1.45 * ax.get_ylim()[1])   # room for the legend above the bars
+    ax.legend(loc="upper right")
     return ax

@@ -324,14 +324,16 @@ def new_axes(ax: Axes | None = None, figsize: tuple[float, float] = (7.0, 3.6)) 
     return ax
 
 
-def mpl_band(ax: Axes, x: ArrayLike, lower: ArrayLike, upper: ArrayLike, *, color: str, label: str,
-             alpha: float = 0.2) -> Axes:
-    """Fill the band between ``lower`` and ``upper`` on matplotlib axes.
+def mpl_band(ax: Axes | None, x: ArrayLike, lower: ArrayLike, upper: ArrayLike, *, color: str, label: str,
+             alpha: float = 0.2, edges: bool = True) -> Axes:
+    """Fill the band between ``lower`` and ``upper`` on matplotlib axes, its edges drawn in its own colour.
+
+    Where bands overlap their fills mix into one colour; the dashed edges keep each band's extent readable.
 
     Parameters
     ----------
-    ax : matplotlib.axes.Axes
-        Axes to draw on.
+    ax : matplotlib.axes.Axes or None
+        Axes to draw on (None: a new figure).
     x : array_like
         Positions along the x axis.
     lower, upper : array_like
@@ -342,12 +344,33 @@ def mpl_band(ax: Axes, x: ArrayLike, lower: ArrayLike, upper: ArrayLike, *, colo
         Legend label.
     alpha : float, default 0.2
         Opacity of the fill.
+    edges : bool, default True
+        Draw the lower and upper edges as thin dashed lines in ``color``.
 
     Returns
     -------
     matplotlib.axes.Axes
         ``ax``, with the band drawn.
+
+    Raises
+    ------
+    TypeError
+        If ``edges`` is not a bool.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> ax = mpl_band(None, [0, 1, 2], [0, 1, 1], [2, 3, 4], color="tab:blue", label="5-95 %")
+    >>> len(ax.collections), len(ax.lines)
+    (1, 2)
+    >>> plt.close(ax.figure)
     """
-    ax.fill_between(np.asarray(x), np.asarray(lower), np.asarray(upper), color=color, alpha=alpha, label=label,
-                    linewidth=0)
+    if not isinstance(edges, bool):
+        raise TypeError(f"edges must be a bool, got {edges!r}")
+    ax = new_axes(ax)
+    x, lower, upper = np.asarray(x), np.asarray(lower), np.asarray(upper)
+    ax.fill_between(x, lower, upper, color=color, alpha=alpha, label=label, linewidth=0)
+    if edges:
+        for edge in (lower, upper):
+            ax.plot(x, edge, color=color, lw=1.0, ls=(0, (4, 2)), alpha=0.9, label="_nolegend_")
     return ax

@@ -263,7 +263,7 @@ def comparison_axes(table: ComparisonTable, epsilon: float, ax: Axes | None = No
     if e not in table.epsilons:
         raise ValueError(f"epsilon must be one of {table.epsilons}, got {epsilon}")
     algs = list(algorithms or table.algorithms)
-    ax = new_axes(ax, figsize=(7.0, 0.32 * len(table.datasets) + 1.2))
+    ax = new_axes(ax, figsize=(7.0, min(0.25 * len(table.datasets) + 1.2, 5.0)))
     y = np.arange(len(table.datasets))[::-1]
     best = table.winners()
     for a in algs:
@@ -273,12 +273,11 @@ def comparison_axes(table: ComparisonTable, epsilon: float, ax: Axes | None = No
         w = best[(d, e)]
         if w in algs:
             ax.plot(table.mean_error(w, d, e), yi, "o", ms=11, mfc="none", mec=algorithm_color(w), mew=1.5)
-    ax.set_yticks(y, list(table.datasets), fontsize=7)
+    ax.set_yticks(y, list(table.datasets))
     ax.set_xscale("log")
     ax.set_xlabel("mean scaled error per query (log scale; lower is better)")
-    ax.set_title(f"epsilon = {e:g}, workload {table.workload.name}, n = {table.workload.n}; circled = lowest",
-                 fontsize=9)
-    ax.legend(fontsize=7, ncol=4, loc="lower center", bbox_to_anchor=(0.5, 1.06))
+    ax.set_title(f"epsilon = {e:g}, workload {table.workload.name}, n = {table.workload.n}; circled = lowest")
+    ax.legend(ncol=4, loc="lower center", bbox_to_anchor=(0.5, 1.06))
     ax.grid(axis="x", alpha=0.3)
     return ax
 
@@ -320,8 +319,8 @@ def partition_axes(x: ArrayLike, partition: Partition, estimate: ArrayLike | Non
         ax.plot(cells, estimate, "-", color=col, lw=0.8, alpha=0.7, label="release")
     ax.set_xlabel("cell")
     ax.set_ylabel("count")
-    ax.set_title(title or f"learned partition: {partition.n_buckets} buckets", fontsize=9)
-    ax.legend(fontsize=7)
+    ax.set_title(title or f"learned partition: {partition.n_buckets} buckets")
+    ax.legend()
     return ax
 
 
@@ -356,8 +355,8 @@ def mwem_rounds_axes(rounds: ArrayLike, mean: ArrayLike, lower: ArrayLike, upper
     ax.set_xlabel("round t (0 = uniform start)")
     ax.set_ylabel("RMSE per query")
     ax.set_yscale("log")
-    ax.set_title(title or "MWEM: error after each round", fontsize=9)
-    ax.legend(fontsize=7)
+    ax.set_title(title or "MWEM: error after each round")
+    ax.legend()
     return ax
 
 
@@ -369,7 +368,7 @@ def explorer_axes(r: ExplorerResult, axes: Sequence[Axes] | None = None) -> list
     r : ExplorerResult
         The explorer's result.
     axes : sequence of three matplotlib.axes.Axes, optional
-        Axes to draw on (default: a new figure with three stacked panels).
+        Axes to draw on (default: two new figures, the first two panels side by side and the data below).
 
     Returns
     -------
@@ -379,19 +378,19 @@ def explorer_axes(r: ExplorerResult, axes: Sequence[Axes] | None = None) -> list
     if axes is None:
         import matplotlib.pyplot as plt
 
-        fig, axes = plt.subplots(3, 1, figsize=(8.0, 8.0), layout="constrained")
-        fig.suptitle(explorer_title(r), fontsize=8)
+        fig, (top1, top2) = plt.subplots(1, 2, figsize=(11.6, 4.4), layout="constrained")
+        fig.suptitle(explorer_title(r).replace("; ", ";\n", 1))   # two lines: the slide's width
+        axes = [top1, top2, plt.subplots(figsize=(11.6, 3.2), layout="constrained")[1]]
     ax1, ax2, ax3 = axes
     lo, hi = r.band
     for i, a in enumerate(r.algorithms):
         s = r.runs[a].scaled_errors
-        m = s.mean()
-        l, u = np.percentile(s, [lo, hi])
+        m, (l, u) = s.mean(), np.percentile(s, [lo, hi])
         ax1.errorbar([i], [m], yerr=[[m - l], [u - m]], fmt="D", color=algorithm_color(a), capsize=4)
-    ax1.set_xticks(range(len(r.algorithms)), list(r.algorithms), fontsize=7)
+    ax1.set_xticks(range(len(r.algorithms)), list(r.algorithms), rotation=30, ha="right")
     ax1.set_yscale("log")
-    ax1.set_ylabel("scaled error", fontsize=8)
-    ax1.set_title(f"scaled error per algorithm: mean and {lo:g}-{hi:g} % of trials", fontsize=8)
+    ax1.set_ylabel("scaled error")
+    ax1.set_title(f"scaled error: mean and {lo:g}-{hi:g} % of trials")
     for k, a in enumerate(r.algorithms):
         c = algorithm_color(a)
         # no legend entry for the band: mpl_band is annotated label: str, but None is what matplotlib needs here
@@ -399,15 +398,14 @@ def explorer_axes(r: ExplorerResult, axes: Sequence[Axes] | None = None) -> list
                  label=None, alpha=0.15)  # type: ignore[arg-type]
         ax2.plot(r.query_rank, r.profile_mean[a], color=c, lw=1, label=a,
                  linestyle=MPL_LINESTYLES[k % len(MPL_LINESTYLES)])   # a dash beside the colour, as in the explorer
-    ax2.set_yscale("log")
-    ax2.set_xlabel("query (sorted by width)", fontsize=8)
-    ax2.set_ylabel("mean |error|", fontsize=8)
-    ax2.legend(fontsize=6, ncol=4)
+    ax2.set(yscale="log", xlabel="query (sorted by width)", ylabel="mean |error|",
+            title=f"error per query: mean and {lo:g}-{hi:g} % band")
+    ax2.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))   # beside the panel: inside it would hide the lines
     if r.partition is not None and r.partition_algorithm is not None:  # set together by the explorer run
         partition_axes(r.x, r.partition, r.estimates[r.partition_algorithm], ax=ax3,
                        color=algorithm_color(r.partition_algorithm),
-                       title=f"{r.partition_algorithm}'s learned partition (first trial)")
+                       title=f"{r.source}: {r.partition_algorithm}'s learned partition (first trial)")
     else:
         ax3.step(np.arange(r.n), r.x, where="mid", color=TRUTH, lw=0.8)
-        ax3.set_title("the data", fontsize=8)
+        ax3.set_title("the data")
     return [ax1, ax2, ax3]

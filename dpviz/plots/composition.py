@@ -99,7 +99,7 @@ def composition_axes(exp: CompositionExperiment, ax: Axes | None = None) -> Axes
     matplotlib.axes.Axes
         The axes drawn on.
     """
-    ax = new_axes(ax, figsize=(7.0, 4.2))
+    ax = new_axes(ax, figsize=(10.5, 4.2))     # wide enough for the query names and the one-row legend
     x = np.arange(4)
     w = 0.38
     if exp.sequential is not None:
@@ -107,7 +107,7 @@ def composition_axes(exp: CompositionExperiment, ax: Axes | None = None) -> Axes
     ax.bar(x + w / 2, exp.parallel.mse, w, color=_PAR, label="Alg 2 (parallel), simulated")
     ax.hlines(exp.theory_sequential, x - w, x, colors=PALETTE["black"], lw=2.5, label="Alg 1 theory")
     ax.hlines(exp.theory_parallel, x, x + w, colors=PALETTE["grey"], lw=2.5, label="Alg 2 theory")
-    ax.set_xticks(x, list(BMI_QUERY_NAMES), fontsize=8)
+    ax.set_xticks(x, list(BMI_QUERY_NAMES))
     ax.set_yscale("log")
     tops = [exp.theory_sequential.max(), exp.theory_parallel.max(), exp.parallel.mse.max()]
     lows = [exp.theory_parallel.min(), exp.parallel.mse.min()]
@@ -116,9 +116,9 @@ def composition_axes(exp: CompositionExperiment, ax: Axes | None = None) -> Axes
     ax.set_ylim(min(lows) / 1.5, max(tops) * 1.5)   # head room: the theory markers stay inside the frame
     _plain_log_ticks(ax)
     ax.set_ylabel("mean squared error (log scale)")
-    ax.set_title(composition_title(exp, sep="\n"), fontsize=8)
+    ax.set_title(composition_title(exp, sep="\n"))
     # below the axes, never over a bar (issue 19: the legend covered the fourth bar)
-    ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.1), frameon=False)
+    ax.legend(ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.1), frameon=False)
     return ax
 
 
@@ -153,6 +153,6 @@ def advanced_composition_axes(comparison: dict[str, np.ndarray], ax: Axes | None
     ax.set_yscale("log")
     ax.set_xlabel("number of queries k")
     ax.set_ylabel("epsilon per query")
-    ax.set_title("Which theorem lets each query spend more?", fontsize=9)
-    ax.legend(fontsize=8)
+    ax.set_title("Which theorem lets each query spend more?")
+    ax.legend()
     return ax

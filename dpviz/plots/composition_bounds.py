@@ -117,8 +117,8 @@ def composition_bounds_axes(r: CompositionBounds, ax: Axes | None = None) -> Axe
     ax.set_ylim(float(np.min([np.min(c) for c in r.curves.values()])) / 2, float(np.max(r.curves["basic"])) * 3)
     ax.set_xlabel("number of releases k")
     ax.set_ylabel(f"total epsilon at delta' = {r.delta_prime:.2g}")
-    ax.set_title(composition_bounds_title(r).replace("<br>", "\n"), fontsize=8)
-    ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)
+    ax.set_title(composition_bounds_title(r).replace("<br>", "\n"))
+    ax.legend(ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)
     return ax
 
 
@@ -154,8 +154,8 @@ def privacy_loss_axes(v: PrivacyLossView, ax: Axes | None = None) -> Axes:
     ax.set_ylim(0, top * 1.15)
     ax.set_xlabel("total privacy loss L = L_1 + ... + L_k (nats)")
     ax.set_ylabel("probability per bin")
-    ax.set_title(f"{v.k} Laplace counts, each eps = {v.epsilon:g}: where the total loss lives", fontsize=9)
-    ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)
+    ax.set_title(f"{v.k} Laplace counts, each eps = {v.epsilon:g}: where the total loss lives")
+    ax.legend(ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)
     return ax
 
 
@@ -174,21 +174,27 @@ def delta_prime_axes(tradeoff: dict[str, np.ndarray], ax: Axes | None = None) ->
     matplotlib.axes.Axes
         The axes drawn on.
     """
-    ax = new_axes(ax, figsize=(7.0, 4.0))
+    from matplotlib.lines import Line2D
+
+    ax = new_axes(ax, figsize=(9.0, 4.0))
     colours = [PALETTE["blue"], PALETTE["orange"], PALETTE["green"], PALETTE["purple"], PALETTE["vermillion"]]
+    keys = []      # the legend: a colour per k, a line style per bound (9 entries as a 3 x 3 grid hid the axes)
     for i, k in enumerate(tradeoff["k"]):
         c = colours[i % len(colours)]
         ax.plot(tradeoff["delta_prime"], tradeoff["advanced"][i], "-", color=c, lw=2, label=f"advanced, k = {k}")
         ax.plot(tradeoff["delta_prime"], tradeoff["optimal"][i], ":", color=c, lw=1.5,
                 label=f"optimal (Kairouz et al.), k = {k}")
         ax.axhline(tradeoff["basic"][i], color=c, ls="--", lw=1, label=f"basic, k = {k}")
+        keys.append(Line2D([], [], color=c, lw=2, label=f"k = {k}"))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.invert_xaxis()
     ax.set_xlabel("delta' (smaller to the right: a stronger guarantee)")
     ax.set_ylabel("total epsilon")
-    ax.set_title("Advanced composition trades delta' for epsilon", fontsize=9)
-    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.15), frameon=False)
+    ax.set_title("Advanced composition trades delta' for epsilon")
+    keys += [Line2D([], [], color=PALETTE["black"], ls=ls, lw=lw, label=name) for ls, lw, name in
+             (("-", 2, "advanced"), (":", 1.5, "optimal\n(Kairouz et al.)"), ("--", 1, "basic: k eps"))]
+    ax.legend(handles=keys, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return ax
 
 
@@ -216,6 +222,6 @@ def renyi_curves_axes(curves: dict[str, np.ndarray], ax: Axes | None = None) -> 
     ax.set_ylim(0, eps * 1.25)
     ax.set_xlabel("Rényi order alpha")
     ax.set_ylabel("Rényi divergence (nats)")
-    ax.set_title(f"The Laplace mechanism with eps = {eps:g}: its Rényi curve under both simple bounds", fontsize=9)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title(f"The Laplace mechanism with eps = {eps:g}: its Rényi curve under both simple bounds")
+    ax.legend(loc="lower right")
     return ax

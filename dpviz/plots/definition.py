@@ -176,15 +176,29 @@ def privacy_loss_figure_spec(v: PrivacyLossView) -> tuple[list[dict[str, Any]], 
     return traces, layout
 
 
+def _wrapped(pieces: list[str], width: int = 95) -> str:
+    """Join ``pieces`` with "; " into lines of at most ``width`` characters (a piece is never split)."""
+    lines = [pieces[0]]
+    for piece in pieces[1:]:
+        if len(lines[-1]) + 2 + len(piece) <= width:
+            lines[-1] += f"; {piece}"
+        else:
+            lines.append(piece)
+    return "\n".join(lines)
+
+
 def privacy_loss_axes(v: PrivacyLossView, axes: list[Axes] | None = None) -> list[Axes]:
-    """Static (matplotlib) version of :func:`privacy_loss_figure`: distributions on top, privacy loss below.
+    """Static (matplotlib) version of :func:`privacy_loss_figure`: distributions on the left, privacy loss right.
+
+    The title and the legend are the figure's (above and below both panels), so the panels stay wide enough to
+    read on a projector and no legend covers the curves.
 
     Parameters
     ----------
     v : PrivacyLossView
         The view to draw.
     axes : list of two matplotlib.axes.Axes, optional
-        Axes to draw on (default: a new figure with two stacked panels).
+        Axes to draw on (default: a new figure with two panels side by side).
 
     Returns
     -------
@@ -194,36 +208,41 @@ def privacy_loss_axes(v: PrivacyLossView, axes: list[Axes] | None = None) -> lis
     if axes is None:
         import matplotlib.pyplot as plt
 
-        _, pair = plt.subplots(2, 1, figsize=(7.0, 5.4), sharex=True, layout="constrained")
+        _, pair = plt.subplots(1, 2, figsize=(11.8, 5.0), sharex=True, layout="constrained")
         axes = list(pair)
-    top, bottom = axes
+    left, right = axes
     discrete = v.mechanism == "randomized response"
     label_d, label_dp = _datasets(v)
     unit = 1.0 if discrete else v.bin_width
     style = "D" if discrete else "-"      # a discrete output has no values in between: points, no lines
-    top.plot(v.outputs, v.density, style, color=_D, lw=2, ms=9, label=f"exact on {label_d}")
-    top.plot(v.outputs, v.density_prime, "s" if discrete else "--", color=_DP, lw=2, ms=9, label=f"exact on {label_dp}")
-    top.plot(v.bin_centres, v.simulated_bin / unit, "o", mfc="none", color=_D, ms=5, label="simulated on D")
-    top.plot(v.bin_centres, v.simulated_bin_prime / unit, "x", color=_DP, ms=5, label="simulated on D'")
-    top.set_ylabel("probability" if discrete else "density")
-    top.set_ylim(bottom=0)
-    top.legend(fontsize=7, loc="best")
+    left.plot(v.outputs, v.density, style, color=_D, lw=2, ms=9, label=f"exact on {label_d}")
+    left.plot(v.outputs, v.density_prime, "s" if discrete else "--", color=_DP, lw=2, ms=9,
+              label=f"exact on {label_dp}")
+    left.plot(v.bin_centres, v.simulated_bin / unit, "o", mfc="none", color=_D, ms=5, label="simulated on D")
+    left.plot(v.bin_centres, v.simulated_bin_prime / unit, "x", color=_DP, ms=5, label="simulated on D'")
+    left.set_ylabel("probability" if discrete else "density")
+    left.set_xlabel(_output_label(v))
+    left.set_ylim(bottom=0)
     if discrete:
-        bottom.set_xticks(v.outputs)
+        right.set_xticks(v.outputs)
     ok = np.isfinite(v.simulated_loss)
-    bottom.plot(v.outputs, v.loss, style, color=_LOSS, lw=2, ms=9, label="privacy loss, exact")
-    bottom.errorbar(v.bin_centres[ok], v.simulated_loss[ok], yerr=1.96 * v.stderr[ok], fmt="o", ms=4,
+    right.plot(v.outputs, v.loss, style, color=_LOSS, lw=2, ms=9, label="privacy loss, exact")
+    right.errorbar(v.bin_centres[ok], v.simulated_loss[ok], yerr=1.96 * v.stderr[ok], fmt="o", ms=4,
                     color=PALETTE["purple"], label="simulated (±1.96 s.e.)")
     for sign in (1, -1):
-        bottom.axhline(sign * v.bound, color=_BOUND, ls="--", label=f"{_bound_name(v)} ±{v.bound:.3g}" if sign > 0
+        right.axhline(sign * v.bound, color=_BOUND, ls="--", label=f"{_bound_name(v)} ±{v.bound:.3g}" if sign > 0
                        else None)
         if v.group > 1:
-            bottom.axhline(sign * v.epsilon, color=_ONE, ls=":", label="one person's bound" if sign > 0 else None)
-    bottom.set_ylabel("privacy loss ln(p_D / p_D')")
-    bottom.set_xlabel(_output_label(v))
-    bottom.legend(fontsize=7, loc="best")
-    top.set_title(privacy_loss_title(v).replace("<br>", "\n"), fontsize=8)
-    return [top, bottom]
+            right.axhline(sign * v.epsilon, color=_ONE, ls=":", label="one person's bound" if sign > 0 else None)
+    right.set_ylabel("privacy loss ln(p_D / p_D')")
+    right.set_xlabel(_output_label(v))
+    fig = left.figure
+    handles, labels = left.get_legend_handles_labels()
+    more = right.get_legend_handles_labels()
+    fig.legend(handles + more[0], labels + more[1], loc="outside lower center", ncols=4, frameon=False)
+    head, tail = privacy_loss_title(v).split("<br>")
+    fig.suptitle(_wrapped([head, *tail.split("; ")]))
+    return [left, right]
 
 
 def survey_axes(s: SurveyExperiment, ax: Axes | None = None) -> Axes:
@@ -243,7 +262,7 @@ def survey_axes(s: SurveyExperiment, ax: Axes | None = None) -> Axes:
     """
     from scipy import stats
 
-    ax = new_axes(ax)
+    ax = new_axes(ax, figsize=(11.5, 3.9))
     # the estimates lie on a lattice of spacing s.resolution: bins of 3 lattice steps, centred on lattice points
     step = 3 * s.resolution
     lo = s.truth + step * (np.floor((s.estimates.min() - s.truth) / step) - 0.5)
@@ -258,9 +277,9 @@ def survey_axes(s: SurveyExperiment, ax: Axes | None = None) -> Axes:
                label=f"raw fraction of 'yes' reports, mean {np.mean(s.raw_fractions):.3g}")
     ax.set_xlabel("estimated fraction of 'yes' answers")
     ax.set_ylabel("density")
-    ax.set_title(f"Randomized response, ε = {s.epsilon:.3g}, n = {s.n:,}: simulated variance "
-                 f"{s.simulated_variance:.3g}, theory {s.theory_variance:.3g}", fontsize=9)
-    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title(f"Randomized response, ε = {s.epsilon:.3g}, n = {s.n:,}:\nsimulated variance "
+                 f"{s.simulated_variance:.3g}, theory {s.theory_variance:.3g}")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))     # beside the histogram, never over it
     return ax
 
 
@@ -279,19 +298,19 @@ def posterior_axes(c: PosteriorCurves, ax: Axes | None = None) -> Axes:
     matplotlib.axes.Axes
         The axes drawn on.
     """
-    ax = new_axes(ax, figsize=(5.6, 4.4))
+    ax = new_axes(ax, figsize=(9.0, 4.4))
     colours = [PALETTE[k] for k in ("blue", "green", "orange", "vermillion", "purple", "sky")]
     for i, eps in enumerate(c.epsilons):     # between the two curves of an epsilon lies every possible posterior
         col = colours[i % len(colours)]
-        ax.plot(c.priors, c.high[i], color=col, lw=1.8, label=f"ε = {eps:.3g}: highest and lowest posterior")
+        ax.plot(c.priors, c.high[i], color=col, lw=1.8, label=f"ε = {eps:.3g}")
         ax.plot(c.priors, c.low[i], color=col, lw=1.8, ls="--")
     ax.plot([0, 1], [0, 1], color=PALETTE["black"], lw=0.8, ls=":", label="posterior = prior")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_xlabel("prior belief that the person is in the data (or answered yes)")
     ax.set_ylabel("posterior after one output")
-    ax.set_title("How far one ε-DP output can move an informed adversary's belief", fontsize=9)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title("How far one ε-DP output can move an informed adversary's belief")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), title="highest (solid) and\nlowest (dashed)\nposterior")
     return ax
 
 
@@ -310,7 +329,7 @@ def post_processing_axes(pp: PostProcessing, ax: Axes | None = None) -> Axes:
     matplotlib.axes.Axes
         The axes drawn on.
     """
-    ax = new_axes(ax)
+    ax = new_axes(ax, figsize=(11.0, 3.9))
     ax.bar(pp.outputs, pp.loss, color=PALETTE["sky"], label="exact loss of each rounded output")
     f, f_p, n = pp.simulated, pp.simulated_prime, pp.samples
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -325,7 +344,7 @@ def post_processing_axes(pp: PostProcessing, ax: Axes | None = None) -> Axes:
     ax.set_xticks(pp.outputs)
     ax.set_xlabel(f"released count, rounded and clamped to [0, {pp.top}]")
     ax.set_ylabel("privacy loss ln(p_D / p_D')")
-    ax.set_title(f"Post-processing a Laplace count (ε = {pp.epsilon:.3g}; D: {pp.count}, D': {pp.count + 1}): "
-                 f"tight ε {pp.rounded_epsilon:.3f}", fontsize=9)
-    ax.legend(fontsize=7, loc="upper right")
+    ax.set_title(f"Post-processing a Laplace count (ε = {pp.epsilon:.3g}; D: {pp.count}, D': {pp.count + 1}):\n"
+                 f"tight ε {pp.rounded_epsilon:.3f}")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))     # beside the bars, never over them
     return ax

@@ -119,7 +119,7 @@ def laplace_axes(exp: LaplaceExperiment, labels: Sequence[str] | None = None, ax
     matplotlib.axes.Axes
         The axes drawn on.
     """
-    ax = new_axes(ax)
+    ax = new_axes(ax, figsize=(10.0, 3.9))     # wide enough for the three-column legend below the axes
     s = exp.summary
     x = np.arange(s.truth.size, dtype=float)
     lo, hi = s.band
@@ -132,8 +132,8 @@ def laplace_axes(exp: LaplaceExperiment, labels: Sequence[str] | None = None, ax
     ax.plot(x, exp.release - s.truth, "o", mfc="none", color=ALT, ms=9, mew=2, label="error of one release")
     ax.set_xticks(x, list(labels) if labels is not None else [f"q{i + 1}" for i in range(x.size)])
     ax.set_ylabel("error = noisy - true")
-    ax.set_title(laplace_title(exp), fontsize=9)
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=3, frameon=False)
+    ax.set_title(laplace_title(exp))
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=3, frameon=False)
     return ax
 
 
@@ -161,6 +161,6 @@ def error_curve_axes(curve: dict[str, np.ndarray], ax: Axes | None = None) -> Ax
     ax.set_yscale("log")
     ax.set_xlabel(r"$\varepsilon$ (smaller = more privacy)")
     ax.set_ylabel("mean squared error")
-    ax.set_title("Laplace mechanism: error falls as 1/epsilon^2", fontsize=9)
-    ax.legend(fontsize=8)
+    ax.set_title("Laplace mechanism: error falls as 1/epsilon^2")
+    ax.legend()
     return ax

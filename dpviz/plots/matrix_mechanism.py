@@ -194,9 +194,10 @@ def query_error_axes(exp: QueryErrorExperiment, ax: Axes | None = None, *, title
     ax.plot(q, exp.predicted, "-", color=THEORY, label="exact expected error")
     ax.set_xlabel("workload query")
     ax.set_ylabel("squared error")
-    ax.set_ylim(bottom=0)
-    ax.set_title(title or f"strategy {exp.strategy}, epsilon = {exp.epsilon:.3g}", fontsize=9)
-    ax.legend(fontsize=8)
+    # head room above the data for the legend (two columns), so that it hides no query's error
+    ax.set_ylim(0, 1.4 * float(max(np.max(exp.simulated + 2 * exp.stderr), np.max(exp.predicted), 0) or 1))
+    ax.set_title(title or f"strategy {exp.strategy}, epsilon = {exp.epsilon:.3g}")
+    ax.legend(loc="upper center", ncol=2)
     return ax
 
 
@@ -222,16 +223,17 @@ def comparison_axes(comp: StrategyComparison, ax: Axes | None = None, *, highlig
     # the bars are told apart by their labels; colour only marks the highlighted one
     cols = [THEORY if nm == highlight else "#9AA5B1" for nm in comp.names]
     ax.barh(y, comp.ratio, color=cols)
-    ax.axvline(1.0, color=TRUTH, ls="--", lw=1, label="SVD lower bound")
+    ax.axvline(1.0, color=TRUTH, ls="--", lw=1)   # named in the axis label: a legend would hide a bar's value
     ax.set_yticks(y, comp.labels)
     ax.invert_yaxis()
     ax.set_xscale("log")
-    ax.set_xlabel("total error / lower bound")
+    lo, top = ax.get_xlim()[0], float(np.max(comp.ratio))
+    ax.set_xlim(lo, top * (top / lo) ** 0.4)   # room right of the longest bar for its value
+    ax.set_xlabel("total error / SVD lower bound (dashed: the bound)")
     mech = "Laplace" if comp.delta is None else f"Gaussian, delta = {comp.delta:g}"
-    ax.set_title(f"{comp.workload}, n = {comp.n} ({mech})", fontsize=9)
+    ax.set_title(f"{comp.workload}, n = {comp.n} ({mech})")
     for yi, r in zip(y, comp.ratio, strict=True):
-        ax.text(float(r), float(yi), f" {r:.3g}", va="center", fontsize=7)
-    ax.legend(fontsize=8, loc="lower right")
+        ax.text(float(r), float(yi), f" {r:.3g}", va="center")
     return ax
 
 
@@ -263,7 +265,7 @@ def strategy_heatmap_axes(A: Any, ax: Axes | None = None, *, title: str = "strat
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("cell")
     ax.set_ylabel("strategy row")
-    ax.set_title(title, fontsize=9)
+    ax.set_title(title)
     return ax
 
 
@@ -294,8 +296,8 @@ def p_identity_axes(A: Any, ax: Axes | None = None, *, title: str | None = None)
     ax.plot(cells, np.diag(M[:n]), "--", color=TRUTH, lw=1.2, label="identity query of each cell")
     ax.set_xlabel("cell")
     ax.set_ylabel("weight (columns have L1 norm 1)")
-    ax.set_title(title or f"the {M.shape[0] - n} free queries of the optimised strategy (solid)", fontsize=9)
-    ax.legend(loc="upper center", fontsize=8, frameon=False)
+    ax.set_title(title or f"the {M.shape[0] - n} free queries of the optimised strategy (solid)")
+    ax.legend(loc="upper center", frameon=False)
     return ax
 
 
@@ -321,6 +323,6 @@ def error_by_width_axes(ebw: ErrorByWidth, ax: Axes | None = None) -> Axes:
         ax.plot(frac, ebw.mse[i], styles[i % len(styles)], color=color(i), lw=1.6, label=lab)
     ax.set_xlabel("query width (fraction of the domain)")
     ax.set_ylabel("mean squared error")
-    ax.set_title(f"All ranges, n = {ebw.n}, epsilon = {ebw.epsilon:g} (exact, least squares)", fontsize=9)
-    ax.legend(fontsize=8)
+    ax.set_title(f"All ranges, n = {ebw.n}, epsilon = {ebw.epsilon:g} (exact, least squares)")
+    ax.legend()
     return ax

@@ -133,17 +133,17 @@ def selection_axes(run: SelectionRun, axes: tuple[Axes, Axes] | None = None) -> 
     if axes is None:
         import matplotlib.pyplot as plt
 
-        _, pair = plt.subplots(1, 2, figsize=(10.0, 3.8), layout="constrained")
+        _, pair = plt.subplots(1, 2, figsize=(11.0, 4.6), layout="constrained")
         axes = (pair[0], pair[1])
     left, right = axes
     x = np.arange(run.scores.size, dtype=float)
     left.bar(x, run.probabilities, color=_EXACT, label="exact probability")
     left.errorbar(x, run.frequencies, yerr=2 * run.stderr, fmt="D", ms=5, color=_SIM, capsize=3,
                   label=f"simulated ±2 s.e. ({run.trials:,} runs)")
-    left.set_xticks(x, run.labels, rotation=45, ha="right", fontsize=8)
+    left.set_xticks(x, run.labels, rotation=45, ha="right")
     left.set_ylim(0.0, 1.0)
     left.set_ylabel("P(candidate chosen)")
-    left.legend(fontsize=8, loc="upper right")
+    left.legend(loc="upper right")
     c = run.curves
     for mech in CURVE_MECHANISMS:
         colour, dash, label = _CURVE[mech]
@@ -158,6 +158,7 @@ def selection_axes(run: SelectionRun, axes: tuple[Axes, Axes] | None = None) -> 
     right.set_ylim(*_y_range(run))
     right.set_xlabel("ε")
     right.set_ylabel("expected score of the choice")
-    right.legend(fontsize=7, loc="lower right")
-    left.figure.suptitle(selection_title(run), fontsize=9)
+    # under both panels, three columns: inside the right one its six entries hid the curves
+    right.figure.legend(*right.get_legend_handles_labels(), loc="outside lower center", ncol=3)
+    left.figure.suptitle(selection_title(run))
     return left, right

@@ -84,7 +84,7 @@ def subsampling_axes(r: SubsamplingTails, ax: Axes | None = None) -> Axes:
     matplotlib.axes.Axes
         The axes drawn on.
     """
-    ax = new_axes(ax)
+    ax = new_axes(ax, figsize=(11.0, 3.9))
     t = r.thresholds
     ok = np.isfinite(r.simulated)
     ax.plot(t, r.exact, color=_EXACT, lw=2, label="exact loss of the event Y > t")
@@ -94,6 +94,6 @@ def subsampling_axes(r: SubsamplingTails, ax: Axes | None = None) -> Axes:
     ax.axhline(r.epsilon, color=_FULL, ls=":", label="eps without sampling")
     ax.set_xlabel("threshold t")
     ax.set_ylabel("privacy loss (nats)")
-    ax.set_title(subsampling_title(r), fontsize=9)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title(subsampling_title(r).replace("; ", "\n"))
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))     # beside the axes: over them it hid the points
     return ax

@@ -32,6 +32,8 @@ TRUNC_NAMES = {"none": "NoTrunc", "svt": "Trunc(SVT)", "recursive": "Trunc(recur
                "oracle": "Trunc(oracle, NOT DP)"}
 _ALG_COLORS = {"identity": color(0), "workload": color(3), "sqm": color(4), "timm": color(2), "tamm": color(1)}
 _TRUNC_COLORS = {"none": "#7f7f7f", "svt": color(0), "recursive": color(1), "oracle": color(4)}
+_GREY = "#9a9a9a"
+_QUERY = "query threshold t (thousands of $)"
 
 
 def config_label(algorithm: str, truncation: str, isotonic: bool | None = None) -> str:
@@ -168,9 +170,58 @@ def explorer_figure(exp: SumExploration) -> go.Figure:
 
 
 # ----------------------------------------------------------------------------- static (matplotlib)
-def answers_axes(comp: SumComparison, configs: Sequence[tuple[str, str, bool]], ax: Axes | None = None,
-                 band: tuple[float, float] = (5.0, 95.0)) -> Axes:
+def _panels(ax: Any, n: int) -> list[Axes] | None:
+    """``ax`` as a list of ``n`` panels (one per configuration), or None for one Axes (or none) to overlay them on."""
+    if ax is None or hasattr(ax, "plot"):
+        return None
+    panels = list(np.ravel(ax))
+    if len(panels) != n:
+        raise ValueError(f"ax must be one Axes or one Axes per configuration ({n}); got {len(panels)}")
+    return panels
+
+
+def _panel_titles(configs: Sequence[tuple[str, str, bool]]) -> list[str]:
+    """What tells the configurations apart: the truncation if they share the algorithm, the algorithm if they
+    share the truncation, else both (what they share belongs in the figure's title)."""
+    algs, truncs = ({c[k] for c in configs} for k in (0, 1))
+    return [TRUNC_NAMES[t] if len(algs) == 1 else NAMES[a] if len(truncs) == 1 else config_label(a, t)
+            for a, t, _ in configs]
+
+
+def _key(panels: Sequence[Axes], titles: Sequence[str], ylabel: str, entries: Sequence[tuple[str, str]]) -> None:
+    """Title the panels, label the axes once for the grid, put one legend below it (once, however many calls fill
+    its rows): ``(kind, label)`` with kind "line" or "band" (neutral grey), "truth" or "grey"."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import MaxNLocator
+
+    for on, title in zip(panels, titles, strict=True):
+        on.set_title(title)
+        on.xaxis.set_major_locator(MaxNLocator(4, steps=[1, 2, 2.5, 5, 10]))   # outer labels apart
+        on.set_ylabel("")
+    specs = [on.get_subplotspec() for on in panels]   # None (axes placed by hand): as one row
+    bottom = [on for on, sp in zip(panels, specs, strict=True) if sp is None or sp.is_last_row()]
+    for on in bottom[len(bottom) // 2:len(bottom) // 2 + 1] if len(bottom) % 2 else bottom:   # once if centred
+        on.set_xlabel(_QUERY)
+    fig = panels[0].figure
+    if max(sp.get_gridspec().nrows if sp else 1 for sp in specs) > 1:
+        fig.supylabel(ylabel)
+    else:
+        panels[0].set_ylabel(ylabel)
+    c = {"line": "#555555", "band": "#555555", "truth": TRUTH, "grey": _GREY}
+    if not fig.legends:
+        fig.legend(handles=[Patch(facecolor=c[k], alpha=0.3, edgecolor=c[k], ls="--", label=lab) if k == "band"
+                            else Line2D([], [], color=c[k], lw=2.0, label=lab) for k, lab in entries],
+                   loc="outside lower center", ncol=len(entries), frameon=False)
+
+
+def answers_axes(comp: SumComparison, configs: Sequence[tuple[str, str, bool]], ax: Any = None,
+                 band: tuple[float, float] = (5.0, 95.0)) -> Any:
     """Seed Fig. 2: noisy answers per query (mean and band) for several configurations, with the true sums.
+
+    On one Axes the configurations are overlaid, each band and its mean one legend entry.  On one Axes per
+    configuration (small multiples sharing their y axis; one call per row may fill a grid) each panel holds one
+    band and mean with the true sums, titled with what tells it apart, and one legend goes below the figure.
 
     Parameters
     ----------
@@ -178,35 +229,50 @@ def answers_axes(comp: SumComparison, configs: Sequence[tuple[str, str, bool]], 
         The comparison holding the answers.
     configs : sequence of (algorithm, truncation, isotonic)
         The configurations to draw.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on (default: a new figure).
+    ax : matplotlib.axes.Axes or sequence of Axes, optional
+        One Axes to overlay the configurations on, or one per configuration (default: a new figure, overlaid).
     band : tuple of float
         Central percentile band of the answers.
 
     Returns
     -------
-    matplotlib.axes.Axes
+    matplotlib.axes.Axes or list of Axes
         The axes drawn on.
     """
-    ax = new_axes(ax, figsize=(7.0, 4.0))
-    x = _k(comp.thresholds)
-    M = 1e6
-    for alg, trunc, iso in configs:
+    from matplotlib.legend_handler import HandlerTuple
+    from matplotlib.patches import Patch
+
+    panels = _panels(ax, len(configs))
+    ax = new_axes(ax, figsize=(7.0, 4.0)) if panels is None else panels[0]
+    x, M = _k(comp.thresholds), 1e6
+    handles: list[Any] = []
+    for i, (alg, trunc, iso) in enumerate(configs):
         s = comp.answer_summary(alg, trunc, iso, band)
         c = _TRUNC_COLORS[trunc] if len({a for a, _, _ in configs}) == 1 else _ALG_COLORS[alg]
-        label = config_label(alg, trunc)
-        mpl_band(ax, x, s.lower / M, s.upper / M, color=c, label=f"{label}: {band[0]:g}-{band[1]:g} %", alpha=0.18)
-        ax.plot(x, s.mean / M, color=c, lw=1.5, label=f"{label}: mean")
-    ax.plot(x, comp.truth / M, color=TRUTH, lw=1.5, label="true prefix sums")
-    ax.set_xlabel("query threshold t (thousands of $)")
-    ax.set_ylabel("prefix sum (millions of $)")
-    ax.legend(fontsize=7, loc="upper left")
+        on = ax if panels is None else panels[i]
+        mpl_band(on, x, s.lower / M, s.upper / M, color=c, label="_nolegend_", alpha=0.18 if panels is None else 0.3)
+        (line,) = on.plot(x, s.mean / M, color=c, lw=1.8 if panels is None else 2.2, label=config_label(alg, trunc))
+        handles.append((Patch(facecolor=c, alpha=0.3, edgecolor=c, ls="--"), line))
+    for on in panels or [ax]:
+        (truth,) = on.plot(x, comp.truth / M, color=TRUTH, lw=1.8, label="true prefix sums")
+    what, ylabel = f"{band[0]:g}-{band[1]:g} % of answers", "prefix sum (millions of $)"
+    if panels is not None:
+        _key(panels, _panel_titles(configs), ylabel,
+             [("line", "mean answer"), ("band", what), ("truth", "true prefix sums")])
+        return panels
+    ax.set(xlabel=_QUERY, ylabel=ylabel)
+    ax.legend(handles + [truth], [config_label(a, t) for a, t, _ in configs] + ["true prefix sums"],
+              handler_map={tuple: HandlerTuple(ndivide=1)}, loc="upper left", title=f"mean (line), {what} (band)")
     return ax
 
 
-def relative_error_axes(comp: SumComparison, configs: Sequence[tuple[str, str, bool]], ax: Axes | None = None,
-                        band: tuple[float, float] = (5.0, 95.0), labels: Sequence[str] | None = None) -> Axes:
+def relative_error_axes(comp: SumComparison, configs: Sequence[tuple[str, str, bool]], ax: Any = None,
+                        band: tuple[float, float] = (5.0, 95.0), labels: Sequence[str] | None = None) -> Any:
     """Seed Figs. 3-4: relative error per query, mean (line) and band (shade), log scale.
+
+    On one Axes the configurations are overlaid.  On one Axes per configuration (small multiples sharing their y
+    axis; one call per row may fill a grid) each panel holds one band and mean, the means of the call's other
+    panels in grey, and one legend goes below the figure.
 
     Parameters
     ----------
@@ -214,34 +280,40 @@ def relative_error_axes(comp: SumComparison, configs: Sequence[tuple[str, str, b
         The comparison holding the relative errors.
     configs : sequence of (algorithm, truncation, isotonic)
         The configurations to draw.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on (default: a new figure).
+    ax : matplotlib.axes.Axes or sequence of Axes, optional
+        One Axes to overlay the configurations on, or one per configuration (default: a new figure, overlaid).
     band : tuple of float
         Central percentile band of the errors.
     labels : sequence of str, optional
-        One legend label per configuration (default: :func:`config_label`).
+        One label per configuration, for the legend or the panels' titles (default: :func:`config_label`, or in
+        panels what tells the configurations apart).
 
     Returns
     -------
-    matplotlib.axes.Axes
+    matplotlib.axes.Axes or list of Axes
         The axes drawn on.
     """
-    ax = new_axes(ax, figsize=(7.0, 4.0))
-    x = _k(comp.thresholds)
-    algs = [a for a, _, _ in configs]
-    for i, (alg, trunc, iso) in enumerate(configs):
-        b = comp.bands(alg, trunc, iso, band)
-        if len(set(algs)) == len(algs):
-            c = _ALG_COLORS[alg]
-        else:
-            c = color(i)
-        label = labels[i] if labels is not None else config_label(alg, trunc)
-        mpl_band(ax, x, b.lower, b.upper, color=c, label="_nolegend_", alpha=0.15)
-        ax.plot(x, b.mean, color=c, lw=1.6, label=f"{label} (mean {b.overall:.2e})")
-    ax.set_yscale("log")
-    ax.set_xlabel("query threshold t (thousands of $)")
-    ax.set_ylabel(f"relative error (mean, {band[0]:g}-{band[1]:g} % band)")
-    ax.legend(fontsize=7)
+    panels = _panels(ax, len(configs))
+    ax = new_axes(ax, figsize=(7.0, 4.0)) if panels is None else panels[0]
+    x, algs = _k(comp.thresholds), [a for a, _, _ in configs]
+    bands = [comp.bands(alg, trunc, iso, band) for alg, trunc, iso in configs]
+    names = list(labels) if labels is not None else (
+        [config_label(a, t) for a, t, _ in configs] if panels is None else _panel_titles(configs))
+    for i, b in enumerate(bands):
+        c = _ALG_COLORS[algs[i]] if panels is not None or len(set(algs)) == len(algs) else color(i)
+        on = ax if panels is None else panels[i]
+        for other in bands[:i] + bands[i + 1:] if panels is not None else []:
+            on.plot(x, other.mean, color=_GREY, lw=1.3)
+        mpl_band(on, x, b.lower, b.upper, color=c, label="_nolegend_", alpha=0.15 if panels is None else 0.3)
+        on.plot(x, b.mean, color=c, lw=1.8 if panels is None else 2.2, label=f"{names[i]} (mean {b.overall:.2e})")
+        on.set_yscale("log")
+    if panels is not None:
+        _key(panels, [f"{n}: mean {b.overall:.2e}" for n, b in zip(names, bands, strict=True)], "relative error",
+             [("line", "mean relative error"), ("band", f"{band[0]:g}-{band[1]:g} % of trials"),
+              ("grey", "other panels' means")])
+        return panels
+    ax.set(xlabel=_QUERY, ylabel=f"relative error (mean, {band[0]:g}-{band[1]:g} % band)")
+    ax.legend(loc="upper right")
     return ax
 
 
@@ -260,16 +332,16 @@ def ratio_sweep_axes(sweep: RatioSweep, ax: Axes | None = None) -> Axes:
     matplotlib.axes.Axes
         The axes drawn on.
     """
-    ax = new_axes(ax, figsize=(7.0, 4.0))
+    ax = new_axes(ax, figsize=(9.0, 4.0))
     for alg, errs in sweep.errors.items():
         c = _ALG_COLORS[alg]
-        ax.plot(sweep.ratios, errs, "o-", color=c, label=f"{NAMES[alg]}, Trunc(SVT)")
-        ax.axhline(sweep.no_truncation[alg], color=c, ls="--", lw=1)
+        ax.plot(sweep.ratios, errs, "o-", color=c, label=NAMES[alg])
+        ax.axhline(sweep.no_truncation[alg], color=c, ls="--", lw=1.2)
     ax.set_xscale("logit")
     ax.set_yscale("log")
     ax.set_xlabel("truncation ratio p (fraction of records kept whole; logit scale)")
-    ax.set_ylabel("mean relative error (dashed: NoTrunc)")
-    ax.legend(fontsize=7)
+    ax.set_ylabel("mean relative error")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), title="Trunc(SVT)\ndashed: NoTrunc")
     return ax
 
 
@@ -291,19 +363,19 @@ def tau_axes(taus: dict[str, npt.ArrayLike], ax: Axes | None = None,
     matplotlib.axes.Axes
         The axes drawn on.
     """
-    ax = new_axes(ax, figsize=(7.0, 2.8))
+    ax = new_axes(ax, figsize=(7.0, 3.4))
     for method, drawn in taus.items():
         t = np.asarray(drawn, dtype=float)
         t = t[np.isfinite(t)]
         if t.size:
             vals, counts = np.unique(np.round(t / 1000.0, 1), return_counts=True)
             ax.bar(vals, counts, width=6.0, alpha=0.6, color=_TRUNC_COLORS[method], label=TRUNC_NAMES[method])
-    for name, q in (quantiles or {}).items():
-        ax.axvline(q / 1000.0, color=TRUTH, ls=":", lw=1)
-        ax.annotate(name, (q / 1000.0, ax.get_ylim()[1] * 0.9), fontsize=7, rotation=90, ha="right")
+    for name, q in (quantiles or {}).items():   # named inside the axes, down from its top, left of the line
+        ax.axvline(q / 1000.0, color=TRUTH, ls=":", lw=1.2)
+        ax.annotate(name, (q / 1000.0, 0.97), xycoords=("data", "axes fraction"), rotation=90, ha="right", va="top")
     ax.set_xlabel("truncation threshold tau (thousands of $)")
     ax.set_ylabel("trials")
-    ax.legend(fontsize=7)
+    ax.legend(loc="upper right")
     return ax
 
 
@@ -325,27 +397,24 @@ def exploration_axes(exp: SumExploration, axes: Sequence[Axes] | None = None) ->
     if axes is None:
         import matplotlib.pyplot as plt
 
-        _, pair = plt.subplots(2, 1, figsize=(7.0, 5.6), sharex=True, layout="constrained",
-                               gridspec_kw=dict(height_ratios=[1.6, 1.0]))
-        top, bottom = pair
+        _, (top, bottom) = plt.subplots(2, 1, figsize=(10.5, 4.9), sharex=True, layout="constrained",
+                                        gridspec_kw=dict(height_ratios=[1.5, 1.0]))
     else:
         top, bottom = axes
-    s = exp.summary
-    x = _k(exp.release.thresholds)
-    M = 1e6
+    s, x, M = exp.summary, _k(exp.release.thresholds), 1e6
     lo, hi = s.band
     mpl_band(top, x, s.lower / M, s.upper / M, color=SIMULATED, label=f"{lo:g}-{hi:g} % band of noisy answers")
     top.plot(x, s.truth / M, color=TRUTH, lw=1.5, label="true prefix sums")
     top.plot(x, exp.truncated_truth / M, color=ALT, ls=":", lw=1.5, label="truncated sums (no noise, median tau)")
     top.plot(x, s.mean / M, color=SIMULATED, ls="--", lw=1.2, label="mean noisy answer")
     top.set_ylabel("prefix sum (M$)")
-    top.set_title(explorer_title(exp), fontsize=8)
-    top.legend(fontsize=7, loc="upper left")
+    top.figure.suptitle(explorer_title(exp).replace(": ", "\n", 1))   # the configuration, then its budget
     bottom.axhline(0.0, color="#888888", lw=0.8)
     bottom.plot(x, s.bias / M, color=THEORY, lw=1.5, label="bias (simulated)")
     bottom.plot(x, exp.bias_closed_form / M, color=THEORY, ls=":", lw=1.5, label="truncation bias (exact)")
     bottom.plot(x, np.sqrt(s.variance) / M, color=SIMULATED, lw=1.5, label="standard deviation (simulated)")
-    bottom.set_xlabel("query threshold t (thousands of $)")
+    bottom.set_xlabel(_QUERY)
     bottom.set_ylabel("M$")
-    bottom.legend(fontsize=7)
+    for on in (top, bottom):   # right of the panels, clear of the data
+        on.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return top, bottom

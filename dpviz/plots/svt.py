@@ -61,14 +61,19 @@ def _zoom(run: GPTTAttackRun) -> float:
     return max(1.25 * run.k + 1.0, 6.0)
 
 
-def _panel_text(run: GPTTAttackRun, method: str) -> str:
-    """Heading of one panel: the method and its fractions of cells guessed exactly."""
-    label, _, acc_name = _METHODS[method]
+def _fractions(run: GPTTAttackRun, method: str) -> str:
+    """One method's fractions of cells guessed exactly: all, count <= k, 1 <= count <= k."""
+    _, _, acc_name = _METHODS[method]
     a = getattr(run, acc_name)
     extra = {"gptt": f"; {run.gptt_groups} groups", "svt": f"; c = {run.svt_c}, {run.svt_groups} groups",
              "laplace": ""}[method]
-    return (f"{label}: exact {100 * a.overall:.1f} % of all cells, {100 * a.small:.1f} % of counts <= k = {a.k}, "
+    return (f"exact {100 * a.overall:.1f} % of all cells, {100 * a.small:.1f} % of counts <= k = {a.k}, "
             f"{100 * a.small_nonzero:.1f} % of counts 1..k{extra}")
+
+
+def _panel_text(run: GPTTAttackRun, method: str) -> str:
+    """Heading of one panel: the method and its fractions of cells guessed exactly."""
+    return f"{_METHODS[method][0]}: {_fractions(run, method)}"
 
 
 def attack_figure(run: GPTTAttackRun) -> go.Figure:
@@ -155,8 +160,13 @@ def attack_figure_spec(run: GPTTAttackRun) -> tuple[list[dict[str, Any]], dict[s
 
 
 def plot_attack(run: GPTTAttackRun, method: str = "gptt", ax: Axes | None = None, *,
-                zoom: float | None = None) -> Axes:
+                zoom: float | None = None, legend: bool = True) -> Axes:
     """Static version of one panel of :func:`attack_figure` (``method`` in gptt, svt, laplace).
+
+    The panel's title names the method (GPTT's says NOT differentially private); its fractions of cells guessed
+    exactly are written inside the panel, top right, where the zoomed counts leave room (stacked panels: call
+    ``ax.label_outer()`` on each and share one legend and one y label).  On a new figure the
+    figure's title is :func:`attack_title` (GPTT) or the dataset and epsilon.
 
     Parameters
     ----------
@@ -168,6 +178,8 @@ def plot_attack(run: GPTTAttackRun, method: str = "gptt", ax: Axes | None = None
         Axes to draw on (a new figure if None).
     zoom : float, optional
         Top of the y axis (about 1.25 k if None).
+    legend : bool, default True
+        Draw the panel's legend (stacked panels share one: ``fig.legend(*ax.get_legend_handles_labels())``).
 
     Returns
     -------
@@ -181,20 +193,25 @@ def plot_attack(run: GPTTAttackRun, method: str = "gptt", ax: Axes | None = None
     """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, _METHODS))}; got {method!r}")
-    ax = new_axes(ax, figsize=(9.0, 3.0))
+    if ax is None:
+        ax = new_axes(None, figsize=(11.0, 4.2))
+        head = attack_title(run) if method == "gptt" else f"{run.name}, epsilon = {run.epsilon:.3g}"
+        ax.figure.suptitle(head.replace(": ", ":\n", 1))
     _, guess_name, _ = _METHODS[method]
     guess = getattr(run, guess_name)
     x = np.arange(run.truth.size)
     hit = guess == run.truth
     ax.step(x, run.truth, where="mid", color=TRUTH, lw=0.8, label="true count")
-    ax.plot(x[hit], guess[hit], ".", color=_RIGHT, ms=3, label="guessed exactly")
-    ax.plot(x[~hit], guess[~hit], "x", color=_WRONG, ms=4, label="guessed wrong")
+    ax.plot(x[hit], guess[hit], ".", color=_RIGHT, ms=4, label="guessed exactly")
+    ax.plot(x[~hit], guess[~hit], "x", color=_WRONG, ms=5, label="guessed wrong")
     ax.set_ylim(-0.5, zoom if zoom is not None else _zoom(run))
     ax.set_xlabel("cell")
     ax.set_ylabel("count (zoomed)")
-    head = attack_title(run) if method == "gptt" else f"{run.name}, epsilon = {run.epsilon:.3g}"
-    ax.set_title(f"{head}\n{_panel_text(run, method)}", fontsize=8)
-    ax.legend(fontsize=7, loc="upper right")
+    ax.set_title(_METHODS[method][0])
+    ax.text(0.99, 0.95, _fractions(run, method), transform=ax.transAxes, ha="right", va="top",
+            bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=2))
+    if legend:
+        ax.legend(loc="center right")
     return ax
 
 
@@ -227,7 +244,7 @@ def plot_attack_table(table: AttackTable, which: str = "small", ax: Axes | None 
     """
     if which not in ("overall", "small", "small_nonzero"):
         raise ValueError(f"which must be 'overall', 'small' or 'small_nonzero'; got {which!r}")
-    ax = new_axes(ax, figsize=(8.0, 3.4))
+    ax = new_axes(ax, figsize=(8.0, 4.4))
     mean, se = table.mean(which), table.stderr(which)
     lap = table.mean(f"laplace_{which}")
     n_ds, n_eps = mean.shape
@@ -235,19 +252,19 @@ def plot_attack_table(table: AttackTable, which: str = "small", ax: Axes | None 
     for j, eps in enumerate(table.epsilons):
         pos = np.arange(n_ds) + (j - (n_eps - 1) / 2) * width
         ax.bar(pos, mean[:, j], width * 0.95, yerr=2 * np.nan_to_num(se[:, j]), capsize=2, color=color(j),
-               label=f"GPTT attack, epsilon = {eps:g}")
+               label=f"GPTT, epsilon = {eps:g}")
         ax.plot(pos, lap[:, j], "_", color=TRUTH, ms=12, mew=2, label="Laplace, rounded (DP)" if j == 0 else None)
     bounds = np.unique(table.small_bound)
     b = str(int(bounds[0])) if bounds.size == 1 else "its bound"
-    ax.set_xticks(np.arange(n_ds), [f"{n}\n({m} cells <= {int(sb)})" if which != "overall" else n
-                                    for n, m, sb in zip(table.names, table.n_small, table.small_bound, strict=True)])
-    ax.set_ylim(0, 1.05)
+    ax.set_xticks(np.arange(n_ds), [f"{n}\n{m} cells" if which != "overall" else n
+                                    for n, m in zip(table.names, table.n_small, strict=True)])
+    ax.set_ylim(0, 1.45)   # the legend sits above the bars
+    ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel("fraction guessed exactly")
     what = {"overall": "all cells", "small": f"cells with count <= {b}",
             "small_nonzero": f"cells with 1 <= count <= {b}"}
-    ax.set_title(f"GPTT is {NOT_DP}: exact reconstruction, {what[which]} "
-                 f"({table.repetitions} runs, split {table.split:g})", fontsize=9)
-    ax.legend(fontsize=7, ncol=2, loc="lower left")
+    ax.set_title(f"GPTT is {NOT_DP}:\nexact reconstruction, {what[which]}")
+    ax.legend(ncol=2, loc="upper center", title=f"{table.repetitions} runs, split {table.split:g}; +-2 s.e.")
     return ax
 
 
@@ -276,9 +293,10 @@ def plot_counterexample(exp: CounterexampleExperiment, ax: Axes | None = None) -
     ax.axhline(ex.claimed_epsilon, color=TRUTH, lw=1, ls=":", label=f"claimed epsilon = {ex.claimed_epsilon:g}")
     ax.set_xlabel("t = copies of each query")
     ax.set_ylabel("ln P_D(E) / P_D'(E)")
-    ax.set_title(f"GPTT is {NOT_DP}:\nthe privacy loss of one output grows without bound "
-                 f"(eps1 = {ex.epsilon_threshold:g}, eps2 = {ex.epsilon_query:g})", fontsize=9)
-    ax.legend(fontsize=8)
+    ax.set_title(f"GPTT is {NOT_DP}:\nthe privacy loss of one output\ngrows without bound "
+                 f"(eps1 = {ex.epsilon_threshold:g}, eps2 = {ex.epsilon_query:g})")
+    ax.set_ylim(top=1.5 * ax.get_ylim()[1])   # room for the legend above the lines
+    ax.legend(loc="upper left")
     return ax
 
 
@@ -308,8 +326,8 @@ def plot_counterexample_probabilities(exp: CounterexampleExperiment, ax: Axes | 
     ax.set_yscale("log")
     ax.set_xlabel("t = copies of each query")
     ax.set_ylabel("probability of the event E")
-    ax.set_title(f"GPTT is {NOT_DP}:\nthe event is exponentially rarer on the neighbour D'", fontsize=9)
-    ax.legend(fontsize=8)
+    ax.set_title(f"GPTT is {NOT_DP}:\nthe event is exponentially rarer\non the neighbour D'")
+    ax.legend(loc="lower left")
     return ax
 
 
@@ -328,7 +346,7 @@ def plot_threshold_answers(exp: ThresholdAnswers, ax: Axes | None = None) -> Axe
     matplotlib.axes.Axes
         The axes drawn on.
     """
-    ax = new_axes(ax)
+    ax = new_axes(ax, figsize=(10.0, 4.8))
     q = np.arange(exp.answers.size)
     ax.plot(q, exp.gptt_above, "s-", color=THEORY, ms=4, label="GPTT: P(ABOVE) (NOT differentially private)")
     ax.plot(q, exp.svt_above, "o-", color=SIMULATED, ms=4, label=f"SVT: P(ABOVE), halts after c = {exp.c}")
@@ -336,10 +354,10 @@ def plot_threshold_answers(exp: ThresholdAnswers, ax: Axes | None = None) -> Axe
     ax2 = ax.twinx()
     ax2.plot(q, exp.answers, "-", color=ALT, lw=1, alpha=0.6)
     ax2.axhline(exp.threshold, color=ALT, ls="--", lw=1)
-    ax2.set_ylabel("true answer (green), threshold (dashed)", fontsize=8)
+    ax2.set_ylabel("true answer (green)\nthreshold (dashed)")
     ax.set_xlabel("query index in the stream")
     ax.set_ylabel("fraction of runs")
     ax.set_ylim(-0.02, 1.02)
-    ax.set_title(f"SVT vs GPTT (GPTT is {NOT_DP}), epsilon = {exp.epsilon:g}, {exp.trials:,} runs", fontsize=9)
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, frameon=False)
+    ax.set_title(f"SVT vs GPTT (GPTT is {NOT_DP})\nepsilon = {exp.epsilon:g}, {exp.trials:,} runs")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
     return ax

@@ -10,7 +10,15 @@ from numpy.typing import ArrayLike
 
 from dpviz.experiments.hierarchy import BranchingStudy, HierarchyRun, WidthCurves
 from dpviz.plots.bands import mpl_band, new_axes
-from dpviz.plots.hierarchy.style import METHOD_COLORS, counts_need_log, curves_title, method_label
+from dpviz.plots.hierarchy.style import (
+    METHOD_COLORS,
+    counts_need_log,
+    curves_title,
+    legend_below,
+    method_label,
+    slot_width,
+    wrapped,
+)
 from dpviz.plots.palette import ALT, SIMULATED, THEORY, TRUTH, color
 
 if TYPE_CHECKING:
@@ -43,29 +51,38 @@ def width_curves_axes(c: WidthCurves, ax: Axes | None = None, *, bands: bool = T
         Colour per method key, overriding :data:`METHOD_COLORS` (to draw several
         WidthCurves on one axes).
     title : str, optional
-        Axes title (default :func:`curves_title` plus the band).
+        Axes title (default the parameters of :func:`curves_title` plus the band), broken into lines that fit
+        the axes' grid column. The legend, under the axes, has one entry per method drawn on them.
 
     Returns
     -------
     matplotlib.axes.Axes
         The axes drawn on.
     """
-    ax = new_axes(ax)
+    from matplotlib.lines import Line2D
+
+    ax = new_axes(ax, figsize=(10.0, 4.4))
     lo, hi = c.band
     for m in c.methods:
         col_m = (colors or {}).get(m, METHOD_COLORS[m])
         name = method_label(m, c.branching)
         if bands:
             mpl_band(ax, c.widths, c.lower[m], c.upper[m], color=col_m, label="_nolegend_", alpha=0.15)
-        ax.plot(c.widths, c.analytic[m], "-", color=col_m, label=f"{name} (exact)")
-        ax.plot(c.widths, c.simulated[m], "o", color=col_m, ms=3.5, label=f"{name} (simulated)")
+        ax.plot(c.widths, c.analytic[m], "-", color=col_m, label=name)
+        ax.plot(c.widths, c.simulated[m], "o", color=col_m, ms=3.5, label="_nolegend_")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("range width (bins)")
     ax.set_ylabel("mean squared error")
-    ax.set_title(title if title is not None else curves_title(c) + (f"; bands {lo:g}-{hi:g} %" if bands else ""),
-                 fontsize=8)
-    ax.legend(fontsize=7, ncol=2)
+    width = slot_width(ax)
+    if title is None:       # the axis labels say "MSE vs range width": the title keeps the parameters
+        title = curves_title(c).removeprefix("MSE vs range width: ") + (f"; bands {lo:g}-{hi:g} %" if bands else "")
+    ax.set_title(wrapped(title, int(7.8 * width)))
+    # one entry per method (a line with a dot), also for every WidthCurves drawn before on these axes
+    lines, names = ax.get_legend_handles_labels()
+    keys = [Line2D([], [], color=h.get_color() if isinstance(h, Line2D) else None, marker="o", ms=5) for h in lines]
+    legend_below(ax, keys, names, ncols=max(1, min(len(keys), int(width // 2.6))),
+                 title="lines: exact; dots: simulated mean")
     return ax
 
 
@@ -96,11 +113,11 @@ def release_axes(run: HierarchyRun, ax: Axes | None = None) -> Axes:
     ax.set_xlabel("bin")
     if counts_need_log(run.truth):      # as the explorer's panel: log when the counts span > 2 decades
         ax.set_yscale("log", nonpositive="mask")
-        ax.set_ylabel("count (log scale; counts <= 0 not drawn)")
+        ax.set_ylabel("count (log scale;\ncounts <= 0 not drawn)")
     else:
         ax.set_ylabel("count")
-    ax.set_title(f"n = {run.truth.size}, b = {b}, epsilon = {run.curves.epsilon:.3g}", fontsize=9)
-    ax.legend(fontsize=7)
+    ax.set_title(f"n = {run.truth.size}, b = {b}, epsilon = {run.curves.epsilon:.3g}")
+    legend_below(ax, *ax.get_legend_handles_labels(), ncols=2)
     return ax
 
 
@@ -126,18 +143,19 @@ def cover_axes(run: HierarchyRun, ax: Axes | None = None) -> Axes:
     cov = run.cover
     k = np.arange(cov.level.size)
     ax.axhline(0.0, color=TRUTH, lw=0.8, ls=":", label="true count (error 0)")
-    ax.vlines(k, cov.noisy_error, cov.consistent_error, color="0.6", lw=1, label="correction made by inference")
-    ax.plot(k - 0.08, cov.noisy_error, "o", color=METHOD_COLORS["tree"], label="noisy count - true (before)")
-    ax.plot(k + 0.08, cov.consistent_error, "s", color=METHOD_COLORS["tree_ci"],
-            label="after constrained inference - true")
-    ax.set_xticks(k, [f"L{lv}\n[{s},{e})" for lv, s, e in zip(cov.level, cov.node_start, cov.node_stop, strict=True)],
-                  fontsize=6)
+    ax.vlines(k, cov.noisy_error, cov.consistent_error, color="0.6", lw=1, label="correction by inference")
+    ax.plot(k - 0.08, cov.noisy_error, "o", color=METHOD_COLORS["tree"], label="before: noisy - true")
+    ax.plot(k + 0.08, cov.consistent_error, "s", color=METHOD_COLORS["tree_ci"], label="after inference - true")
+    # a node runs from its first bin to the next node's: the first bin alone keeps the tick labels apart
+    ax.set_xticks(k, [f"L{lv}\n{s}" for lv, s in zip(cov.level, cov.node_start, strict=True)])
+    ax.set_xlabel("cover node: level L and first bin")
     ax.set_ylabel("count - true count")
     a = run.answers
     b = run.curves.branching
-    ax.set_title(f"minimal cover of [{cov.start}, {cov.stop}): range error H_{b} {a['tree'] - a['truth']:+.1f}, "
-                 f"H_{b} + CI {a['tree_ci'] - a['truth']:+.1f}", fontsize=9)
-    ax.legend(fontsize=7)
+    title = (f"minimal cover of [{cov.start}, {cov.stop}): range error H_{b} {a['tree'] - a['truth']:+.1f}, "
+             f"H_{b} + CI {a['tree_ci'] - a['truth']:+.1f}")
+    ax.set_title(wrapped(title, int(7.8 * slot_width(ax))))
+    legend_below(ax, *ax.get_legend_handles_labels(), drop=0.8, ncols=2)
     return ax
 
 
@@ -156,7 +174,7 @@ def branching_axes(study: BranchingStudy, ax: Axes | None = None) -> Axes:
     matplotlib.axes.Axes
         The axes drawn on.
     """
-    ax = new_axes(ax)
+    ax = new_axes(ax, figsize=(10.5, 3.9))
     b = study.branchings
     ax.plot(b, study.tree, "-", color=METHOD_COLORS["tree"], label="H_b exact")
     ax.plot(b, study.tree_ci, "-", color=METHOD_COLORS["tree_ci"], label="H_b + CI exact")
@@ -173,8 +191,8 @@ def branching_axes(study: BranchingStudy, ax: Axes | None = None) -> Axes:
     ax.set_xlabel("branching factor b")
     ax.set_ylabel("average MSE over all ranges")
     root = "root measured" if study.measure_root else "root not measured"
-    ax.set_title(f"n = {study.n}, epsilon = {study.epsilon:.3g}, {study.allocation} budget, {root}", fontsize=9)
-    ax.legend(fontsize=7)
+    ax.set_title(f"n = {study.n}, epsilon = {study.epsilon:.3g}, {study.allocation} budget, {root}")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))     # beside the axes: inside it hid the H_b curve
     return ax
 
 
@@ -202,17 +220,23 @@ def allocation_axes(study: Mapping[str, Mapping[str, np.ndarray]], branchings: A
     matplotlib.axes.Axes
         The axes drawn on.
     """
-    ax = new_axes(ax)
+    from matplotlib.lines import Line2D
+
+    ax = new_axes(ax, figsize=(10.0, 3.9))
+    keys = []      # the legend: a colour per allocation, a line style per method (beside the axes, not over them)
     for t, (name, curves) in enumerate(study.items()):
         ax.plot(branchings, curves["tree"], "-o", ms=3, color=color(t), label=f"{name}: H_b")
         ax.plot(branchings, curves["tree_ci"], "--s", ms=3, color=color(t), label=f"{name}: H_b + CI")
+        keys.append(Line2D([], [], color=color(t), lw=2, label=name))
+    keys += [Line2D([], [], color=TRUTH, ls="-", marker="o", ms=3, label="H_b"),
+             Line2D([], [], color=TRUTH, ls="--", marker="s", ms=3, label="H_b + CI")]
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("branching factor b")
     ax.set_ylabel("average MSE over all ranges")
     root = "root measured" if measure_root else "root not measured"
-    ax.set_title(f"budget allocations, n = {n}, epsilon = {epsilon:.3g}, {root} (exact)", fontsize=9)
-    ax.legend(fontsize=7, ncol=3)
+    ax.set_title(f"budget allocations, n = {n}, epsilon = {epsilon:.3g}, {root} (exact)")
+    ax.legend(handles=keys, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return ax
 
 
@@ -239,8 +263,8 @@ def dimension_axes(study: Mapping[int, Mapping[str, np.ndarray]], ax: Axes | Non
     ax.set_yscale("log")
     ax.set_xlabel("number of cells N = n^d")
     ax.set_ylabel("best H_b MSE / Flat MSE")
-    ax.set_title("hierarchies vs Flat by dimension (exact, no inference)", fontsize=9)
-    ax.legend(fontsize=8)
+    ax.set_title("hierarchies vs Flat by dimension (exact, no inference)")
+    ax.legend()
     return ax
 
 
@@ -268,6 +292,6 @@ def level_variance_axes(below: ArrayLike, above: ArrayLike, b: int, ax: Axes | N
     ax.axhline((b - 1) / (b + 1), color=THEORY, ls=":", label="(b-1)/(b+1): Prop. 4 bound")
     ax.set_xlabel("level (1 = leaves)")
     ax.set_ylabel("variance / V_O")
-    ax.set_title(f"Algorithm 1, b = {b}", fontsize=9)
-    ax.legend(fontsize=7)
+    ax.set_title(f"Algorithm 1, b = {b}")
+    ax.legend()
     return ax

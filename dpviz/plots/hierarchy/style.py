@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import re
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz.experiments.hierarchy import METHOD_LABELS, WidthCurves
 from dpviz.plots.palette import PALETTE
 
-__all__ = ["METHOD_COLORS", "METHOD_MARKERS", "METHOD_DASHES", "curves_title", "method_label", "counts_need_log"]
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.legend import Legend
+
+__all__ = ["METHOD_COLORS", "METHOD_MARKERS", "METHOD_DASHES", "curves_title", "method_label", "counts_need_log",
+           "wrapped", "slot_width", "legend_below"]
 
 #: Colour of each method key of :data:`dpviz.experiments.hierarchy.METHODS`.
 METHOD_COLORS = {"flat": PALETTE["orange"], "tree": PALETTE["blue"], "tree_ci": PALETTE["green"],
@@ -79,3 +87,83 @@ def curves_title(c: WidthCurves) -> str:
     sampled = "all ranges" if c.ranges_per_trial is None else f"{c.ranges_per_trial} random ranges/width"
     return (f"MSE vs range width: n = {c.n}, b = {c.branching}, epsilon = {c.epsilon:.3g}, "
             f"{c.allocation} budget, {root}; {c.trials} trials, {sampled}")
+
+
+def wrapped(text: str, width: int) -> str:
+    """``text`` broken after its commas, semicolons and colons into lines of at most ``width`` characters.
+
+    Parameters
+    ----------
+    text : str
+        A title.
+    width : int
+        The most characters on a line (a longer piece stays whole).
+
+    Returns
+    -------
+    str
+        The lines joined by newlines.
+
+    Examples
+    --------
+    >>> print(wrapped("MSE vs range width: n = 1024, b = 16, epsilon = 1", 30))
+    MSE vs range width:
+    n = 1024, b = 16, epsilon = 1
+    """
+    pieces = re.split(r"(?<=[,;:])\s+", text)
+    lines = [pieces[0]]
+    for piece in pieces[1:]:
+        if len(lines[-1]) + 1 + len(piece) <= width:
+            lines[-1] += " " + piece
+        else:
+            lines.append(piece)
+    return "\n".join(lines)
+
+
+def slot_width(ax: Axes) -> float:
+    """The width in inches of the figure's grid column(s) that ``ax`` spans (the axes and its labels).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Axes of a figure.
+
+    Returns
+    -------
+    float
+        The figure's width times the fraction of grid columns the axes spans.
+    """
+    spec = ax.get_subplotspec()
+    from matplotlib.figure import Figure
+
+    fig = ax.figure if isinstance(ax.figure, Figure) else ax.figure.figure   # a subfigure's width: its figure's
+    width = float(fig.get_figwidth())
+    if spec is None:
+        return width * ax.get_position().width
+    return width * len(spec.colspan) / spec.get_gridspec().ncols
+
+
+def legend_below(ax: Axes, handles: list[Any], labels: list[str], *, drop: float = 0.6, **kwargs: Any) -> Legend:
+    """A frameless legend under ``ax``'s tick labels and x-axis label, where it covers no data.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes.
+    handles, labels : list
+        The legend's entries.
+    drop : float, default 0.6
+        How far below the axes the legend's top is, in inches (room for the tick labels and the axis label).
+    **kwargs
+        Further ``Axes.legend`` arguments (``ncols``, ``title``).
+
+    Returns
+    -------
+    matplotlib.legend.Legend
+        The legend.
+    """
+    from matplotlib.transforms import ScaledTranslation
+
+    below = ax.transAxes + ScaledTranslation(0, -drop, ax.figure.dpi_scale_trans)
+    return ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=below,
+                     frameon=False, **kwargs)
