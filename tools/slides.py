@@ -6,9 +6,11 @@ cells by these rules, so that a slide holds one idea and the lecture's prose rea
 * **Slides start** at every ``#``/``##`` heading (a new slide) and ``###`` heading (a slide below it), wherever the
   heading sits in its cell; a slide whose content would not fit (:data:`LINES` lines of 24-px text) continues on a
   slide below, under the same title.
-* **On the slide**: headings, display maths, short paragraphs (the first sentence of a long one), lists of short
-  items, small tables, code of at most :data:`CODE_LINES` lines, text output cut to :data:`OUTPUT_LINES` lines, and
-  each figure on a slide of its own.
+* **On the slide**: headings, display maths, short paragraphs (the first sentence of a long one; a paragraph that
+  is one long sentence, such as an exercise's question, whole when it fits a slide, else its first words), lists
+  (each item's first sentence), small tables, code of at most :data:`CODE_LINES` lines, text output cut to
+  :data:`OUTPUT_LINES` lines, and each figure on a slide of its own, at its full size. A slide below a section's
+  first never holds only its title: what follows a title goes on its slide, however long.
 * **In the speaker notes** (reveal.js: press ``S``): everything else the lecture says, and the "What you should
   see" answers. Exercise cells show their question; their code (with the solution) goes to the notes.
 * **Explorers** are live without a kernel: the slide embeds the explorer's exported page (``make exports``,
@@ -94,8 +96,11 @@ def _words(text: str) -> int:
 
 
 def _first_sentence(text: str) -> str:
-    m = re.search(r"^(.+?[.!?:])(\s+[A-Z*]|$)", text.strip(), re.S)
-    return m.group(1) if m else text
+    """The first sentence of ``text`` (a list item keeps its marker; a sentence may end inside ``**bold**``)."""
+    marker = re.match(r"\s*(?:[*-]|\d+\.)\s+", text)
+    lead, body = (marker.group(0), text[marker.end():]) if marker else ("", text.strip())
+    m = re.search(r"^(.+?[.!?:](?:\*\*|\*|\))?)(?=\s+[A-Z*$(\[]|\s*$)", body, re.S)
+    return lead + (m.group(1) if m else body)
 
 
 def _on_slide(block: str) -> tuple[str | None, str | None, int]:
@@ -118,7 +123,16 @@ def _on_slide(block: str) -> tuple[str | None, str | None, int]:
         return block, None, 1 + _words(block) // 12
     head = _first_sentence(block)
     if _words(head) > PARAGRAPH_WORDS:
-        return None, block, 0
+        # one long sentence: whole if it fits a slide (a question must be read), else its first words
+        if _words(block) <= (LINES - 2) * 12:
+            return block, None, 1 + _words(block) // 12
+        words = block.split()[:PARAGRAPH_WORDS]
+        def cut_inside(text: str) -> bool:            # inside a formula, bold text or a link
+            return bool(text.count("$") % 2 or text.count("**") % 2 or re.search(r"\[[^\]]*$|\]\([^)]*$", text))
+
+        while words and cut_inside(" ".join(words)):
+            words.pop()
+        return " ".join(words) + " …", block, 1 + PARAGRAPH_WORDS // 12
     return head, block, 1 + _words(head) // 12
 
 
@@ -160,7 +174,8 @@ def slide_plan(nb: nbformat.NotebookNode, exports: str = "../exports") -> nbform
 
     def emit(cell: nbformat.NotebookNode, kind: str, lines: int) -> None:
         nonlocal used
-        if kind == "-" and used + lines > LINES and used > 0 and title:
+        # a slide that holds only its title takes what comes next, however long: continuing would leave it empty
+        if kind == "-" and used + lines > LINES and used > 2 and title:
             flush_notes()
             cont = nbformat.v4.new_markdown_cell(f"### {title.lstrip('# ').strip()} (continued)")
             cont.metadata["slideshow"] = {"slide_type": "subslide"}
