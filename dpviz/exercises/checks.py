@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from dpviz.exercises.feedback import Feedback
+from dpviz.exercises.precision import last_digit, within
 
 __all__ = ["NO_ANSWER", "unanswered", "real_array", "check_number", "check_array", "check_function", "check_private"]
 
@@ -112,8 +113,14 @@ def real_array(answer: Any) -> np.ndarray | None:
 
 
 def check_number(exercise: str, answer: Any, expected: float, *, explain: str, hint: str,
-                 mistakes: Sequence[tuple[float, str]] = (), rtol: float = 1e-6, atol: float = 1e-9) -> Feedback:
-    """Check a numerical answer against ``expected`` within ``rtol``/``atol``.
+                 mistakes: Sequence[tuple[float, str]] = (), rtol: float = 1e-6, atol: float = 1e-9,
+                 digits: int | None = None) -> Feedback:
+    """Check a numerical answer against ``expected``, at the precision the exercise states.
+
+    With ``digits`` (the exercise asks for that many significant figures) any answer within half a unit of the
+    last figure is right, however it was rounded; an answer one figure short of that (within one unit of the
+    figure before) is told that only its precision is off, not sent to a concept hint. Without ``digits`` (an exact
+    answer) the answer must be within ``rtol``/``atol``.
 
     Parameters
     ----------
@@ -130,37 +137,56 @@ def check_number(exercise: str, answer: Any, expected: float, *, explain: str, h
     mistakes : sequence of (float, str)
         Typical wrong values and the hint each deserves.
     rtol, atol : float
-        Relative and absolute tolerance.
+        Relative and absolute tolerance of an exact answer (``digits`` None).
+    digits : int, optional
+        The significant figures the exercise asks for.
 
     Returns
     -------
     Feedback
         The verdict.
 
+    Raises
+    ------
+    ValueError
+        If ``digits`` is given and is not a positive integer.
+
     Examples
     --------
     >>> check_number("1.1 Count", 2, 1.0, explain="one person moves a count by 1", hint="add or remove one",
     ...              mistakes=[(2.0, "that is the replace-one sensitivity")]).hint
     'that is the replace-one sensitivity'
+    >>> [check_number("0.1 Coin", a, 1.3862944, explain="ln 4", hint="", digits=3).passed for a in (1.39, 1.386, 1.4)]
+    [True, True, False]
+    >>> print(check_number("0.1 Coin", 1.4, 1.3862944, explain="ln 4", hint="", digits=3).message)
+    1.4 is close, but not right to the 3 significant figures asked for: carry more digits, then round.
     """
+    if digits is not None:
+        last_digit(1.0, digits)                       # the same check of ``digits`` as everywhere
     if unanswered(answer):
         return Feedback(exercise, False, NO_ANSWER)
     value = _as_real(answer)
     if value is None:
         return Feedback(exercise, False, f"expected a finite number, got {_short(answer)} ({type(answer).__name__}).",
                         hint)
-    if math.isclose(value, expected, rel_tol=rtol, abs_tol=atol):
+    if within(value, expected, digits, rtol, atol):
         return Feedback(exercise, True, f"{value:.6g} is right: {explain}")
     for wrong, why in mistakes:
-        if math.isclose(value, wrong, rel_tol=rtol, abs_tol=atol):
+        if within(value, wrong, digits, rtol, atol):
             return Feedback(exercise, False, f"{value:.6g} is a common mistake.", why)
+    if digits is not None and digits > 1 and abs(value - expected) <= last_digit(expected, digits - 1):
+        return Feedback(exercise, False, f"{value:.6g} is close, but not right to the {digits} significant figures "
+                        "asked for: carry more digits, then round.",
+                        f"Keep every digit through the computation and round only the final answer to {digits} "
+                        "significant figures.")
     side = "too large" if value > expected else "too small"
     return Feedback(exercise, False, f"{value:.6g} is {side}.", hint)
 
 
 def check_array(exercise: str, answer: Any, expected: Any, *, explain: str, hint: str,
-                mistakes: Sequence[tuple[Any, str]] = (), rtol: float = 1e-6, atol: float = 1e-9) -> Feedback:
-    """Check an array answer (same shape, every entry within tolerance).
+                mistakes: Sequence[tuple[Any, str]] = (), rtol: float = 1e-6, atol: float = 1e-9,
+                digits: int | None = None) -> Feedback:
+    """Check an array answer (same shape, every entry within tolerance, or at ``digits`` significant figures).
 
     Parameters
     ----------
@@ -175,18 +201,30 @@ def check_array(exercise: str, answer: Any, expected: Any, *, explain: str, hint
     mistakes : sequence of (array_like, str)
         Typical wrong answers and their hints.
     rtol, atol : float
-        Tolerances of ``numpy.allclose``.
+        Tolerances of ``numpy.allclose`` for an exact answer (``digits`` None).
+    digits : int, optional
+        The significant figures the exercise asks for: each entry within half a unit of its last figure.
 
     Returns
     -------
     Feedback
         The verdict.
 
+    Raises
+    ------
+    ValueError
+        If ``digits`` is given and is not a positive integer.
+
     Examples
     --------
     >>> bool(check_array("2.1 Budgets", [0.5, 0.5], [0.5, 0.5], explain="an even split", hint=""))
     True
+    >>> bool(check_array("3.5 Split", [0.395, 0.373, 0.232], [0.39507, 0.37282, 0.23211], explain="", hint="",
+    ...                  digits=3))
+    True
     """
+    if digits is not None:
+        last_digit(1.0, digits)
     if unanswered(answer):
         return Feedback(exercise, False, NO_ANSWER)
     want = np.asarray(expected, dtype=float)
@@ -197,12 +235,25 @@ def check_array(exercise: str, answer: Any, expected: Any, *, explain: str, hint
         return Feedback(exercise, False, f"expected shape {want.shape}, got {got.shape}.", hint)
     if not np.all(np.isfinite(got)):
         return Feedback(exercise, False, "your answer holds NaN or infinite values.", hint)
-    if np.allclose(got, want, rtol=rtol, atol=atol):
+    def close(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if digits is None:
+            return np.isclose(a, b, rtol=rtol, atol=atol)
+        return np.array([within(float(x), float(y), digits, rtol, atol) for x, y in zip(a.ravel(), b.ravel(),
+                                                                                           strict=True)])
+
+    if np.all(close(got, want)):
         return Feedback(exercise, True, f"right: {explain}")
     for wrong, why in mistakes:
-        if np.shape(wrong) == got.shape and np.allclose(got, np.asarray(wrong, dtype=float), rtol=rtol, atol=atol):
+        if np.shape(wrong) == got.shape and np.all(close(got, np.asarray(wrong, dtype=float))):
             return Feedback(exercise, False, "that is a common mistake.", why)
-    bad = int(np.sum(~np.isclose(got, want, rtol=rtol, atol=atol)))
+    bad = int(np.sum(~close(got, want)))
+    if digits is not None and digits > 1 and all(
+            abs(float(x) - float(y)) <= last_digit(float(y), digits - 1) for x, y in zip(got.ravel(), want.ravel(),
+                                                                                         strict=True)):
+        return Feedback(exercise, False, f"{bad} of {want.size} entries are close, but not right to the {digits} "
+                        "significant figures asked for: carry more digits, then round.",
+                        f"Keep every digit through the computation and round only the final answers to {digits} "
+                        "significant figures.")
     return Feedback(exercise, False, f"{bad} of {want.size} entries are off.", hint)
 
 

@@ -50,7 +50,7 @@ def check_coin_epsilon(answer: Any) -> Feedback:
                   (math.log(0.8), "ln 0.8 is the log of one probability; take the log of the ratio of the two "
                                   "reports' probabilities, 0.8 / 0.2."),
                   (0.6, "0.6 = 0.8 - 0.2 is the difference of the probabilities (the advantage of a test); DP "
-                        "bounds their ratio.")])
+                        "bounds their ratio.")], digits=3)
 
 
 def check_replace_one_sensitivity(answer: Any) -> Feedback:
@@ -104,7 +104,7 @@ def check_posterior(answer: Any) -> Feedback:
     """
     expected = float(definition.posterior_bounds(0.05, 1.0)[1])
     return check_number(
-        "0.3 The most an adversary can learn", answer, expected, rtol=1e-3,
+        "0.3 The most an adversary can learn", answer, expected,
         explain="smoker against non-smoker is one replace-one step, so the posterior odds are at most e^1 times "
                 "the prior odds 0.05 / 0.95; back to a probability, e * 0.05 / (e * 0.05 + 0.95).",
         hint="Bayes' rule in odds form: posterior odds = prior odds x likelihood ratio, and an epsilon-DP output "
@@ -117,7 +117,7 @@ def check_posterior(answer: Any) -> Feedback:
                    "That is the answer for a mechanism that is 1-DP under add/remove neighbours: there, changing "
                    "Alice's record from smoker to non-smoker takes two steps (remove it, add the other), so the odds "
                    "can move by e^2 (group privacy, section 5). The question's mechanism is 1-DP under replace-one, "
-                   "where that change is one step: e^1.")])
+                   "where that change is one step: e^1.")], digits=3)
 
 
 def check_household(answer: Any) -> Feedback:
@@ -405,13 +405,13 @@ def group_goal(group: int = 5, target: float = 1.0, tolerance: float = 0.03) -> 
 
 EXERCISES = (
     Exercise("0.1", "The epsilon of a survey coin", check_coin_epsilon, math.log(4),
-             ((4.0, "logarithm"), (math.log(0.8), "ratio"), (0.6, "advantage")), "easy"),
+             ((4.0, "logarithm"), (math.log(0.8), "ratio"), (0.6, "advantage")), "easy", digits=3),
     Exercise("0.2", "A histogram under replace-one", check_replace_one_sensitivity, 2.0,
              ((1.0, "add/remove"), (5.0, "two cells"), (0.0, "two cells")), "easy"),
     Exercise("0.3", "The most an adversary can learn", check_posterior,
              0.05 * math.e / (0.05 * math.e + 0.95),
              ((0.05 * math.e, "odds"), (math.e * 0.05 / 0.95, "odds / (1 + odds)"), (0.05, "move"),
-              (0.05 * math.e**2 / (0.05 * math.e**2 + 0.95), "replace-one")), "medium"),
+              (0.05 * math.e**2 / (0.05 * math.e**2 + 0.95), "replace-one")), "medium", digits=3),
     Exercise("0.4", "A household, rounded", check_household, 1.0,
              ((0.25, "group privacy"), (0.0625, "multiplies"), (1.25, "post-processing")), "medium"),
     Exercise("0.5", "Debias the survey", check_debiased_estimate,

@@ -122,12 +122,12 @@ def check_accuracy_first(answer: Any) -> Feedback:
     """
     expected = mechanisms.epsilon_for_laplace_halfwidth(10.0, sensitivity=1.0, alpha=0.05)
     return check_number(
-        "1.4 Accuracy first", answer, expected, rtol=1e-3,
+        "1.4 Accuracy first", answer, expected,
         explain="P(|Lap(b)| > 10) = exp(-10 / b) = 0.05 gives b = 10 / ln 20, so epsilon = ln(20) / 10.",
         hint="Use P(|Lap(b)| > t) = exp(-t / b), set it to 0.05 with t = 10, solve for b, then epsilon = 1 / b.",
         mistakes=[(float(np.log(10) / 10), "ln(10) / 10 puts 90 % within +-10, not 95 %."),
                   (float(np.log(20)), "That is epsilon for a half-width of 1; the target is +-10."),
-                  (0.05 * 10, "The tail of the Laplace distribution is exponential, not linear.")])
+                  (0.05 * 10, "The tail of the Laplace distribution is exponential, not linear.")], digits=3)
 
 
 def _laplace_variance(sensitivity: float, epsilon: float) -> float:
@@ -266,7 +266,7 @@ EXERCISES = (
     Exercise("1.3", "Noise for a clipped sum", check_sum_scale, 200.0,
              ((100.0, "divides"), (50.0, "not sensitivity x epsilon"), (2.0, "up to 100")), "medium"),
     Exercise("1.4", "Accuracy first", check_accuracy_first, float(np.log(20) / 10),
-             ((float(np.log(10) / 10), "90 %"), (float(np.log(20)), "half-width of 1")), "medium"),
+             ((float(np.log(10) / 10), "90 %"), (float(np.log(20)), "half-width of 1")), "medium", digits=3),
     Exercise("1.5", "The variance of Laplace noise", check_laplace_variance, lambda s, e: 2 * (s / e) ** 2,
              ((lambda s, e: (s / e) ** 2, "2 b^2"), (lambda s, e: 2 * (s * e) ** 2, "sensitivity / epsilon")),
              "medium"),

@@ -134,7 +134,7 @@ def check_advanced_k100(answer: Any) -> Feedback:
     basic = composition.basic_composition(eps, k)[0]
     first = math.sqrt(2 * k * math.log(1 / dp)) * eps
     return check_number(
-        "2.3 Advanced composition at k = 100", answer, total, rtol=1e-4,
+        "2.3 Advanced composition at k = 100", answer, total,
         explain=f"sqrt(2k ln(1/delta')) eps + k eps (e^eps - 1) = {first:.3f} + {total - first:.3f}; it beats "
                 f"basic composition's k eps = {basic:g} (advanced wins from k = "
                 f"{composition.advanced_crossover(eps, dp)} at this eps and delta').",
@@ -144,7 +144,7 @@ def check_advanced_k100(answer: Any) -> Feedback:
                                                                            "not k ln(1/delta')."),
                   (math.sqrt(2 * k * math.log10(1 / dp)) * eps + total - first, "ln is the natural logarithm: "
                                                                                  "ln(10^6) = 13.8, not 6."),
-                  (basic, "That is basic composition (k eps); advanced composition grows like sqrt(k).")])
+                  (basic, "That is basic composition (k eps); advanced composition grows like sqrt(k).")], digits=3)
 
 
 def check_gaussian_zcdp(answer: Any) -> Feedback:
@@ -170,14 +170,14 @@ def check_gaussian_zcdp(answer: Any) -> Feedback:
     bs = lambda r: r + 2 * math.sqrt(r * math.log(1 / delta))  # noqa: E731 - the conversion, for the mistakes
     exact = mechanisms.gaussian_epsilon(sigma / math.sqrt(k), 1.0, delta)
     return check_number(
-        "2.4 zCDP of 50 Gaussian releases", answer, composition.zcdp_epsilon(rho, delta), rtol=1e-4,
+        "2.4 zCDP of 50 Gaussian releases", answer, composition.zcdp_epsilon(rho, delta),
         explain=f"each release is rho = 1/(2 sigma^2) = {composition.gaussian_rho(sigma):g}-zCDP, 50 of them "
                 f"{rho:g}-zCDP, and rho + 2 sqrt(rho ln(1/delta)) converts it (the exact value is {exact:.3f}).",
         hint="First rho of one release, Delta^2 / (2 sigma^2); rho adds over releases; then convert with "
              "rho + 2 sqrt(rho ln(1/delta)).",
         mistakes=[(bs(composition.gaussian_rho(sigma)), "That is one release: zCDP's rho adds up over the 50."),
                   (bs(2 * rho), "rho is Delta^2 / (2 sigma^2): you dropped the factor 2."),
-                  (rho + 2 * math.sqrt(rho * math.log10(1 / delta)), "ln is the natural logarithm.")])
+                  (rho + 2 * math.sqrt(rho * math.log10(1 / delta)), "ln is the natural logarithm.")], digits=3)
 
 
 def _overlap_membership() -> np.ndarray:
@@ -343,10 +343,10 @@ EXERCISES = (
              ((3.0, "disjoint"), (1.5, "replace-one"), (2.0, "replace-one"), (0.6, "largest epsilon")), "easy"),
     Exercise("2.3", "Advanced composition at k = 100", check_advanced_k100,
              composition.advanced_composition(0.1, 100, 1e-6)[0],
-             ((math.sqrt(200 * math.log(1e6)) * 0.1, "second term"), (10.0, "basic")), "medium"),
+             ((math.sqrt(200 * math.log(1e6)) * 0.1, "second term"), (10.0, "basic")), "medium", digits=3),
     Exercise("2.4", "zCDP of 50 Gaussian releases", check_gaussian_zcdp,
              composition.zcdp_epsilon(50 * composition.gaussian_rho(10.0), 1e-5),
-             ((0.005 + 2 * math.sqrt(0.005 * math.log(1e5)), "adds up"),), "medium"),
+             ((0.005 + 2 * math.sqrt(0.005 * math.log(1e5)), "adds up"),), "medium", digits=3),
     Exercise("2.5", "Overlapping parts", check_overlapping_plan, 0.9,
              ((0.5, "disjoint"), (1.1, "worst age"), (0.7, "other overlap")), "medium"),
     Exercise("2.6", "The variance of the privacy loss", check_total_loss_variance,

@@ -190,7 +190,7 @@ def check_optimal_split(answer: Any) -> Feedback:
     usage = _split_usage()
     expected = H.level_epsilons(SPLIT_N, SPLIT_B, 1.0, allocation="optimal", measure_root=False)[:usage.size]
     return array_feedback(
-        "3.5 The optimal budget split", answer, expected, rtol=1e-4,
+        "3.5 The optimal budget split", answer, expected,
         explain="minimising sum_l M_l 2/eps_l^2 subject to sum_l eps_l = 1: the Lagrange condition "
                 "4 M_l / eps_l^3 = lambda gives eps_l proportional to M_l^(1/3).",
         hint="Write the average variance as sum_l M_l * 2/eps_l^2 (M_l = H.level_usage), add a Lagrange multiplier "
@@ -199,7 +199,8 @@ def check_optimal_split(answer: Any) -> Feedback:
                   (usage / usage.sum(), "Proportional to M_l itself is too steep: the condition "
                                         "4 M_l / eps_l^3 = lambda gives the cube root."),
                   (np.sqrt(usage) / np.sqrt(usage).sum(), "Square roots are the answer to a different problem; "
-                                                          "eps_l enters as 1/eps_l^2, which gives the cube root.")])
+                                                          "eps_l enters as 1/eps_l^2, which gives the cube root.")],
+        digits=3)
 
 
 def _split_usage() -> np.ndarray:
@@ -390,7 +391,7 @@ EXERCISES = (
     Exercise("3.5", "The optimal budget split", check_optimal_split,
              H.level_epsilons(SPLIT_N, SPLIT_B, 1.0, allocation="optimal", measure_root=False)[:3],
              ((np.full(3, 1 / 3), "uniform"), (_split_usage() / _split_usage().sum(), "cube root"),
-              (np.sqrt(_split_usage()) / np.sqrt(_split_usage()).sum(), "cube root")), "medium"),
+              (np.sqrt(_split_usage()) / np.sqrt(_split_usage()).sum(), "cube root")), "medium", digits=3),
     Exercise("3.6", "The variance after inference, derived", check_two_level_variance,
              lambda b, k, e: 2 * (2 / e) ** 2 * k * (b + 1 - k) / (b + 1),
              ((lambda b, k, e: 2 * (2 / e) ** 2 * k, "without inference"),

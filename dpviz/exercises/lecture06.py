@@ -55,7 +55,8 @@ def check_above_cost(answer: Any) -> Feedback:
         mistakes=[(1 / 3, "That divides the whole budget by c; the threshold's half pays for the 'below' answers."),
                   (0.5, "0.5 is eps2, what all c = 3 'above' answers cost together, not each one."),
                   (1 / 12, "The noise of an 'above' answer must absorb a shift of up to 2 Delta, not Delta: the "
-                           "query moves by Delta and the threshold by Delta.")])
+                           "query moves by Delta and the threshold by Delta.")],
+        digits=3)
 
 
 def check_two_answers(answer: Any) -> Feedback:
@@ -88,7 +89,8 @@ def check_two_answers(answer: Any) -> Feedback:
         mistakes=[(factorised, "That multiplies P(below) and P(above) as if each answer had its own threshold: "
                                "the flawed factorisation of section 2. Both answers share one T^."),
                   (math.exp(-0.5), "That is the probability that T^ lies *outside* (0, 1]."),
-                  (0.5, "Half is the chance that T^ lies on one side of 1/2; the event needs T^ in (0, 1].")])
+                  (0.5, "Half is the chance that T^ lies on one side of 1/2; the event needs T^ in (0, 1].")],
+        digits=3)
 
 
 @functools.lru_cache(maxsize=4)
@@ -327,10 +329,11 @@ def _rows_only_partition(answers: Any) -> list[int]:
 
 EXERCISES = (
     Exercise("6.1", "The cost of one 'above' answer", check_above_cost, 1 / 6,
-             ((1 / 3, "threshold"), (0.5, "together"), (1 / 12, "2 Delta")), "easy"),
+             ((1 / 3, "threshold"), (0.5, "together"), (1 / 12, "2 Delta")), "easy", digits=3),
     Exercise("6.2", "Two answers, one threshold", check_two_answers, 1 - math.exp(-0.5),
              ((svt.event_probability([0.0], [svt.BELOW], 0.5, 1.0)
-               * svt.event_probability([1.0], [svt.ABOVE], 0.5, 1.0), "share"), (math.exp(-0.5), "outside")), "medium"),
+               * svt.event_probability([1.0], [svt.ABOVE], 0.5, 1.0), "share"), (math.exp(-0.5), "outside")), "medium",
+             digits=3),
     Exercise("6.3", "How many copies break the claim", check_copies_needed, 13,
              ((20, "lower bound"), (3, "breaks the claim")), "medium"),
     Exercise("6.4", "Attack a hidden histogram", check_secret_counts, _SECRET.copy(),

@@ -18,6 +18,7 @@ from dpviz.audit import AuditResult, ThresholdEvent, clopper_pearson, epsilon_lo
 from dpviz.exercises.checks import NO_ANSWER, check_number, real_array, unanswered
 from dpviz.exercises.feedback import Feedback
 from dpviz.exercises.lecture07_goals import catch_goal, power_goal
+from dpviz.exercises.precision import within
 from dpviz.exercises.registry import Exercise
 
 __all__ = ["check_event_loss", "check_clopper_pearson", "check_bound_from_counts", "check_samples_needed",
@@ -50,7 +51,7 @@ def check_event_loss(answer: Any) -> Feedback:
         mistakes=[(math.log(0.30 / 0.12), "That is the bound for delta = 0: subtract delta from p first."),
                   (0.25 / 0.12, "That is the ratio e^eps itself; take its logarithm."),
                   (math.log(0.12 / 0.25), "The numerator is the larger probability (of D, minus delta): the bound "
-                                          "compares P[M(D) in S] - delta with P[M(D') in S].")])
+                                          "compares P[M(D) in S] - delta with P[M(D') in S].")], digits=3)
 
 
 def check_clopper_pearson(answer: Any) -> Feedback:
@@ -74,7 +75,7 @@ def check_clopper_pearson(answer: Any) -> Feedback:
     """
     wald = 0.04 - 1.959963984540054 * math.sqrt(0.04 * 0.96 / 1000)
     return check_number(
-        "7.2 A Clopper-Pearson interval", answer, float(clopper_pearson(40, 1000, 0.95)[0]), rtol=1e-4,
+        "7.2 A Clopper-Pearson interval", answer, float(clopper_pearson(40, 1000, 0.95)[0]),
         explain="the lower end is the 2.5 % quantile of Beta(k, n - k + 1) = Beta(40, 961): the smallest p under "
                 "which 40 or more hits still have probability 2.5 %.",
         hint="Use the exact interval: audit.clopper_pearson(k, n, confidence), or the Beta(k, n - k + 1) quantile "
@@ -83,7 +84,8 @@ def check_clopper_pearson(answer: Any) -> Feedback:
                   (wald, "That is the normal (Wald) approximation p +- 1.96 se, which Clopper-Pearson replaces: it "
                          "can fail for rare events."),
                   (float(clopper_pearson(40, 1000, 0.90)[0]), "That is a one-sided 95 % bound (the 5 % quantile); "
-                                                              "the interval is two-sided: 2.5 % on each side.")])
+                                                              "the interval is two-sided: 2.5 % on each side.")],
+        digits=3)
 
 
 #: Each of the two one-sided bounds may fail with probability 1 - sqrt(0.95): the samples on D and D' are
@@ -110,12 +112,13 @@ def _check_with_alternatives(exercise: str, answer: Any, expected: float, altern
     if value is None or value.shape != () or not np.isfinite(value):
         return fb
     for other, why in alternatives:
-        if math.isclose(float(value), other, rel_tol=kwargs.get("rtol", 1e-6), abs_tol=1e-9):
+        if within(float(value), other, kwargs.get("digits"), kwargs.get("rtol", 1e-6), 1e-9):
             return Feedback(exercise, True, f"{float(value):.6g} is right too: {why}")
     return fb
 
 
-#: Exercise 7.3 asks for three significant figures: 0.960 is the bound, the next wrong construction is 1 % away.
+#: Exercise 7.3 asks for three significant figures: 0.960 is the bound, the next wrong construction is 1 % away;
+#: an answer this far below the loosest valid construction is a valid but needlessly loose bound.
 _RTOL = 1e-3
 
 
@@ -165,7 +168,7 @@ def check_bound_from_counts(answer: Any) -> Feedback:
                  "the loss on both sides at once, so each probability gets a two-sided interval at 97.5 %, and its "
                  "lower end alone holds with 97.5 %. A one-sided 95 % bound needs only one end of each two-sided "
                  "95 % interval, and is a little higher.")],
-        rtol=_RTOL,
+        digits=3,
         explain="the bound fails only if p < p_lo or p' > p'_hi; the lower end of a two-sided 95 % Clopper-Pearson "
                 "interval is a one-sided bound at 97.5 %, so one or the other fails with probability at most "
                 "2.5 % + 2.5 % = 5 % (Bonferroni), and ln(p_lo / p'_hi) holds with at least 95 %.",
@@ -379,14 +382,14 @@ def _solution_audit(mechanism: Any) -> AuditResult:
 EXERCISES = (
     Exercise("7.1", "The privacy loss of one event", check_event_loss, math.log(0.25 / 0.12),
              ((math.log(0.30 / 0.12), "delta"), (0.25 / 0.12, "logarithm"), (math.log(0.12 / 0.25), "numerator")),
-             "easy"),
+             "easy", digits=3),
     Exercise("7.2", "A Clopper-Pearson interval", check_clopper_pearson, float(clopper_pearson(40, 1000, 0.95)[0]),
-             ((0.04, "point estimate"), (float(clopper_pearson(40, 1000, 0.90)[0]), "two-sided")), "easy"),
+             ((0.04, "point estimate"), (float(clopper_pearson(40, 1000, 0.90)[0]), "two-sided")), "easy", digits=3),
     Exercise("7.3", "A lower bound on epsilon from counts", check_bound_from_counts,
              float(_bound(5000, 10_000, 1800, 10_000, 0.025)),
              ((float(privacy_loss_interval(5000, 10_000, 1800, 10_000)[1]), "point estimate"),
               (math.log(0.5 / 0.18), "95 % confidence"), (float(_bound(5000, 10_000, 1800, 10_000, 0.05)), "90 %")),
-             "medium"),
+             "medium", digits=3),
     Exercise("7.4", "How many samples catch epsilon = 2 claimed as 1", check_samples_needed, 87,
              ((79, "dips"), (105, "dips"), (69, "90 %"), (1, "point estimate")), "medium"),
     Exercise("7.5", "Break a broken claim with the auditor", check_break_the_claim, _solution_audit,

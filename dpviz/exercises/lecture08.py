@@ -170,7 +170,7 @@ def check_mwem_first_choice(answer: Any) -> Feedback:
     p_estimated = data_aware.selection_probabilities(CHOICE_X, W, eps_s_estimated,
                                                      np.full(CHOICE_X.size, total / CHOICE_X.size))
     return check_number(
-        "8.4 MWEM's first choice", answer, float(p[2]), rtol=1e-4,
+        "8.4 MWEM's first choice", answer, float(p[2]), digits=3,
         explain="A_0 = 10 per cell, so the scores |q(A_0) - q(x)| are 10, 20, 20, 10, 0, 10, 10, 0; with eps_s = "
                 "1/2/2 = 0.25 the weights are exp(0.25 x score / 2), and [0, 3) gets exp(2.5) over their sum.",
         hint="Start from A_0 = N/n in every cell, score each prefix by |q(A_0) - q(x)|, weigh it by "
@@ -371,7 +371,7 @@ EXERCISES = (
               (lambda n, e, s: _solution_uniform_rms(n, e, s) / math.sqrt(2), "2 / epsilon^2")), "medium"),
     Exercise("8.4", "MWEM's first choice", check_mwem_first_choice,
              float(np.exp(0.25 * 20 / 2) / np.exp(0.25 * np.array([10, 20, 20, 10, 0, 10, 10, 0]) / 2).sum()),
-             ((0.125, "not uniform"), (0.5, "positive probability")), "hard"),
+             ((0.125, "not uniform"), (0.5, "positive probability")), "hard", digits=3),
     Exercise("8.5", "Which data favour DAWA", check_dawa_ranking, ["uniform", "smooth", "spikes", "step", "zipf"],
              ((["zipf", "step", "spikes", "smooth", "uniform"], "smallest ratio"),
               (["uniform", "step", "spikes", "smooth", "zipf"], "sort the shapes")), "medium"),

@@ -67,7 +67,7 @@ def check_em_best_of_three(answer: Any) -> Feedback:
                    "pays for scores that move in opposite directions)."),
                   (1.0 / 3.0, "1/3 treats the candidates alike: the weights grow with the score."),
                   (1.0, "The mechanism is randomised: the best count is likely, not certain.")],
-        rtol=1e-6)
+        digits=3)
 
 
 def check_counting_noise_scale(answer: Any) -> Feedback:
@@ -124,7 +124,7 @@ def check_utility_guarantee(answer: Any) -> Feedback:
     opt, m = float(scores.max()), scores.size
     expected = opt - selection.exponential_utility_gap(ADULT_EPSILON, m, ADULT_T)
     return check_number(
-        "9.3 The utility guarantee", answer, expected, rtol=1e-6,
+        "9.3 The utility guarantee", answer, expected, digits=3,
         explain="OPT - (2/0.1)(ln 10 + ln 20): with probability at least 0.95 the chosen count is above it "
                 "(Dwork & Roth, Corollary 3.12).",
         hint="Use P(u <= OPT - (2 Delta / epsilon)(ln m + t)) <= e^(-t): choose t with e^(-t) = 0.05, and m = 10.",
@@ -162,7 +162,7 @@ def check_expected_scores(answer: Any) -> Feedback:
     em = selection.exponential_probabilities(u, WINNER_EPSILON)
     pf = selection.permute_and_flip_probabilities(u, WINNER_EPSILON)
     return check_answer_array(
-        "9.4 Permute-and-flip against the exponential mechanism", answer, [em @ u, pf @ u], rtol=1e-6,
+        "9.4 Permute-and-flip against the exponential mechanism", answer, [em @ u, pf @ u], digits=3,
         explain=f"the exponential mechanism expects {em @ u:.2f}, permute-and-flip {pf @ u:.2f}: never less "
                 "(McKenna & Sheldon, NeurIPS 2020), here closer to the best score 40.",
         hint="The expected score is sum_r P(r) u_r; take P from selection.exponential_probabilities and "
@@ -323,14 +323,14 @@ EXERCISES = (
     Exercise("9.1", "The exponential mechanism's pick", check_em_best_of_three,
              float(selection.exponential_probabilities(THREE, 0.2)[0]),
              ((float(selection.exponential_probabilities(THREE, 0.2, monotone=True)[0]), "2 Delta"),
-              (1.0 / 3.0, "weights"), (1.0, "randomised")), "easy"),
+              (1.0 / 3.0, "weights"), (1.0, "randomised")), "easy", digits=3),
     Exercise("9.2", "Noise for report-noisy-max over counts", check_counting_noise_scale, 2.0,
              ((4.0, "monotone"), (0.5, "divides"), (20.0, "not split")), "easy"),
     Exercise("9.3", "The utility guarantee", check_utility_guarantee,
              116.0 - 20.0 * (math.log(10.0) + math.log(20.0)),
              ((116.0 - 10.0 * (math.log(10.0) + math.log(20.0)), "2 Delta / epsilon"),
               (116.0 - 20.0 * (math.log(10.0) + 0.05), "ln 20"),
-              (116.0 - 20.0 * (1.0 + math.log10(20.0)), "natural")), "medium"),
+              (116.0 - 20.0 * (1.0 + math.log10(20.0)), "natural")), "medium", digits=3),
     Exercise("9.4", "Permute-and-flip against the exponential mechanism", check_expected_scores,
              [float(selection.exponential_probabilities(_U_WINNER, WINNER_EPSILON) @ _U_WINNER),
               float(selection.permute_and_flip_probabilities(_U_WINNER, WINNER_EPSILON) @ _U_WINNER)],
@@ -338,7 +338,7 @@ EXERCISES = (
                 float(selection.exponential_probabilities(_U_WINNER, WINNER_EPSILON) @ _U_WINNER)], "order"),
               ([float(selection.exponential_probabilities(_U_WINNER, WINNER_EPSILON)[0]),
                 float(selection.permute_and_flip_probabilities(_U_WINNER, WINNER_EPSILON)[0])], "probabilities")),
-             "medium"),
+             "medium", digits=3),
     Exercise("9.5", "The exponential mechanism, audited", check_exponential_mechanism, _em_solution,
              ((lambda u, rng, size: rng.choice(len(u), size=size, p=np.exp(np.asarray(u, float) - np.max(u))
                                                 / np.exp(np.asarray(u, float) - np.max(u)).sum()), "not 1-DP"),

@@ -38,6 +38,9 @@ class Exercise:
         Typical wrong answers and a word their hint must contain.
     level : str
         "easy", "medium" or "hard".
+    digits : int or None
+        For a numeric answer, the significant figures the exercise asks for (its text says so and its checker
+        accepts any answer right at them); None for an exact answer or one that is not a number.
 
     Examples
     --------
@@ -53,6 +56,7 @@ class Exercise:
     solution: Any
     mistakes: tuple[tuple[Any, str], ...] = field(default=())
     level: str = "easy"
+    digits: int | None = None
 
 
 def all_exercises() -> list[Exercise]:
