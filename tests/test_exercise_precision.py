@@ -91,3 +91,16 @@ def test_a_typical_mistake_rounded_as_asked_still_gets_its_hint(exercise) -> Non
         if fb.passed:
             pytest.fail(f"exercise {exercise.number}: the mistake {wrong} rounded passes")
         assert word.lower() in (fb.hint + fb.message).lower(), (exercise.number, wrong, fb)
+
+
+def test_a_right_value_in_another_shape_is_right() -> None:
+    """[x] for x: exercise 0.5's estimator returning a one-element list, and a one-element answer to 1.4."""
+    from scipy.special import expit
+
+    from dpviz.exercises import lecture00, lecture01
+
+    fb = lecture00.check_debiased_estimate(lambda r, e: [(np.mean(r) - expit(-e)) / (2 * expit(e) - 1)])
+    assert fb.passed and "values right" in fb.message
+    assert lecture01.check_accuracy_first([_rounded(math.log(20) / 10, 3)]).passed
+    assert not lecture01.check_accuracy_first([0.3, 0.3]).passed
+    assert not lecture01.check_accuracy_first("0.3").passed

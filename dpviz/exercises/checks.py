@@ -166,6 +166,8 @@ def check_number(exercise: str, answer: Any, expected: float, *, explain: str, h
     if unanswered(answer):
         return Feedback(exercise, False, NO_ANSWER)
     value = _as_real(answer)
+    one = real_array(answer) if value is None and not isinstance(answer, str | bytes) else None
+    value = float(one.ravel()[0]) if one is not None and one.size == 1 and np.isfinite(one).all() else value  # [x]
     if value is None:
         return Feedback(exercise, False, f"expected a finite number, got {_short(answer)} ({type(answer).__name__}).",
                         hint)
@@ -316,6 +318,7 @@ def _check_function(exercise: str, fn: Any, reference: Callable[..., Any], cases
         return Feedback(exercise, False, NO_ANSWER)
     if not callable(fn):
         return Feedback(exercise, False, f"expected a function, got {_short(fn)}.", hint)
+    shape = ""
     for args in cases:
         # the reference first, on its own copy: a function that changes its inputs cannot change the answer key
         want = np.asarray(reference(*copy.deepcopy(args)), dtype=float)
@@ -331,9 +334,10 @@ def _check_function(exercise: str, fn: Any, reference: Callable[..., Any], cases
         if got is None:
             return Feedback(exercise, False, f"your function returned {_short(out)}, not real numbers, on "
                             f"{_short(args)}.", hint)
-        if got.shape != want.shape or not np.allclose(got, want, rtol=rtol, atol=atol):
+        if got.size != want.size or not np.allclose(got.ravel(), want.ravel(), rtol=rtol, atol=atol):
             return Feedback(exercise, False, f"wrong result on input {_short(args)}.", hint)
-    return Feedback(exercise, True, f"right on all {len(cases)} test inputs: {explain}")
+        shape = "" if got.shape == want.shape else f" (shape {got.shape} returned, {want.shape} wanted: values right)"
+    return Feedback(exercise, True, f"right on all {len(cases)} test inputs: {explain}{shape}")
 
 
 def check_private(exercise: str, mechanism: Any, epsilon: float, pairs: Sequence[tuple[Any, Any]], *,
