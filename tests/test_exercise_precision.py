@@ -104,3 +104,17 @@ def test_a_right_value_in_another_shape_is_right() -> None:
     assert lecture01.check_accuracy_first([_rounded(math.log(20) / 10, 3)]).passed
     assert not lecture01.check_accuracy_first([0.3, 0.3]).passed
     assert not lecture01.check_accuracy_first("0.3").passed
+
+
+def test_exercise_1_6_states_the_auditors_resolution_truly() -> None:
+    """The lecture says the audit rejects Laplace noise of scale 1.9 (epsilon 0.526) and passes 1.95 (0.513)."""
+    from dpviz.exercises import lecture01
+
+    def laplace(scale: float):
+        return lambda x, rng, size: x + rng.laplace(scale=scale, size=size)
+
+    assert not lecture01.check_half_epsilon_mechanism(laplace(1.9)).passed
+    assert lecture01.check_half_epsilon_mechanism(laplace(1.95)).passed
+    nb = nbformat.read(next(p for p in course.lectures() if p.name.startswith("01")), as_version=4)
+    text = next(c.source for c in nb.cells if "### Exercise 1.6:" in c.source)
+    assert "scale 1.9 ($\\varepsilon = 0.526$)" in text and "scale 1.95 ($\\varepsilon = 0.513$)" in text

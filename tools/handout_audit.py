@@ -34,6 +34,7 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b\d+-core\b|\bon two cores\b|\bthis machine\b|\bthe machine (this|the course|we)\b"
         r"|\btested on (this|the|a) (machine|computer|laptop)\b|\bOpenBLAS\b|\bBLAS kernel\b|\bin CI\b"
         r"|\bCI (machine|server|job)\b", re.I),
+    "model answers and rubrics": re.compile(r"\*\*Model answer\.\*\*|\bMarking rubric\b"),
     "earlier versions of dpviz": re.compile(
         r"dpviz's (earlier|first|previous|old|former)\b|\b(earlier|previous|first|old|former) versions? of dpviz\b"
         r"|\bour (earlier|first|previous|old) (reading|version)\b|\bdpviz (used to|previously|once)\b"

@@ -193,7 +193,7 @@ def slide_plan(nb: nbformat.NotebookNode, exports: str = "../exports") -> nbform
 
     for cell in nb.cells:
         tags = set(cell.metadata.get("tags", []))
-        if course.is_check(cell) or "remove-cell" in tags:
+        if course.is_check(cell) or "remove-cell" in tags or "written-answer" in tags:   # where a student writes
             continue
         if cell.cell_type == "markdown":
             if "solution" in tags:
