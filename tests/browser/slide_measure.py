@@ -80,8 +80,9 @@ SHOW = """async (k) => {
     // reveal.js re-renders a slide's formulas when it is shown: wait (up to 5 s) until each has its output again
     const shown = s => s.previousElementSibling && /mjx-chtml/.test(s.previousElementSibling.className);
     for (let t = 0; t < 50; t++) {
-      const scripts = Reveal.getSlides()[k].querySelectorAll('script[type^="math/tex"]');
-      if (Array.from(scripts).every(shown)) break;
+      const scripts = Array.from(Reveal.getSlides()[k].querySelectorAll('script[type^="math/tex"]'))
+          .filter(s => !s.closest('aside.notes'));           // the notes are not shown on the slide
+      if (scripts.every(shown)) break;
       await new Promise(done => setTimeout(done, 100));
     }
     await Promise.all(Array.from(Reveal.getSlides()[k].querySelectorAll('img')).map(
