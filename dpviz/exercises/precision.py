@@ -8,7 +8,8 @@ one figure short that only its precision is off. Exact answers (counts, sensitiv
 from __future__ import annotations
 
 import math
-import numbers
+
+from dpviz.validation import check_int, check_real
 
 __all__ = ["last_digit", "round_to", "within"]
 
@@ -32,21 +33,17 @@ def last_digit(value: float, digits: int) -> float:
     Raises
     ------
     TypeError
-        If ``value`` is not a real number.
+        If ``value`` is not a real number or ``digits`` not an integer.
     ValueError
-        If ``digits`` is not a positive integer or ``value`` is not finite.
+        If ``digits`` is below 1 or ``value`` is not finite.
 
     Examples
     --------
     >>> last_digit(1.386, 3), last_digit(0.0287, 3), last_digit(10.03, 3)
     (0.01, 0.0001, 0.1)
     """
-    if isinstance(digits, bool) or not isinstance(digits, numbers.Integral) or digits < 1:
-        raise ValueError(f"digits must be a positive integer, got {digits!r}")
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"value must be a real number, got {type(value).__name__}")
-    if not math.isfinite(value):
-        raise ValueError(f"value must be finite, got {value!r}")
+    digits = check_int("digits", digits, minimum=1)
+    value = check_real("value", value)
     if value == 0:
         return float(10.0 ** -digits)
     return float(10.0 ** (math.floor(math.log10(abs(value))) - digits + 1))
@@ -102,18 +99,16 @@ def within(value: float, expected: float, digits: int | None, rtol: float, atol:
     Raises
     ------
     TypeError
-        If ``value`` or ``expected`` is not a real number.
+        If ``value`` or ``expected`` is not a real number, or ``digits`` not an integer.
     ValueError
-        As for :func:`last_digit`.
+        If ``value`` or ``expected`` is not finite, or ``digits`` is below 1.
 
     Examples
     --------
     >>> within(1.39, 1.3862944, 3, 0, 0), within(1.38, 1.3862944, 3, 0, 0), within(1.39, 1.3862944, None, 1e-6, 0)
     (True, False, False)
     """
-    for name, x in (("value", value), ("expected", expected)):
-        if isinstance(x, bool) or not isinstance(x, numbers.Real):
-            raise TypeError(f"{name} must be a real number, got {type(x).__name__}")
+    value, expected = check_real("value", value), check_real("expected", expected)
     if digits is None:
         return math.isclose(value, expected, rel_tol=rtol, abs_tol=atol)
     return abs(value - expected) <= 0.5 * last_digit(expected, digits) * (1 + 1e-9) + 1e-12

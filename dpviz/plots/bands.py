@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike
 from plotly.basedatatypes import Undefined
 
 from dpviz.plots.palette import band_fill
+from dpviz.validation import check_bool
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -365,8 +366,7 @@ def mpl_band(ax: Axes | None, x: ArrayLike, lower: ArrayLike, upper: ArrayLike, 
     (1, 2)
     >>> plt.close(ax.figure)
     """
-    if not isinstance(edges, bool):
-        raise TypeError(f"edges must be a bool, got {edges!r}")
+    edges = check_bool("edges", edges)
     ax = new_axes(ax)
     x, lower, upper = np.asarray(x), np.asarray(lower), np.asarray(upper)
     ax.fill_between(x, lower, upper, color=color, alpha=alpha, label=label, linewidth=0)
