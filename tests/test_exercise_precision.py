@@ -24,7 +24,7 @@ def _is_number(value: object) -> bool:
     return isinstance(value, numbers.Real | np.floating) and not isinstance(value, bool)
 
 
-NUMERIC = [e for e in EXERCISES if _is_number(e.solution) or e.digits]
+NUMERIC = [e for e in EXERCISES if _is_number(e.reference()) or e.digits]
 STATED = [e for e in NUMERIC if e.digits]
 
 
@@ -43,7 +43,7 @@ def _generic(message: str) -> bool:
 def test_the_exercises_that_ask_for_significant_figures_are_those_with_answers_that_are_not_round() -> None:
     """An answer with more than 6 significant figures (not a value a student can give exactly) states digits."""
     for e in NUMERIC:
-        values = np.atleast_1d(np.asarray(e.solution, dtype=float))
+        values = np.atleast_1d(np.asarray(e.reference(), dtype=float))
         exact = all(float(f"{v:.6g}") == v for v in values)
         assert exact or e.digits, f"exercise {e.number}: answer {values} is not round; state its precision"
     assert len(STATED) >= 14
@@ -62,7 +62,7 @@ def test_every_numeric_exercise_states_its_precision_in_the_lecture(exercise) ->
 @pytest.mark.parametrize("exercise", STATED, ids=lambda e: e.number)
 def test_an_answer_at_the_stated_precision_passes_and_one_unit_off_is_told_so(exercise) -> None:
     d = exercise.digits
-    solution = np.asarray(exercise.solution, dtype=float)
+    solution = np.asarray(exercise.reference(), dtype=float)
     scalar = solution.ndim == 0
 
     def answer(values: np.ndarray) -> object:
@@ -84,7 +84,7 @@ def test_an_answer_at_the_stated_precision_passes_and_one_unit_off_is_told_so(ex
 
 @pytest.mark.parametrize("exercise", STATED, ids=lambda e: e.number)
 def test_a_typical_mistake_rounded_as_asked_still_gets_its_hint(exercise) -> None:
-    for wrong, word in exercise.mistakes:
+    for wrong, word in exercise.typical_mistakes():
         if callable(wrong) or not _is_number(wrong) or not math.isfinite(float(wrong)) or float(wrong) == 0:
             continue
         fb = exercise.check(_rounded(float(wrong), exercise.digits))

@@ -24,14 +24,14 @@ LECTURES = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 @pytest.mark.parametrize("ex", EXERCISES, ids=lambda e: e.number)
 def test_reference_solution_passes(ex):
-    fb = ex.check(ex.solution)
+    fb = ex.check(ex.reference())
     assert isinstance(fb, Feedback) and fb.passed, str(fb)
     assert fb.exercise.startswith(ex.number)
 
 
-@pytest.mark.parametrize("ex", [e for e in EXERCISES if e.mistakes], ids=lambda e: e.number)
+@pytest.mark.parametrize("ex", [e for e in EXERCISES if e.typical_mistakes()], ids=lambda e: e.number)
 def test_typical_mistakes_fail_with_their_hint(ex):
-    for wrong, word in ex.mistakes:
+    for wrong, word in ex.typical_mistakes():
         fb = ex.check(wrong)
         assert not fb.passed, f"{ex.number} accepted the mistake {wrong!r}"
         assert fb.hint, f"{ex.number}: no hint for {wrong!r}"

@@ -10,13 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from dpviz import mechanisms, workloads
+from dpviz import mechanisms
 from dpviz.exercises.checks import check_function, check_number, check_private
 from dpviz.exercises.feedback import Feedback
 from dpviz.exercises.registry import Exercise
+from dpviz.exercises.variants import Values, start, values
 
-__all__ = ["check_count_sensitivity", "check_prefix_sensitivity", "check_sum_scale", "check_accuracy_first",
-           "check_laplace_variance", "check_half_epsilon_mechanism", "band_goal", "EXERCISES"]
+__all__ = ["start", "values", "check_count_sensitivity", "check_prefix_sensitivity", "check_sum_scale",
+           "check_accuracy_first", "check_laplace_variance", "check_half_epsilon_mechanism", "band_goal", "EXERCISES"]
 
 
 def check_count_sensitivity(answer: Any) -> Feedback:
@@ -47,7 +48,7 @@ def check_count_sensitivity(answer: Any) -> Feedback:
 
 
 def check_prefix_sensitivity(answer: Any) -> Feedback:
-    """Exercise 1.2: the L1 sensitivity of all 8 prefix sums of an 8-cell histogram.
+    """Exercise 1.2: the L1 sensitivity of the d prefix sums and the d suffix sums of a d-cell histogram, together.
 
     Parameters
     ----------
@@ -61,22 +62,32 @@ def check_prefix_sensitivity(answer: Any) -> Feedback:
 
     Examples
     --------
-    >>> bool(check_prefix_sensitivity(8))
+    >>> bool(check_prefix_sensitivity(9))
     True
     """
-    W = workloads.prefix(8)
+    v = values("1.2")
+    d = v.cells
+    prefix = np.tril(np.ones((d, d)))
+    W = np.vstack([prefix, prefix[::-1, ::-1]])
     return check_number(
-        "1.2 Sensitivity of the prefix sums", answer, W.l1(),
-        explain="a person in the first cell is counted by all 8 prefix sums (the largest column L1 norm).",
-        hint="Write the 8 x 8 query matrix; one person adds one column of it to the answers. Which column is "
-             "largest?",
-        mistakes=[(1.0, "1 would hold if the queries were disjoint; prefix sums overlap."),
-                  (float(np.sqrt(8.0)), "sqrt(8) is the L2 sensitivity; the Laplace mechanism needs the L1 norm."),
-                  (36.0, "36 is the number of ones in the matrix, not the largest column sum.")])
+        "1.2 Sensitivity of prefix and suffix sums", answer, mechanisms.l1(W),
+        explain=f"a person in cell i is counted by the {d} - i + 1 prefix sums that reach it and by the i suffix "
+                f"sums that start at or before it: {d} + 1 answers, whichever cell (every column sums to {d + 1}).",
+        hint=f"Stack the {d} x {d} prefix matrix on the suffix matrix; one person adds one column of it to the "
+             "answers. Add up a column: does it depend on the cell?",
+        mistakes=_prefix_mistakes(v))
+
+
+def _prefix_mistakes(v: Values) -> list[tuple[float, str]]:
+    d = v.cells
+    return [(float(d), f"{d} is the sensitivity of the prefix sums alone; the suffix sums count the person too."),
+            (2.0 * d, f"No cell is counted by all {d} prefix sums and all {d} suffix sums: add up one column."),
+            (float(np.sqrt(d + 1)), f"sqrt({d + 1}) is the L2 sensitivity; the Laplace mechanism needs the L1 norm."),
+            (float(d * (d + 1)), f"{d * (d + 1)} is the number of ones in the matrix, not its largest column sum.")]
 
 
 def check_sum_scale(answer: Any) -> Feedback:
-    """Exercise 1.3: the Laplace scale for a sum of ages clipped to [0, 100], at epsilon = 0.5.
+    """Exercise 1.3: the Laplace scale for a sum of ages clipped to [0, U], epsilon-DP (U, epsilon from your variant).
 
     Parameters
     ----------
@@ -93,17 +104,22 @@ def check_sum_scale(answer: Any) -> Feedback:
     >>> bool(check_sum_scale(200))
     True
     """
+    v = values("1.3")
     return check_number(
-        "1.3 Noise for a clipped sum", answer, mechanisms.laplace_scale(100.0, 0.5),
-        explain="one person adds at most 100 (their clipped age), so b = 100 / 0.5.",
+        "1.3 Noise for a clipped sum", answer, mechanisms.laplace_scale(float(v.upper), v.epsilon),
+        explain=f"one person adds at most {v.upper} (their clipped age), so b = {v.upper} / {v.epsilon:g}.",
         hint="First find how much one added or removed person can change the clipped sum, then divide by epsilon.",
-        mistakes=[(100.0, "100 is the sensitivity; the scale divides it by epsilon."),
-                  (50.0, "The scale is sensitivity / epsilon, not sensitivity x epsilon."),
-                  (2.0, "The sensitivity of a sum of ages is not 1: one person can add up to 100.")])
+        mistakes=_scale_mistakes(v))
+
+
+def _scale_mistakes(v: Values) -> list[tuple[float, str]]:
+    return [(float(v.upper), f"{v.upper} is the sensitivity; the scale divides it by epsilon."),
+            (v.upper * v.epsilon, "The scale is sensitivity / epsilon, not sensitivity x epsilon."),
+            (1 / v.epsilon, f"The sensitivity of a sum of ages is not 1: one person can add up to {v.upper}.")]
 
 
 def check_accuracy_first(answer: Any) -> Feedback:
-    """Exercise 1.4: the epsilon at which 95 % of noisy counts fall within +-10 of the truth.
+    """Exercise 1.4: the epsilon at which 95 % of noisy counts fall within +-t of the truth (t from your variant).
 
     Parameters
     ----------
@@ -120,14 +136,21 @@ def check_accuracy_first(answer: Any) -> Feedback:
     >>> bool(check_accuracy_first(np.log(20) / 10))
     True
     """
-    expected = mechanisms.epsilon_for_laplace_halfwidth(10.0, sensitivity=1.0, alpha=0.05)
+    v = values("1.4")
+    t = float(v.halfwidth)
+    expected = mechanisms.epsilon_for_laplace_halfwidth(t, sensitivity=1.0, alpha=0.05)
     return check_number(
         "1.4 Accuracy first", answer, expected,
-        explain="P(|Lap(b)| > 10) = exp(-10 / b) = 0.05 gives b = 10 / ln 20, so epsilon = ln(20) / 10.",
-        hint="Use P(|Lap(b)| > t) = exp(-t / b), set it to 0.05 with t = 10, solve for b, then epsilon = 1 / b.",
-        mistakes=[(float(np.log(10) / 10), "ln(10) / 10 puts 90 % within +-10, not 95 %."),
-                  (float(np.log(20)), "That is epsilon for a half-width of 1; the target is +-10."),
-                  (0.05 * 10, "The tail of the Laplace distribution is exponential, not linear.")], digits=3)
+        explain=f"P(|Lap(b)| > {t:g}) = exp(-{t:g} / b) = 0.05 gives b = {t:g} / ln 20, so epsilon = ln(20) / {t:g}.",
+        hint=f"Use P(|Lap(b)| > t) = exp(-t / b), set it to 0.05 with t = {t:g}, solve for b, then epsilon = 1 / b.",
+        mistakes=_accuracy_mistakes(v), digits=3)
+
+
+def _accuracy_mistakes(v: Values) -> list[tuple[float, str]]:
+    t = float(v.halfwidth)
+    return [(float(np.log(10) / t), f"ln(10) / {t:g} puts 90 % within +-{t:g}, not 95 %."),
+            (float(np.log(20)), f"That is epsilon for a half-width of 1; the target is +-{t:g}."),
+            (0.05 * t, "The tail of the Laplace distribution is exponential, not linear.")]
 
 
 def _laplace_variance(sensitivity: float, epsilon: float) -> float:
@@ -259,18 +282,25 @@ def band_goal(halfwidth: float = 5.0, tolerance: float = 0.05) -> tuple[str, Any
 
 
 EXERCISES = (
-    Exercise("1.1", "Sensitivity of a count", check_count_sensitivity, 1.0, ((2.0, "replace-one"), (0.0, "change")),
-             "easy"),
-    Exercise("1.2", "Sensitivity of the prefix sums", check_prefix_sensitivity, 8.0,
-             ((1.0, "overlap"), (float(np.sqrt(8.0)), "L2"), (36.0, "largest column")), "easy"),
-    Exercise("1.3", "Noise for a clipped sum", check_sum_scale, 200.0,
-             ((100.0, "divides"), (50.0, "not sensitivity x epsilon"), (2.0, "up to 100")), "medium"),
-    Exercise("1.4", "Accuracy first", check_accuracy_first, float(np.log(20) / 10),
-             ((float(np.log(10) / 10), "90 %"), (float(np.log(20)), "half-width of 1")), "medium", digits=3),
-    Exercise("1.5", "The variance of Laplace noise", check_laplace_variance, lambda s, e: 2 * (s / e) ** 2,
-             ((lambda s, e: (s / e) ** 2, "2 b^2"), (lambda s, e: 2 * (s * e) ** 2, "sensitivity / epsilon")),
-             "medium"),
-    Exercise("1.6", "A 0.5-DP count, audited", check_half_epsilon_mechanism, _half_epsilon_solution,
-             ((lambda x, rng, size: x + rng.laplace(scale=1.0, size=size), "leaks"),
-              (lambda x, rng, size: np.full(size, 0.0), "useless")), "hard"),
+    Exercise("1.1", "Sensitivity of a count", check_count_sensitivity, lambda v: 1.0,
+             lambda v: ((2.0, "replace-one"), (0.0, "change")), "easy", kind="derive"),
+    Exercise("1.2", "Sensitivity of prefix and suffix sums", check_prefix_sensitivity, lambda v: v.cells + 1.0,
+             lambda v: tuple(zip((w for w, _ in _prefix_mistakes(v)), ("alone", "add up", "L2", "largest column"),
+                                 strict=True)), "medium", kind="combine",
+             parameters={"cells": (8, 5, 6, 7, 9, 10, 12, 16)}),
+    Exercise("1.3", "Noise for a clipped sum", check_sum_scale, lambda v: v.upper / v.epsilon,
+             lambda v: tuple(zip((w for w, _ in _scale_mistakes(v)), ("divides", "not sensitivity x epsilon",
+                                                                       f"up to {v.upper}"), strict=True)),
+             "medium", kind="combine",
+             parameters={"upper": (100, 80, 90, 110, 120, 150), "epsilon": (0.5, 0.25, 0.4, 0.8, 2.0)}),
+    Exercise("1.4", "Accuracy first", check_accuracy_first, lambda v: float(np.log(20) / v.halfwidth),
+             lambda v: tuple(zip((w for w, _ in _accuracy_mistakes(v)[:2]), ("90 %", "half-width of 1"),
+                                 strict=True)), "medium", digits=3, kind="derive",
+             parameters={"halfwidth": (10, 4, 5, 8, 12, 15, 20, 25)}),
+    Exercise("1.5", "The variance of Laplace noise", check_laplace_variance, lambda v: lambda s, e: 2 * (s / e) ** 2,
+             lambda v: ((lambda s, e: (s / e) ** 2, "2 b^2"), (lambda s, e: 2 * (s * e) ** 2, "sensitivity / epsilon")),
+             "medium", kind="plug-in"),
+    Exercise("1.6", "A 0.5-DP count, audited", check_half_epsilon_mechanism, lambda v: _half_epsilon_solution,
+             lambda v: ((lambda x, rng, size: x + rng.laplace(scale=1.0, size=size), "leaks"),
+                        (lambda x, rng, size: np.full(size, 0.0), "useless")), "hard", kind="implement"),
 )

@@ -11,13 +11,27 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from dpviz.exercises.feedback import Feedback
+from dpviz.exercises.variants import Values, student, variant_values
 
-__all__ = ["Exercise", "all_exercises"]
+__all__ = ["Exercise", "all_exercises", "find", "KINDS"]
+
+#: What an exercise asks of a student.  Only "plug-in" types a formula the lecture prints, calls the function the
+#: exercise names or copies a printed number; the others need understanding (a lecture has at least half of them).
+KINDS = {
+    "plug-in": "types a printed formula, calls the named function or copies a printed number",
+    "combine": "combines two ideas of the lecture (e.g. a sensitivity and a composition rule)",
+    "predict": "predicts a number before a run shows it",
+    "counterexample": "finds an input or a dataset that breaks a claim",
+    "explain": "explains a figure or a result in numbers",
+    "implement": "writes a mechanism or a function that a checker or the auditor tests",
+    "derive": "derives a formula or proves a claim (checked by value, or written)",
+}
 
 
 @dataclass(frozen=True)
@@ -32,31 +46,106 @@ class Exercise:
         A few words, as in the notebook's heading ``Exercise 1.2: <title>``.
     check : callable
         The checker the student calls, ``check(answer) -> Feedback``.
-    solution : object
-        A right answer (a value or a function), what the instructor notebook's solution cell computes.
-    mistakes : tuple of (object, str)
-        Typical wrong answers and a word their hint must contain.
+    solution : callable
+        ``solution(values)``: a right answer (a value or a function) for a variant's :class:`Values`, what the
+        instructor notebook's solution cell computes.  Computed on demand: no answer is stored.
+    mistakes : callable
+        ``mistakes(values)``: typical wrong answers of that variant and a word each one's hint must contain.
     level : str
         "easy", "medium" or "hard".
     digits : int or None
         For a numeric answer, the significant figures the exercise asks for (its text says so and its checker
         accepts any answer right at them); None for an exact answer or one that is not a number.
+    kind : str
+        What it asks of a student, a key of :data:`KINDS`.
+    parameters : mapping of str to tuple
+        Each per-student parameter's choices (the first is the default the lecture's text quotes); empty for an
+        exercise that is the same for everyone.
 
     Examples
     --------
     >>> from dpviz.exercises import lecture01
     >>> ex = lecture01.EXERCISES[0]
-    >>> bool(ex.check(ex.solution))
+    >>> bool(ex.check(ex.reference()))
     True
     """
 
     number: str
     title: str
     check: Callable[[Any], Feedback]
-    solution: Any
-    mistakes: tuple[tuple[Any, str], ...] = field(default=())
+    solution: Callable[[Values], Any]
+    mistakes: Callable[[Values], Sequence[tuple[Any, str]]] = field(default=lambda v: ())
     level: str = "easy"
     digits: int | None = None
+    kind: str = "plug-in"
+    parameters: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"exercise {self.number}: kind must be one of {sorted(KINDS)}, got {self.kind!r}")
+
+    def values(self, who: str | None = None) -> Values:
+        """A student's values of this exercise's parameters (None: the current student, see ``start``).
+
+        Parameters
+        ----------
+        who : str, optional
+            The student; by default the one :func:`~dpviz.exercises.variants.start` set.
+
+        Returns
+        -------
+        Values
+            The variant's values.
+
+        Examples
+        --------
+        >>> from dpviz.exercises import lecture01
+        >>> lecture01.EXERCISES[2].values()
+        Exercise 1.3, default values: epsilon = 0.5, upper = 100
+        """
+        return variant_values(self.number, self.parameters, student() if who is None else who)
+
+    def reference(self, who: str | None = None) -> Any:
+        """A right answer for a student's variant (None: the current student), computed now.
+
+        Parameters
+        ----------
+        who : str, optional
+            The student.
+
+        Returns
+        -------
+        object
+            The answer.
+
+        Examples
+        --------
+        >>> from dpviz.exercises import lecture01
+        >>> lecture01.EXERCISES[2].reference()
+        200.0
+        """
+        return self.solution(self.values(who))
+
+    def typical_mistakes(self, who: str | None = None) -> tuple[tuple[Any, str], ...]:
+        """The typical wrong answers of a student's variant and a word of each one's hint.
+
+        Parameters
+        ----------
+        who : str, optional
+            The student.
+
+        Returns
+        -------
+        tuple of (object, str)
+            The mistakes.
+
+        Examples
+        --------
+        >>> from dpviz.exercises import lecture01
+        >>> [w for _, w in lecture01.EXERCISES[0].typical_mistakes()]
+        ['replace-one', 'change']
+        """
+        return tuple(self.mistakes(self.values(who)))
 
 
 def all_exercises() -> list[Exercise]:
@@ -79,3 +168,37 @@ def all_exercises() -> list[Exercise]:
         if re.fullmatch(r"lecture\d\d", info.name):      # lecture02_goals etc. hold no exercises
             out.extend(importlib.import_module(f"dpviz.exercises.{info.name}").EXERCISES)
     return out
+
+
+@cache
+def _by_number() -> dict[str, Exercise]:
+    return {e.number: e for e in all_exercises()}
+
+
+def find(number: str) -> Exercise:
+    """The exercise numbered ``number``.
+
+    Parameters
+    ----------
+    number : str
+        ``"<lecture>.<k>"``.
+
+    Returns
+    -------
+    Exercise
+        It.
+
+    Raises
+    ------
+    ValueError
+        If there is no such exercise.
+
+    Examples
+    --------
+    >>> find("1.3").title
+    'Noise for a clipped sum'
+    """
+    table = _by_number()
+    if number not in table:
+        raise ValueError(f"number must name an exercise with a checker, such as '1.3'; got {number!r}")
+    return table[number]
