@@ -199,6 +199,16 @@ def test_every_lecture_is_rendered_from_its_outputs(site: Build) -> None:
         assert "Interactive explorer." in text, notebook.name
 
 
+def test_the_public_site_shows_no_exercise_solution(site: Build) -> None:
+    """The committed lectures hold every solution (the instructor's copy); their pages on the site hold none: no
+    solution code, no checker verdict (it explains the answer), no model answer or rubric of a written exercise."""
+    for notebook in sorted((ROOT / "notebooks").glob("[0-9]*.ipynb")):
+        text = (site.html / "lectures" / f"{notebook.stem}.html").read_text(encoding="utf-8")
+        assert "Exercise" in text and "your answer here" in text, notebook.name
+        for leak in ("BEGIN SOLUTION", "Model answer.", "Marking rubric", "[correct]"):
+            assert leak not in text, f"{notebook.name}: the site shows {leak!r}"
+
+
 def test_every_explorer_has_a_page_with_its_static_figure(site: Build) -> None:
     widgets = importlib.import_module("dpviz.widgets")
     names = [n for n in widgets.__all__ if n.endswith("Explorer") and n != "Explorer"]

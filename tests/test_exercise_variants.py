@@ -94,7 +94,7 @@ def test_the_default_variant_is_each_parameters_first_choice_and_ids_are_stable_
 
 def _reachable(obj: object, seen: set[int], out: list[object]) -> None:
     """Every value held by ``obj``: containers, arrays, dataclass fields (not code: a function is not a value)."""
-    if id(obj) in seen or callable(obj) and not dataclasses.is_dataclass(obj):
+    if id(obj) in seen or isinstance(obj, type) or callable(obj) and not dataclasses.is_dataclass(obj):
         return
     seen.add(id(obj))
     if isinstance(obj, numbers.Number | np.ndarray | np.generic | str):
@@ -160,3 +160,10 @@ def test_each_lecture_starts_its_exercises_with_a_student_id_and_shows_each_vari
     for e in PARAMETERISED:
         if e.number.split(".")[0] == lecture:
             assert f'ex.values("{e.number}")' in src, f"{path.stem}: exercise {e.number} never shows its values"
+
+
+def test_the_course_page_lists_every_exercises_kind():
+    from tools import exercise_kinds
+
+    assert exercise_kinds.table() in (ROOT / "docs" / "course.md").read_text(encoding="utf-8"), \
+        "docs/course.md's table of exercise kinds is stale: paste `python -m tools.exercise_kinds`"

@@ -1,8 +1,8 @@
 """Lectures 06-08: the exercises' references against independent computations, and the explorers' goals headless.
 
 tests/test_exercises.py runs every checker on its reference solution and typical mistakes; here the references
-themselves are checked against something else (a simulation, the oracle's hidden counts, another seed), and
-each explorer goal is reached by setting the controls as a student would.
+themselves are checked against something else (a closed form, a simulation, the oracle's hidden counts, another
+seed), for several students' variants, and each explorer goal is reached by setting the controls as a student would.
 """
 
 from __future__ import annotations
@@ -15,8 +15,12 @@ from conftest import Z
 from scipy import stats
 
 from dpviz import data_aware, svt
-from dpviz.exercises import lecture06, lecture07, lecture08
+from dpviz.exercises import lecture06, lecture07, lecture08, variants
+from dpviz.exercises.lecture07_bounds import _samples_needed
+from dpviz.exercises.registry import find
 from dpviz.experiments import comparison
+
+STUDENTS = (None, "ada", "grace", "s1234567", "Émilie du Châtelet", "student")
 
 
 def test_uniform_error_reference_matches_a_simulation_of_the_uniform_baseline():
@@ -29,10 +33,43 @@ def test_uniform_error_reference_matches_a_simulation_of_the_uniform_baseline():
     assert abs(rms - lecture08._uniform_rms(n, eps, x.sum())) < Z * se
 
 
-def test_secret_histogram_has_support_k_and_the_attack_sees_only_the_oracle():
-    assert svt.support_k(lecture06._SECRET) == 6 == lecture06._SECRET.max()
-    oracle = lecture06.secret_oracle()
-    assert not hasattr(oracle, "counts") and np.array_equal(svt.ordered_partition(oracle).labels, lecture06._SECRET)
+@pytest.mark.parametrize("who", STUDENTS)
+def test_each_students_secret_histogram_has_support_k_and_the_attack_sees_only_the_oracle(who):
+    with variants.as_student(who):
+        v = find("6.4").values()
+        counts = find("6.4").reference()
+        oracle = lecture06.secret_oracle()
+    assert counts.size == v.cells and svt.support_k(counts) == v.k == counts.max()
+    assert not hasattr(oracle, "counts") and np.array_equal(svt.ordered_partition(oracle).labels, counts)
+    assert not np.array_equal(svt.ordered_partition(oracle, grouping="row").labels, counts)   # T^ in (1, 2]
+    with variants.as_student(who):                  # the same oracle (the same noisy threshold) on every call
+        again = lecture06.secret_oracle().answer_differences(np.arange(v.cells))
+    assert np.array_equal(again, oracle.answer_differences(np.arange(v.cells)))
+
+
+def test_two_students_attack_different_histograms():
+    with variants.as_student("ada"):
+        a = find("6.4").reference()
+    with variants.as_student("grace"):
+        b = find("6.4").reference()
+    assert a.shape != b.shape or not np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("who", STUDENTS)
+def test_break_even_is_the_closed_form(who):
+    """SVT's query noise 2c / ((1 - share) eps) is below m / eps exactly while c < (1 - share) m / 2."""
+    v = find("6.1").values(who)
+    assert find("6.1").reference(who) == math.ceil((1 - v.threshold_share) * v.queries / 2) - 1
+
+
+@pytest.mark.parametrize("who", STUDENTS)
+def test_four_answers_reference_matches_a_simulation_of_one_noisy_threshold(who):
+    v, k = find("6.2").values(who), 400_000
+    noisy = v.threshold + np.random.default_rng(62).laplace(scale=1 / v.epsilon1, size=k)
+    q = np.asarray(v.answers, dtype=float)
+    hit = (noisy > q[0]) & (noisy <= q[1]) & (noisy > q[2]) & (noisy <= q[3])
+    p = find("6.2").reference(who)
+    assert abs(hit.mean() - p) < Z * math.sqrt(p * (1 - p) / k)
 
 
 def test_partition_cases_need_the_columns_and_the_tie_break():
@@ -79,30 +116,53 @@ def test_the_bounds_the_checkers_accept_hold_with_95_percent_and_the_one_they_re
         assert _miss_probability(n, p, p_prime, 0.05) > 0.09
 
 
-def test_bound_from_counts_accepts_every_valid_95_percent_bound():
-    counts = (5000, 10_000, 1800, 10_000)
-    for alpha_each in (0.025, SIDAK, 0.0125):
-        answer = float(_one_sided_bound(*counts, alpha_each))
-        assert lecture07.check_bound_from_counts(answer).passed, (alpha_each, answer)
-    fb = lecture07.check_bound_from_counts(float(_one_sided_bound(*counts, 0.05)))
-    assert not fb.passed and "90 %" in fb.hint and "Bonferroni" in fb.hint
-    assert "Bonferroni" in lecture07.check_bound_from_counts(float(_one_sided_bound(*counts, 0.025))).message
+@pytest.mark.parametrize("who", STUDENTS)
+def test_bound_from_counts_accepts_every_valid_95_percent_bound(who):
+    with variants.as_student(who):
+        k, k_prime = find("7.3").values().hits
+        counts = (k, 10_000, k_prime, 10_000)
+        for alpha_each in (0.025, SIDAK, 0.0125):
+            answer = float(_one_sided_bound(*counts, alpha_each))
+            assert lecture07.check_bound_from_counts(answer).passed, (alpha_each, answer)
+        fb = lecture07.check_bound_from_counts(float(_one_sided_bound(*counts, 0.05)))
+        assert not fb.passed and "90 %" in fb.hint and "Bonferroni" in fb.hint
+        assert "Bonferroni" in lecture07.check_bound_from_counts(float(_one_sided_bound(*counts, 0.025))).message
 
 
-def _stable_n(alpha_each):
+def _stable_n(alpha_each, true_epsilon=2.0):
     """Smallest n from which the bound stays above 1 up to 10,000, counts at their rounded expectations."""
     n = np.arange(1, 10_001)
-    k, k_prime = np.floor(n / 2 + 0.5), np.floor(n * math.exp(-2) / 2 + 0.5)
+    k, k_prime = np.floor(n / 2 + 0.5), np.floor(n * math.exp(-true_epsilon) / 2 + 0.5)
     above = _one_sided_bound(k, n, k_prime, n, alpha_each) > 1
     return int(n[np.flatnonzero(~above).max() + 1])
 
 
-def test_samples_needed_accepts_the_valid_bounds_and_rejects_two_95_percent_one_sided_bounds():
-    assert _stable_n(0.025) == _stable_n(SIDAK) == lecture07._samples_needed()
-    for alpha_each in (0.025, 0.0125):
-        assert lecture07.check_samples_needed(_stable_n(alpha_each)).passed, alpha_each
-    fb = lecture07.check_samples_needed(_stable_n(0.05))
-    assert _stable_n(0.05) < _stable_n(0.025) and not fb.passed and "90 %" in fb.hint
+@pytest.mark.parametrize("who", STUDENTS)
+def test_samples_needed_accepts_the_valid_bounds_and_rejects_two_95_percent_one_sided_bounds(who):
+    e = find("7.4").values(who).true_epsilon
+    assert _stable_n(0.025, e) == _stable_n(SIDAK, e) == _samples_needed(e) == find("7.4").reference(who)
+    with variants.as_student(who):
+        for alpha_each in (0.025, 0.0125):
+            assert lecture07.check_samples_needed(_stable_n(alpha_each, e)).passed, alpha_each
+        fb = lecture07.check_samples_needed(_stable_n(0.05, e))
+    assert _stable_n(0.05, e) < _stable_n(0.025, e) and not fb.passed and "90 %" in fb.hint
+
+
+@pytest.mark.parametrize("who", STUDENTS)
+def test_mwem_noise_reference_is_the_accountants_split(who):
+    """sqrt(2) / eps_m with eps_m = 0.95 epsilon / (2 T): 5 % on the total, the rest over T rounds, half each."""
+    v = find("8.1").values(who)
+    assert math.isclose(find("8.1").reference(who), math.sqrt(2) * 2 * v.rounds / (0.95 * v.epsilon), rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("who", STUDENTS)
+def test_mwem_first_choice_reference_is_the_exponential_mechanism_by_hand(who):
+    v = find("8.4").values(who)
+    x = np.asarray(v.x, dtype=float)
+    score = np.abs(np.cumsum(np.full(8, x.sum() / 8)) - np.cumsum(x))
+    assert np.sum(score == score.max()) == 1                          # one worst prefix in every variant
+    weights = np.exp(v.epsilon / v.rounds / 2 * score / 2)
+    assert math.isclose(find("8.4").reference(who), weights.max() / weights.sum(), rel_tol=1e-9)
 
 
 def test_dawa_ranking_does_not_depend_on_the_seed():

@@ -81,6 +81,24 @@ def student_version(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return out
 
 
+def public_version(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy of ``nb`` for the public documentation site: the committed outputs stay (figures, printed numbers),
+    but no exercise's solution does: solution blocks become ``...  # your answer here`` and lose their outputs (a
+    checker's verdict explains the answer), and the written exercises' model answers and rubrics are removed."""
+    out = copy.deepcopy(nb)
+    cells = []
+    for cell in out.cells:
+        if "solution" in cell.metadata.get("tags", []):
+            continue
+        if cell.cell_type == "code" and SOLUTION.search(cell.source):
+            cell.source = strip_solutions(cell.source)
+            cell.outputs = []
+            cell.execution_count = None
+        cells.append(cell)
+    out.cells = cells
+    return out
+
+
 #: Tags of the cells a reader does not see: the docs build and the hand-outs drop their input, JupyterLab folds it.
 HIDDEN_TAGS = frozenset({"hide-input", "remove-input"})
 

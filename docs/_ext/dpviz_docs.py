@@ -34,6 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import nbformat
 from docutils import nodes
 from sphinx.addnodes import pending_xref
 from sphinx.application import Sphinx
@@ -41,6 +42,8 @@ from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 from sphinx.ext import autosummary
 from sphinx.util import logging
+
+from tools import course
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +63,10 @@ def _notebooks(app: Sphinx) -> list[Path]:
 
 
 def copy_lectures(app: Sphinx, config: Config) -> None:
-    """Make docs/lectures/ mirror notebooks/*.ipynb (stale entries are removed).
+    """Make docs/lectures/ mirror notebooks/*.ipynb (stale entries are removed), without the exercises' solutions.
+
+    The site is public: each notebook is :func:`tools.course.public_version` of the lecture, its outputs kept but
+    no solution code, checker verdict, model answer or rubric (the instructor's copy is ``make instructor``).
 
     A copy, not a symlink: MyST resolves a link such as ``../lectures/01_laplace_mechanism.ipynb`` through the
     symlink to ``notebooks/``, outside the source folder, and then cannot find the document.  A file is copied only
@@ -75,9 +81,11 @@ def copy_lectures(app: Sphinx, config: Config) -> None:
             entry.unlink()
     for name, source in wanted.items():
         copy = target / name
-        if copy.is_symlink() or not copy.exists() or copy.read_bytes() != source.read_bytes():
+        public = nbformat.writes(course.public_version(nbformat.read(source, as_version=4))).encode()
+        if copy.is_symlink() or not copy.exists() or copy.read_bytes() != public:
             copy.unlink(missing_ok=True)
-            shutil.copy2(source, copy)
+            copy.write_bytes(public)
+            shutil.copystat(source, copy)
 
 
 def _explorer_figures(notebook: Path) -> dict[str, bytes]:

@@ -1,4 +1,4 @@
-"""Exercises of lecture 00 (what differential privacy promises), and the goals of its explorer.
+"""Exercises of lecture 00 (what differential privacy promises); its explorer's goals are in ``lecture00_goals``.
 
 Neighbours are add/remove-one-record, as in every lecture, except where an exercise says replace-one; for
 randomized response the two inputs compared are one person's "yes" and "no".  Each ``check_*`` computes its
@@ -15,15 +15,17 @@ import numpy as np
 from dpviz import definition, mechanisms
 from dpviz.exercises.checks import check_function, check_number, check_private
 from dpviz.exercises.feedback import Feedback
+from dpviz.exercises.lecture00_goals import group_goal, indistinguishable_goal, warner_goal
 from dpviz.exercises.registry import Exercise
+from dpviz.exercises.variants import Values, start, values
 
-__all__ = ["check_coin_epsilon", "check_replace_one_sensitivity", "check_posterior", "check_household",
-           "check_debiased_estimate", "check_survey_variance", "check_randomized_response", "warner_goal",
-           "indistinguishable_goal", "group_goal", "EXERCISES"]
+__all__ = ["start", "values", "check_coin_epsilon", "check_replace_one_sensitivity", "check_posterior",
+           "check_household", "check_debiased_estimate", "check_survey_size", "check_randomized_response",
+           "warner_goal", "indistinguishable_goal", "group_goal", "EXERCISES"]
 
 
 def check_coin_epsilon(answer: Any) -> Feedback:
-    """Exercise 0.1: the epsilon of randomized response that tells the truth with probability 0.8.
+    """Exercise 0.1: the epsilon of randomized response that tells the truth with probability p (your variant).
 
     Parameters
     ----------
@@ -40,21 +42,33 @@ def check_coin_epsilon(answer: Any) -> Feedback:
     >>> bool(check_coin_epsilon(math.log(4)))
     True
     """
+    v = values("0.1")
+    p = v.p_truth
     return check_number(
-        "0.1 The epsilon of a survey coin", answer, mechanisms.randomized_response_epsilon(0.8),
-        explain="the two reports' probabilities are 0.8 and 0.2 for one answer and swapped for the other, so the "
-                "largest ratio is 0.8 / 0.2 = 4 and epsilon = ln 4.",
+        "0.1 The epsilon of a survey coin", answer, mechanisms.randomized_response_epsilon(p),
+        explain=f"the two reports' probabilities are {p:g} and {1 - p:g} for one answer and swapped for the other, "
+                f"so the largest ratio is {p:g} / {1 - p:g} and epsilon is its natural logarithm.",
         hint="Write the probability of each report for a 'yes' and for a 'no'; epsilon is the log of the largest "
              "ratio between them.",
-        mistakes=[(4.0, "4 is the ratio itself; epsilon is its natural logarithm (P <= e^epsilon P')."),
-                  (math.log(0.8), "ln 0.8 is the log of one probability; take the log of the ratio of the two "
-                                  "reports' probabilities, 0.8 / 0.2."),
-                  (0.6, "0.6 = 0.8 - 0.2 is the difference of the probabilities (the advantage of a test); DP "
-                        "bounds their ratio.")], digits=3)
+        mistakes=_coin_mistakes(v), digits=3)
+
+
+def _coin_mistakes(v: Values) -> list[tuple[float, str]]:
+    p = v.p_truth
+    return [(p / (1 - p), "That is the ratio itself; epsilon is its natural logarithm (P <= e^epsilon P')."),
+            (math.log(p), f"ln {p:g} is the log of one probability; take the log of the ratio of the two reports' "
+                          f"probabilities, {p:g} / {1 - p:g}."),
+            (2 * p - 1, f"That is {p:g} - {1 - p:g}, the difference of the probabilities (the advantage of a test); "
+                        "DP bounds their ratio.")]
+
+
+def _visits_matrix(v: Values) -> np.ndarray:
+    """The extreme records of exercise 0.2: all of a patient's (capped) visits in one department, or none."""
+    return v.cap * np.hstack([np.eye(v.cells), np.zeros((v.cells, 1))])
 
 
 def check_replace_one_sensitivity(answer: Any) -> Feedback:
-    """Exercise 0.2: the L1 sensitivity of a 5-cell histogram under replace-one neighbours.
+    """Exercise 0.2: the L1 sensitivity, under replace-one, of visits per department, capped at c per patient.
 
     Parameters
     ----------
@@ -68,24 +82,36 @@ def check_replace_one_sensitivity(answer: Any) -> Feedback:
 
     Examples
     --------
-    >>> bool(check_replace_one_sensitivity(2))
+    >>> bool(check_replace_one_sensitivity(6))
     True
     """
+    v = values("0.2")
+    c = v.cap
     return check_number(
-        "0.2 A histogram under replace-one", answer, definition.l1_sensitivity(np.eye(5), "replace-one"),
-        explain="the changed person leaves one cell (-1) and enters another (+1): the histogram moves by 2 in L1.",
-        hint="Replace one person's record by another value: which cells change, and by how much each?",
-        mistakes=[(1.0, "1 is the sensitivity under add/remove neighbours; a replacement changes two cells."),
-                  (5.0, "Only the two cells the person leaves and enters change, not all five."),
-                  (0.0, "The total is unchanged, but the histogram is not: two cells change.")])
+        "0.2 A histogram under replace-one", answer, definition.l1_sensitivity(_visits_matrix(v), "replace-one"),
+        explain=f"a patient's record adds at most {c} visits in all; replacing a record with all {c} visits in one "
+                f"department by one with all {c} in another takes {c} from one count and adds {c} to another.",
+        hint="Replace one patient's record by another: which counts change, and by how much in all? The cap is on a "
+             "patient's visits in total.",
+        mistakes=_replace_mistakes(v))
+
+
+def _replace_mistakes(v: Values) -> list[tuple[float, str]]:
+    c, d = v.cap, v.cells
+    return [(float(c), f"{c} is the sensitivity under add/remove neighbours; a replacement removes one record's "
+                       "visits and adds another's."),
+            (2.0, "2 is the replace-one sensitivity when each patient counts once; here a patient counts up to "
+                  f"{c} visits."),
+            (float(c * d), f"The cap of {c} is on a patient's visits in total, not in each of the {d} departments."),
+            (0.0, "The number of visits may stay the same, but the counts do not: which ones change?")]
 
 
 def check_posterior(answer: Any) -> Feedback:
-    """Exercise 0.3: the highest posterior an eps = 1 output allows an informed adversary with prior 5 %.
+    """Exercise 0.3: the highest posterior an epsilon-DP output allows an informed adversary with prior pi.
 
-    The mechanism is 1-DP under replace-one neighbours, and "smoker" against "non-smoker" is one replacement, so
-    the odds move by at most e^1.  The answer for a mechanism 1-DP under add/remove (a replacement is two steps,
-    e^2) gets its own explanation.
+    The mechanism is epsilon-DP under replace-one neighbours, and "smoker" against "non-smoker" is one replacement,
+    so the odds move by at most e^epsilon.  The answer for a mechanism epsilon-DP under add/remove (a replacement
+    is two steps, e^(2 epsilon)) gets its own explanation.
 
     Parameters
     ----------
@@ -102,26 +128,34 @@ def check_posterior(answer: Any) -> Feedback:
     >>> bool(check_posterior(0.05 * math.e / (0.05 * math.e + 0.95)))
     True
     """
-    expected = float(definition.posterior_bounds(0.05, 1.0)[1])
+    v = values("0.3")
+    pi, eps = v.prior, v.epsilon
     return check_number(
-        "0.3 The most an adversary can learn", answer, expected,
-        explain="smoker against non-smoker is one replace-one step, so the posterior odds are at most e^1 times "
-                "the prior odds 0.05 / 0.95; back to a probability, e * 0.05 / (e * 0.05 + 0.95).",
+        "0.3 The most an adversary can learn", answer, float(definition.posterior_bounds(pi, eps)[1]),
+        explain=f"smoker against non-smoker is one replace-one step, so the posterior odds are at most e^{eps:g} "
+                f"times the prior odds {pi:g} / {1 - pi:g}; back to a probability, odds / (1 + odds).",
         hint="Bayes' rule in odds form: posterior odds = prior odds x likelihood ratio, and an epsilon-DP output "
              "has a likelihood ratio of at most e^epsilon. Convert the odds back to a probability.",
-        mistakes=[(0.05 * math.e, "e x 0.05 multiplies the probability; it is the odds (0.05 / 0.95) that e^epsilon "
-                                  "bounds. Convert the posterior odds back to a probability."),
-                  (math.e * 0.05 / 0.95, "That is the posterior odds; convert it to a probability, odds / (1 + odds)."),
-                  (0.05, "An epsilon-DP output can move the belief: by how much at most?"),
-                  (float(definition.posterior_bounds(0.05, 2.0)[1]),
-                   "That is the answer for a mechanism that is 1-DP under add/remove neighbours: there, changing "
-                   "Alice's record from smoker to non-smoker takes two steps (remove it, add the other), so the odds "
-                   "can move by e^2 (group privacy, section 5). The question's mechanism is 1-DP under replace-one, "
-                   "where that change is one step: e^1.")], digits=3)
+        mistakes=_posterior_mistakes(v), digits=3)
+
+
+def _posterior_mistakes(v: Values) -> list[tuple[float, str]]:
+    pi, eps = v.prior, v.epsilon
+    return [(pi * math.exp(eps), f"e^{eps:g} x {pi:g} multiplies the probability; it is the odds ({pi:g} / "
+                                 f"{1 - pi:g}) that e^epsilon bounds. Convert the posterior odds back to a "
+                                 "probability."),
+            (pi / (1 - pi) * math.exp(eps), "That is the posterior odds; convert it to a probability, "
+                                            "odds / (1 + odds)."),
+            (pi, "An epsilon-DP output can move the belief: by how much at most?"),
+            (float(definition.posterior_bounds(pi, 2 * eps)[1]),
+             f"That is the answer for a mechanism that is {eps:g}-DP under add/remove neighbours: there, changing "
+             "Alice's record from smoker to non-smoker takes two steps (remove it, add the other), so the odds "
+             f"can move by e^(2 x {eps:g}) (group privacy, section 5). The question's mechanism is DP under "
+             "replace-one, where that change is one step.")]
 
 
 def check_household(answer: Any) -> Feedback:
-    """Exercise 0.4: the epsilon that protects a household of 4 in a rounded 0.25-DP count.
+    """Exercise 0.4: the epsilon that protects a household of k in a rounded epsilon-DP count (your variant).
 
     Parameters
     ----------
@@ -138,14 +172,21 @@ def check_household(answer: Any) -> Feedback:
     >>> bool(check_household(1.0))
     True
     """
+    v = values("0.4")
     return check_number(
-        "0.4 A household, rounded", answer, definition.group_privacy(0.25, 4)[0],
-        explain="rounding is post-processing (free), and a group of 4 is 4 neighbour steps: 4 x 0.25 = 1.",
+        "0.4 A household, rounded", answer, definition.group_privacy(v.epsilon, v.household)[0],
+        explain=f"rounding is post-processing (free), and a household of {v.household} is {v.household} neighbour "
+                f"steps: {v.household} x {v.epsilon:g}.",
         hint="Two facts: what rounding costs (post-processing), and what an epsilon-DP mechanism promises a group "
              "of k people (group privacy).",
-        mistakes=[(0.25, "0.25 protects one person; a household of 4 is 4 neighbour steps away (group privacy)."),
-                  (0.0625, "Group privacy multiplies epsilon by the group size, it does not divide it."),
-                  (1.25, "Rounding is post-processing: it costs nothing, so do not add anything for it.")])
+        mistakes=_household_mistakes(v))
+
+
+def _household_mistakes(v: Values) -> list[tuple[float, str]]:
+    eps, k = v.epsilon, v.household
+    return [(eps, f"{eps:g} protects one person; a household of {k} is {k} neighbour steps away (group privacy)."),
+            (eps / k, "Group privacy multiplies epsilon by the group size, it does not divide it."),
+            ((k + 1) * eps, "Rounding is post-processing: it costs nothing, so do not add anything for it.")]
 
 
 def _estimate_reference(reports: np.ndarray, epsilon: float) -> float:
@@ -200,53 +241,56 @@ def check_debiased_estimate(fn: Any) -> Feedback:
                               "come from 'no' answers.")])
 
 
-def _variance_reference(n: int, epsilon: float) -> float:
-    return mechanisms.randomized_response_variance(n, epsilon)
-
-
-def _variance_cases() -> list[tuple[int, float]]:
-    gen = np.random.default_rng(2001)
-    return [(int(n), float(e)) for n, e in zip(gen.integers(10, 5000, 15), gen.uniform(0.1, 5.0, 15), strict=True)]
-
-
-def _variance_undebiased(n: int, epsilon: float) -> float:
+def _survey_size(epsilon: float, curator: float, *, laplace_factor: float = 2.0, debiased: bool = True,
+                 square: bool = True) -> float:
+    """The survey size n at which randomized response's debiased estimate has the standard error of a curator's
+    Laplace count of ``curator`` people divided by ``curator`` (the keywords give the typical mistakes)."""
+    central = laplace_factor * mechanisms.laplace_variance(1.0, epsilon) / 2 / curator ** (2 if square else 1)
     p = mechanisms.randomized_response_probability(epsilon)
-    return p * (1 - p) / n
+    one = mechanisms.randomized_response_variance(1, epsilon) if debiased else p * (1 - p)
+    return float(one / central)
 
 
-def _variance_unsquared(n: int, epsilon: float) -> float:
-    p = mechanisms.randomized_response_probability(epsilon)
-    return p * (1 - p) / (n * (2 * p - 1))
-
-
-def check_survey_variance(fn: Any) -> Feedback:
-    """Exercise 0.6: write ``variance(n, epsilon)``, the variance of the debiased estimate for n people.
+def check_survey_size(answer: Any) -> Feedback:
+    """Exercise 0.6: how many people randomized response needs to match a curator's Laplace count of N people.
 
     Parameters
     ----------
-    fn : callable
-        The student's function.
+    answer : float
+        The student's survey size n (3 significant figures).
 
     Returns
     -------
     Feedback
-        The verdict, from 15 seeded random (n, epsilon) pairs.
+        The verdict.
 
     Examples
     --------
-    >>> bool(check_survey_variance(lambda n, e: np.exp(e) / (n * np.expm1(e) ** 2)))
+    >>> bool(check_survey_size(1000**2 * np.e / (2 * (np.e - 1) ** 2)))
     True
     """
-    return check_function(
-        "0.6 The price of deniability", fn, _variance_reference, _variance_cases(),
-        explain="each report has variance p(1 - p) whatever the answer, the mean divides it by n and the "
-                "debiasing by (2p - 1)^2: p(1 - p) / (n (2p - 1)^2) = e^eps / (n (e^eps - 1)^2).",
-        hint="The answers are fixed; only the flips are random. What is the variance of one report, of the mean of "
-             "n reports, and what does dividing by 2p - 1 do to a variance?",
-        mistakes=[(_variance_undebiased, "That is the variance of the mean of the reports; the estimate also "
-                                         "divides by 2p - 1, which multiplies the variance by 1 / (2p - 1)^2."),
-                  (_variance_unsquared, "Dividing a random variable by c divides its variance by c^2: square "
-                                        "the 2p - 1.")])
+    v = values("0.6")
+    eps, big_n = v.epsilon, v.curator
+    return check_number(
+        "0.6 The price of deniability", answer, _survey_size(eps, big_n),
+        explain=f"the curator's estimate has variance 2 / ({eps:g} x {big_n})^2 and the survey's e^eps / (n (e^eps "
+                f"- 1)^2); they are equal at n = {big_n}^2 eps^2 e^eps / (2 (e^eps - 1)^2): deniability costs a "
+                "number of people that grows with the square of the curator's.",
+        hint="Write both variances: the curator divides a count with Lap(1/epsilon) noise by N, the survey's "
+             "debiased estimate has the variance of section 2. Set them equal and solve for n.",
+        mistakes=_size_mistakes(v), digits=3)
+
+
+def _size_mistakes(v: Values) -> list[tuple[float, str]]:
+    eps, big_n = v.epsilon, v.curator
+    right = _survey_size(eps, big_n)
+    return [(_survey_size(eps, big_n, laplace_factor=1.0), "Lap(b) has variance 2 b^2, not b^2."),
+            (_survey_size(eps, big_n, square=False), f"The curator divides the noisy count by {big_n}, so its "
+                                                      f"variance is divided by {big_n} squared."),
+            (_survey_size(eps, big_n, debiased=False), "That uses the variance of the raw reports; the debiased "
+                                                        "estimate divides by 2p - 1, so its variance by (2p - 1)^2."),
+            (math.sqrt(right * big_n), "A standard error falls as 1 / sqrt(n): to divide it by r, multiply the "
+                                       "survey's size by r^2, not r.")]
 
 
 def _rr_solution(answer: Any, rng: np.random.Generator, size: int) -> np.ndarray:
@@ -295,132 +339,35 @@ def check_randomized_response(mechanism: Any) -> Feedback:
              "(rng.random(size) < 1 - p picks the flips). Always telling the truth leaks; a fair coin is useless.")
 
 
-def warner_goal(probability: float = 0.75, tolerance: float = 0.005) -> tuple[str, Any]:
-    """A goal for the PrivacyLossExplorer: find the epsilon at which randomized response tells the truth w.p. 3/4.
-
-    Parameters
-    ----------
-    probability : float, default 0.75
-        The target probability of a truthful report (the two-coin design of lecture 00: 3/4).
-    tolerance : float, default 0.005
-        Absolute tolerance on that probability.
-
-    Returns
-    -------
-    tuple of (str, callable)
-        The goal's text and its test ``test(result, values)`` for :meth:`dpviz.widgets.Explorer.add_goal`.
-
-    Examples
-    --------
-    >>> text, test = warner_goal()
-    >>> class R:
-    ...     mechanism, epsilon = "randomized response", math.log(3)
-    >>> test(R(), {})
-    'epsilon = 1.1: the truth with probability 0.750'
-    """
-    def test(result: Any, values: dict[str, Any]) -> str | None:
-        if result.mechanism != "randomized response":
-            return None
-        p = mechanisms.randomized_response_probability(result.epsilon)
-        if abs(p - probability) <= tolerance:
-            return f"epsilon = {result.epsilon:.3g}: the truth with probability {p:.3f}"
-        return None
-
-    return (f"with randomized response, find the epsilon at which a person reports the truth with probability "
-            f"{probability:g}"), test
-
-
-def indistinguishable_goal(advantage: float = 0.1) -> tuple[str, Any]:
-    """A goal: the largest epsilon at which no test tells a Laplace count's D from D' better than ``advantage``.
-
-    Reached when the total variation distance between the two output distributions of a Laplace count on
-    neighbours (one person apart) lies in ``[0.9 advantage, advantage]``.
-
-    Parameters
-    ----------
-    advantage : float, default 0.1
-        The largest advantage (power minus false-positive rate) allowed.
-
-    Returns
-    -------
-    tuple of (str, callable)
-        The goal's text and its test ``test(result, values)``.
-
-    Examples
-    --------
-    >>> text, test = indistinguishable_goal(0.1)
-    >>> class R:
-    ...     mechanism, epsilon, group = "Laplace", 0.21, 1
-    >>> test(R(), {})
-    'epsilon = 0.21: the best test has advantage 0.100'
-    """
-    def test(result: Any, values: dict[str, Any]) -> str | None:
-        if result.mechanism != "Laplace" or result.group != 1:
-            return None
-        tv = definition.laplace_total_variation(1.0, 1.0, result.epsilon)
-        if 0.9 * advantage <= tv <= advantage:
-            return f"epsilon = {result.epsilon:.3g}: the best test has advantage {tv:.3f}"
-        return None
-
-    return (f"with the Laplace mechanism and one person, find the largest epsilon at which no test tells D from D' "
-            f"with an advantage above {advantage:g}"), test
-
-
-def group_goal(group: int = 5, target: float = 1.0, tolerance: float = 0.03) -> tuple[str, Any]:
-    """A goal: protect a group of ``group`` people with a Laplace count as well as one person is at ``target``.
-
-    Parameters
-    ----------
-    group : int, default 5
-        The group size to set.
-    target : float, default 1.0
-        The group's epsilon to reach.
-    tolerance : float, default 0.03
-        Relative tolerance on the group's epsilon.
-
-    Returns
-    -------
-    tuple of (str, callable)
-        The goal's text and its test ``test(result, values)``.
-
-    Examples
-    --------
-    >>> text, test = group_goal()
-    >>> class R:
-    ...     mechanism, epsilon, group = "Laplace", 0.2, 5
-    >>> test(R(), {})
-    'epsilon = 0.2 per person: the group of 5 has epsilon 1'
-    """
-    def test(result: Any, values: dict[str, Any]) -> str | None:
-        if result.mechanism != "Laplace" or result.group != group:
-            return None
-        eps_group = definition.group_privacy(result.epsilon, group)[0]
-        if abs(eps_group - target) <= tolerance * target:
-            return f"epsilon = {result.epsilon:.3g} per person: the group of {group} has epsilon {eps_group:.3g}"
-        return None
-
-    return (f"with the Laplace mechanism, set the group to {group} people and find the epsilon per person that "
-            f"gives the group epsilon = {target:g}"), test
-
-
 EXERCISES = (
-    Exercise("0.1", "The epsilon of a survey coin", check_coin_epsilon, math.log(4),
-             ((4.0, "logarithm"), (math.log(0.8), "ratio"), (0.6, "advantage")), "easy", digits=3),
-    Exercise("0.2", "A histogram under replace-one", check_replace_one_sensitivity, 2.0,
-             ((1.0, "add/remove"), (5.0, "two cells"), (0.0, "two cells")), "easy"),
+    Exercise("0.1", "The epsilon of a survey coin", check_coin_epsilon,
+             lambda v: mechanisms.randomized_response_epsilon(v.p_truth),
+             lambda v: tuple(zip((w for w, _ in _coin_mistakes(v)), ("logarithm", "ratio", "advantage"), strict=True)),
+             "easy", digits=3, kind="plug-in", parameters={"p_truth": (0.8, 0.7, 0.85, 0.9, 0.6, 0.65, 0.95)}),
+    Exercise("0.2", "A histogram under replace-one", check_replace_one_sensitivity, lambda v: 2.0 * v.cap,
+             lambda v: tuple(zip((w for w, _ in _replace_mistakes(v)), ("add/remove", "counts once", "in total",
+                                                                         "which ones"), strict=True)),
+             "easy", kind="combine", parameters={"cells": (5, 7, 9, 11, 13), "cap": (3, 4, 5, 6, 8, 10)}),
     Exercise("0.3", "The most an adversary can learn", check_posterior,
-             0.05 * math.e / (0.05 * math.e + 0.95),
-             ((0.05 * math.e, "odds"), (math.e * 0.05 / 0.95, "odds / (1 + odds)"), (0.05, "move"),
-              (0.05 * math.e**2 / (0.05 * math.e**2 + 0.95), "replace-one")), "medium", digits=3),
-    Exercise("0.4", "A household, rounded", check_household, 1.0,
-             ((0.25, "group privacy"), (0.0625, "multiplies"), (1.25, "post-processing")), "medium"),
+             lambda v: float(definition.posterior_bounds(v.prior, v.epsilon)[1]),
+             lambda v: tuple(zip((w for w, _ in _posterior_mistakes(v)), ("odds", "odds / (1 + odds)", "move",
+                                                                           "replace-one"), strict=True)),
+             "medium", digits=3, kind="plug-in",
+             parameters={"prior": (0.05, 0.02, 0.1, 0.2, 0.3), "epsilon": (1.0, 0.5, 1.5, 2.0)}),
+    Exercise("0.4", "A household, rounded", check_household, lambda v: round(v.household * v.epsilon, 12),
+             lambda v: tuple(zip((w for w, _ in _household_mistakes(v)), ("group privacy", "multiplies",
+                                                                           "post-processing"), strict=True)),
+             "medium", kind="combine",
+             parameters={"epsilon": (0.25, 0.1, 0.2, 0.3, 0.15, 0.05), "household": (4, 3, 5, 6)}),
     Exercise("0.5", "Debias the survey", check_debiased_estimate,
-             lambda r, e: (np.mean(r) - 1 / (1 + np.exp(e))) / np.tanh(e / 2),
-             ((_raw_mean, "biased"), (_no_shift, "subtract")), "medium"),
-    Exercise("0.6", "The price of deniability", check_survey_variance,
-             lambda n, e: np.exp(e) / (n * np.expm1(e) ** 2),
-             ((_variance_undebiased, "(2p - 1)^2"), (_variance_unsquared, "square")), "hard"),
-    Exercise("0.7", "Randomized response, audited", check_randomized_response, _rr_solution,
-             ((lambda a, rng, size: np.full(size, a), "leaks"),
-              (lambda a, rng, size: rng.integers(0, 2, size), "useless")), "hard"),
+             lambda v: lambda r, e: (np.mean(r) - 1 / (1 + np.exp(e))) / np.tanh(e / 2),
+             lambda v: ((_raw_mean, "biased"), (_no_shift, "subtract")), "medium", kind="implement"),
+    Exercise("0.6", "The price of deniability", check_survey_size, lambda v: _survey_size(v.epsilon, v.curator),
+             lambda v: tuple(zip((w for w, _ in _size_mistakes(v)), ("2 b^2", "squared", "(2p - 1)^2", "r^2"),
+                                 strict=True)),
+             "medium", digits=3, kind="combine",
+             parameters={"epsilon": (1.0, 0.5, 2.0, 1.5, 0.25, 3.0), "curator": (1000, 500, 2000, 200, 5000, 10000)}),
+    Exercise("0.7", "Randomized response, audited", check_randomized_response, lambda v: _rr_solution,
+             lambda v: ((lambda a, rng, size: np.full(size, a), "leaks"),
+                        (lambda a, rng, size: rng.integers(0, 2, size), "useless")), "hard", kind="implement"),
 )

@@ -1,8 +1,9 @@
-"""Exercises of lecture 03 (hierarchical histograms) and the goals of its explorer.
+"""Exercises of lecture 03 (hierarchical histograms); the goals of its explorers are re-exported from
+:mod:`dpviz.exercises.lecture03_goals`.
 
-Neighbours are add/remove-one-record, as in every lecture.  Each ``check_*`` computes its expected answer with
-:mod:`dpviz.hierarchy` and returns a :class:`~dpviz.exercises.Feedback`; each ``*_goal`` returns a goal for
-:meth:`dpviz.widgets.Explorer.add_goal` on a :class:`~dpviz.widgets.HierarchyExplorer`.
+Neighbours are add/remove-one-record, as in every lecture.  Each ``check_*`` reads the student's values
+(:func:`~dpviz.exercises.variants.values`), computes its expected answer with :mod:`dpviz.hierarchy` and returns a
+:class:`~dpviz.exercises.Feedback`.
 """
 
 from __future__ import annotations
@@ -16,22 +17,20 @@ from dpviz import sensitivity
 from dpviz.exercises.checks import check_array as array_feedback  # not dpviz.validation.check_array: never raises
 from dpviz.exercises.checks import check_function, check_number
 from dpviz.exercises.feedback import Feedback
-from dpviz.exercises.registry import Exercise
+from dpviz.exercises.lecture03_goals import best_branching_goal, crossover_goal, inference_hurts_goal
+from dpviz.exercises.registry import Exercise, hints, words
+from dpviz.exercises.variants import Values, start, values
 
-__all__ = ["check_tree_size", "check_minimal_cover", "check_cover_variance", "check_weighted_average",
-           "check_optimal_split", "check_two_level_variance", "best_branching_goal", "crossover_goal",
-           "inference_hurts_goal", "EXERCISES"]
+__all__ = ["start", "values", "check_tree_size", "check_minimal_cover", "check_cover_variance",
+           "check_weighted_average", "check_optimal_split", "check_two_level_variance", "best_branching_goal",
+           "crossover_goal", "inference_hurts_goal", "EXERCISES"]
 
-#: Exercise 3.1's tree: n = 1000 bins, b = 4, root measured.
-TREE_N, TREE_B = 1000, 4
-#: Exercises 3.2-3.3: the range [2, 15) of a tree over 16 bins with b = 4, root measured, epsilon = 1.
-COVER_N, COVER_B, COVER_RANGE = 16, 4, (2, 15)
-#: Exercise 3.5: n = 64, b = 4, root not measured.
-SPLIT_N, SPLIT_B = 64, 4
+#: A typical mistake: (wrong answer, a word its hint contains, the hint).
+_Mistake = tuple[Any, str, str]
 
 
 def check_tree_size(answer: Any) -> Feedback:
-    """Exercise 3.1: the number of nodes and the L1 sensitivity of H_4 over n = 1000 bins (root measured).
+    """Exercise 3.1: the number of nodes and the L1 sensitivity of H_b over n bins, root measured (n, b: your values).
 
     Parameters
     ----------
@@ -48,30 +47,50 @@ def check_tree_size(answer: Any) -> Feedback:
     >>> bool(check_tree_size((1334, 6)))
     True
     """
-    tree = H.build_tree(TREE_N, TREE_B)
-    expected = (tree.n_nodes, sensitivity.l1(H.strategy_matrix(TREE_N, TREE_B)))
+    v = values("3.1")
+    tree = H.build_tree(v.bins, v.branching)
+    expected = (tree.n_nodes, sensitivity.l1(H.strategy_matrix(v.bins, v.branching)))
     return array_feedback(
         "3.1 Nodes and sensitivity of a tree", answer, expected,
-        explain=f"level l has ceil(1000 / 4^l) nodes ({' + '.join(map(str, tree.sizes))}), the last one short, and "
-                "one person sits in exactly one node of each of the 6 measured levels.",
+        explain=f"level l has ceil({v.bins} / {v.branching}^l) nodes ({' + '.join(map(str, tree.sizes))}), the last "
+                f"one short, and one person sits in exactly one node of each of the {len(tree.sizes)} measured levels.",
         hint="Count level by level: level l has ceil(n / b^l) nodes, from the leaves (level 0) up to the root "
              "(the first level with a single node). Adding or removing one person changes one node per level.",
-        mistakes=[((1365, 6), "1365 nodes pad the domain to 4^5 = 1024 bins; dpviz keeps the last node of each "
-                              "level short instead, and the padding bins hold nobody."),
-                  ((1334, 1), "One person changes one node per level, and every level is measured: the changes "
-                              "add up over the levels."),
-                  ((1334, 5), "log_4(1000) is about 5, so the root is level 5: with the leaves (level 0) that "
-                              "makes 6 measured levels.")])
+        mistakes=hints(_tree_mistakes(v)))
+
+
+def _tree_mistakes(v: Values) -> list[_Mistake]:
+    tree = H.build_tree(v.bins, v.branching)
+    levels, b = len(tree.sizes), v.branching
+    padded = (b ** levels - 1) // (b - 1)
+    return [((padded, levels), "pad", f"{padded} nodes pad the domain to {b}^{levels - 1} = {b ** (levels - 1)} bins; "
+                                      "dpviz keeps the last node of each level short instead, and the padding bins "
+                                      "hold nobody."),
+            ((tree.n_nodes, 1), "every level", "One person changes one node per level, and every level is measured: "
+                                               "the changes add up over the levels."),
+            ((tree.n_nodes, levels - 1), "measured levels",
+             f"log_{b}({v.bins}) is about {np.log(v.bins) / np.log(b):.2f}, so the root is level {levels - 1}: with "
+             f"the leaves (level 0) that makes {levels} measured levels.")]
+
+
+def _cover_nodes(n: int, b: int, start: int, stop: int) -> list[tuple[int, int, int]]:
+    """The minimal cover of ``[start, stop)`` as (level, first bin, stop bin) of each node, leaves first."""
+    out = []
+    for level, (lo, a, c, hi) in enumerate(H.minimal_cover(H.build_tree(n, b), [start], [stop])):
+        width = b ** level
+        for k in [*range(int(lo[0]), int(a[0])), *range(int(c[0]), int(hi[0]))]:
+            out.append((level, k * width, min((k + 1) * width, n)))
+    return out
 
 
 def _cover_per_level(n: int, b: int, start: int, stop: int) -> np.ndarray:
     """Number of cover nodes of ``[start, stop)`` on each level, leaves first."""
-    cover = H.minimal_cover(H.build_tree(n, b), [start], [stop])
-    return np.array([(a[0] - lo[0]) + (hi[0] - c[0]) for lo, a, c, hi in cover], dtype=float)
+    levels = len(H.build_tree(n, b).sizes)
+    return np.bincount([lv for lv, _, _ in _cover_nodes(n, b, start, stop)], minlength=levels).astype(float)
 
 
 def check_minimal_cover(answer: Any) -> Feedback:
-    """Exercise 3.2: how many nodes of each level the minimal cover of [2, 15) uses (n = 16, b = 4).
+    """Exercise 3.2: how many nodes of each level the minimal cover of [start, stop) uses (n = 16, b = 4).
 
     Parameters
     ----------
@@ -88,21 +107,32 @@ def check_minimal_cover(answer: Any) -> Feedback:
     >>> bool(check_minimal_cover([5, 2, 0]))
     True
     """
-    start, stop = COVER_RANGE
+    v = values("3.2")
+    nodes = _cover_nodes(16, 4, v.start, v.stop)
+    leaves = [s for lv, s, _ in nodes if lv == 0]
+    blocks = [f"[{s}, {e})" for lv, s, e in nodes if lv == 1]
     return array_feedback(
-        "3.2 The minimal cover of a range", answer, _cover_per_level(COVER_N, COVER_B, start, stop),
-        explain="[2, 15) = leaves 2, 3 + the level-1 nodes [4, 8) and [8, 12) + leaves 12, 13, 14: a node is used "
-                "when it lies inside the range and its parent does not.",
-        hint="Draw the 16 leaves, the 4 level-1 nodes [0, 4), [4, 8), [8, 12), [12, 16) and the root. Take the "
-             "largest nodes that fit inside [2, 15) (bin 15 is not in it), then fill the rest with leaves.",
-        mistakes=[([13, 0, 0], "That answers the range from its 13 leaves (the Flat method): the tree lets two "
-                               "whole level-1 nodes replace 8 leaves."),
-                  ([2, 3, 0], "[2, 15) is half-open: bin 15 is not in it, so the node [12, 16) does not fit."),
-                  ([5, 2, 1], "The root covers all 16 bins; the range does not contain it.")])
+        "3.2 The minimal cover of a range", answer, _cover_per_level(16, 4, v.start, v.stop),
+        explain=f"[{v.start}, {v.stop}) = the level-1 node{'s' * (len(blocks) > 1)} {', '.join(blocks)} + the leaves "
+                f"{', '.join(map(str, leaves))}: a node is used when it lies inside the range and its parent does not.",
+        hint=f"Draw the 16 leaves, the 4 level-1 nodes [0, 4), [4, 8), [8, 12), [12, 16) and the root. Take the "
+             f"largest nodes that fit inside [{v.start}, {v.stop}) (bin {v.stop} is not in it), then fill the rest "
+             "with leaves.",
+        mistakes=hints(_cover_mistakes(v)))
+
+
+def _cover_mistakes(v: Values) -> list[_Mistake]:
+    width = v.stop - v.start
+    right = _cover_per_level(16, 4, v.start, v.stop)
+    return [([width, 0, 0], "Flat", f"That answers the range from its {width} leaves (the Flat method): the tree lets "
+                                    "a whole level-1 node replace 4 leaves."),
+            (_cover_per_level(16, 4, v.start, v.stop + 1), "half-open",
+             f"[{v.start}, {v.stop}) is half-open: bin {v.stop} is not in it."),
+            (right + [0, 0, 1], "root", "The root covers all 16 bins; the range does not contain it.")]
 
 
 def check_cover_variance(answer: Any) -> Feedback:
-    """Exercise 3.3: the variance of [2, 15) answered from its cover (n = 16, b = 4, root measured, epsilon = 1).
+    """Exercise 3.3: the variance of [start, stop) answered from its cover (n = 16, b = 4, root measured, epsilon).
 
     Parameters
     ----------
@@ -119,29 +149,38 @@ def check_cover_variance(answer: Any) -> Feedback:
     >>> bool(check_cover_variance(126))
     True
     """
-    start, stop = COVER_RANGE
-    expected = float(H.range_mse_by_query(COVER_N, COVER_B, 1.0, [start], [stop], constrained=False)[0])
+    v = values("3.3")
+    expected = float(H.range_mse_by_query(16, 4, v.epsilon, [v.start], [v.stop], constrained=False)[0])
+    k = int(_cover_per_level(16, 4, v.start, v.stop).sum())
+    node = 2 * (3 / v.epsilon) ** 2
     return check_number(
         "3.3 The variance of a range without inference", answer, expected,
-        explain="3 measured levels get epsilon/3 each, so every node has variance 2 (3/1)^2 = 18, and the 7 cover "
-                "nodes add independent noise: 7 x 18.",
-        hint="Each measured level gets epsilon / (number of measured levels); a node's noise is Lap(1/eps_l) with "
-             "variance 2/eps_l^2; the range sums its cover nodes, whose noises are independent.",
-        mistakes=[(14.0, "Each level gets only a share of epsilon (it is split over the 3 measured levels), not "
-                         "all of it."),
-                  (26.0, "That is the Flat method's variance (13 leaves at epsilon = 1); the tree answers from "
-                         "its 7 cover nodes, each with a third of the budget."),
-                  (63.0, "Lap(b) has variance 2 b^2, not b^2."),
-                  (56.0, "The root is measured here: 3 levels share epsilon, not 2.")])
+        explain=f"3 measured levels get epsilon/3 each, so every node has variance 2 (3/{v.epsilon:g})^2 = "
+                f"{node:g}, and the {k} cover nodes add independent noise: {k} x {node:g}.",
+        hint="Find the range's cover first. Each measured level gets epsilon / (number of measured levels); a node's "
+             "noise is Lap(1/eps_l) with variance 2/eps_l^2; the range sums its cover nodes, whose noises are "
+             "independent.",
+        mistakes=hints(_variance_mistakes(v)))
+
+
+def _variance_mistakes(v: Values) -> list[_Mistake]:
+    k = _cover_per_level(16, 4, v.start, v.stop).sum()
+    e, width = v.epsilon, v.stop - v.start
+    return [(k * 2 / e**2, "share", "Each level gets only a share of epsilon (it is split over the 3 measured levels), "
+                                    "not all of it."),
+            (width * 2 / e**2, "Flat", f"That is the Flat method's variance ({width} leaves at the whole budget); the "
+                                       f"tree answers from its {k:.0f} cover nodes, each with a third of the budget."),
+            (k * (3 / e) ** 2, "2 b^2", "Lap(b) has variance 2 b^2, not b^2."),
+            (k * 2 * (2 / e) ** 2, "3 levels", "The root is measured here: 3 levels share epsilon, not 2.")]
 
 
 def check_weighted_average(answer: Any) -> Feedback:
-    """Exercise 3.4: the variance of the best combination of a node's count with the sum of its 4 children.
+    """Exercise 3.4: the best combination of a node's count with the sum of its b children's, at two level budgets.
 
     Parameters
     ----------
     answer : float
-        The variance in units of V_O (the variance of one noisy node).
+        The variance of the best unbiased combination.
 
     Returns
     -------
@@ -150,31 +189,50 @@ def check_weighted_average(answer: Any) -> Feedback:
 
     Examples
     --------
-    >>> bool(check_weighted_average(0.8))
+    >>> bool(check_weighted_average(21.5))
     True
     """
-    below, _ = H.algorithm1_variances(2, 4)
+    v = values("3.4")
+    own, kids = _two_estimates(v)
     return check_number(
-        "3.4 Weighted averaging", answer, float(below[1]),
-        explain="the two estimates are independent with variances 1 and 4 (in V_O); the inverse-variance weighted "
-                "average has 1/V = 1/1 + 1/4, so V = 4/5: Qardaji et al.'s (b-1) b^(m-1) / (b^m - 1) at m = 2.",
-        hint="The sum of 4 independent children has variance 4 V_O. Two independent unbiased estimates with "
-             "variances V1 and V2 combine best with weights proportional to 1/V1 and 1/V2: inverse variances add.",
-        mistakes=[(1.25, "That is the plain average of the two estimates, (1 + 4) / 4: weighting them equally "
-                         "ignores that the children's sum is 4 times noisier."),
-                  (1.0, "Using the node's own count alone ignores the information in its children."),
-                  (0.2, "1/V = 1/1 + 1/4 = 5/4: the variance is the inverse of that sum.")])
+        "3.4 Weighted averaging across levels", answer, 1 / (1 / own + 1 / kids),
+        explain=f"the node's own count has variance 2/{v.eps_node:g}^2 = {own:.4g}, the sum of its {v.branching} "
+                f"children {v.branching} x 2/{v.eps_children:g}^2 = {kids:.4g}; the inverse-variance weighted average "
+                f"has 1/V = 1/{own:.4g} + 1/{kids:.4g}.",
+        hint="Find each estimate's variance first: the node's count (its level's budget) and the sum of its b "
+             "children (b independent counts at the children's level budget). Two independent unbiased estimates "
+             "combine best with weights proportional to their inverse variances: inverse variances add.",
+        mistakes=hints(_average_mistakes(v)), digits=3)
+
+
+def _two_estimates(v: Values) -> tuple[float, float]:
+    """The variances of a node's own noisy count and of the sum of its children's noisy counts."""
+    return 2 / v.eps_node**2, v.branching * 2 / v.eps_children**2
+
+
+def _average_mistakes(v: Values) -> list[_Mistake]:
+    own, kids = _two_estimates(v)
+    b = v.branching
+    return [(own, "alone", "Using the node's own count alone ignores the information in its children."),
+            ((own + kids) / 4, "plain average", "That is the plain average of the two estimates: weighting them "
+                                                "equally ignores that one is noisier than the other."),
+            (1 / own + 1 / kids, "inverse", "1/V = 1/V1 + 1/V2: the variance is the inverse of that sum."),
+            (1 / (1 / own + 1 / (kids / b)), "one child", f"The sum of {b} independent children has {b} times one "
+                                                          "child's variance."),
+            *[(1 / (1 / own + v.eps_node**2 / (2 * b)), "own level", "The children are measured at their own "
+                                                                     "level's budget, not at the node's.")
+              ] * (v.eps_node != v.eps_children)]
 
 
 def check_optimal_split(answer: Any) -> Feedback:
-    """Exercise 3.5: the budget of each measured level that minimises the average range variance without inference.
+    """Exercise 3.5: the level budgets that minimise the average variance of the n prefix sums, without inference.
 
-    Tree over n = 64 bins, b = 4, root not measured, epsilon = 1.
+    A tree over n bins with branching factor b (your values), root not measured, epsilon = 1.
 
     Parameters
     ----------
     answer : array_like
-        (3,) budgets of levels 0, 1 and 2, leaves first, summing to 1.
+        The budget of each measured level, leaves first, summing to 1.
 
     Returns
     -------
@@ -183,30 +241,41 @@ def check_optimal_split(answer: Any) -> Feedback:
 
     Examples
     --------
-    >>> eps = H.level_epsilons(64, 4, 1.0, allocation="optimal", measure_root=False)[:3]
-    >>> bool(check_optimal_split(eps))
+    >>> bool(check_optimal_split([0.346, 0.346, 0.308]))
     True
     """
-    usage = _split_usage()
-    expected = H.level_epsilons(SPLIT_N, SPLIT_B, 1.0, allocation="optimal", measure_root=False)[:usage.size]
+    v = values("3.5")
+    uses = _prefix_usage(v.bins, v.branching)
     return array_feedback(
-        "3.5 The optimal budget split", answer, expected,
-        explain="minimising sum_l M_l 2/eps_l^2 subject to sum_l eps_l = 1: the Lagrange condition "
-                "4 M_l / eps_l^3 = lambda gives eps_l proportional to M_l^(1/3).",
-        hint="Write the average variance as sum_l M_l * 2/eps_l^2 (M_l = H.level_usage), add a Lagrange multiplier "
-             "for sum_l eps_l = 1 and set the derivative by each eps_l to zero.",
-        mistakes=[(np.full(3, 1 / 3), "That is the uniform split; the levels are not used equally often."),
-                  (usage / usage.sum(), "Proportional to M_l itself is too steep: the condition "
-                                        "4 M_l / eps_l^3 = lambda gives the cube root."),
-                  (np.sqrt(usage) / np.sqrt(usage).sum(), "Square roots are the answer to a different problem; "
-                                                          "eps_l enters as 1/eps_l^2, which gives the cube root.")],
-        digits=3)
+        "3.5 The optimal budget split for prefix sums", answer, uses ** (1 / 3) / np.sum(uses ** (1 / 3)),
+        explain=f"the covers of the {v.bins} prefix sums use the measured levels {', '.join(f'{u:.0f}' for u in uses)} "
+                "times (leaves first); minimising sum_l P_l 2/eps_l^2 subject to sum_l eps_l = 1, the Lagrange "
+                "condition 4 P_l / eps_l^3 = lambda gives eps_l proportional to P_l^(1/3).",
+        hint="Count how many nodes of each measured level the minimal covers of all the prefix sums [0, c), "
+             "c = 1 ... n, use (H.minimal_cover takes arrays of starts and stops). Then minimise sum_l P_l 2/eps_l^2 "
+             "subject to sum_l eps_l = 1 with a Lagrange multiplier, as §10 does for all ranges.",
+        mistakes=hints(_split_mistakes(v)), digits=3)
 
 
-def _split_usage() -> np.ndarray:
-    """How often each measured level of exercise 3.5's tree is used over all ranges (M_l, leaves first)."""
-    tree = H.build_tree(SPLIT_N, SPLIT_B, measure_root=False)
-    return H.level_usage(tree)[tree.measured_levels]
+def _prefix_usage(n: int, b: int) -> np.ndarray:
+    """P_l: how many level-l nodes the minimal covers of the n prefix sums use together (root not measured)."""
+    cover = H.minimal_cover(H.build_tree(n, b, measure_root=False), np.zeros(n, dtype=int), np.arange(1, n + 1))
+    return np.array([np.sum((a - lo) + (hi - c)) for lo, a, c, hi in cover], dtype=float)
+
+
+def _split_mistakes(v: Values) -> list[_Mistake]:
+    uses = _prefix_usage(v.bins, v.branching)
+    tree = H.build_tree(v.bins, v.branching, measure_root=False)
+    ranges = H.level_usage(tree)[tree.measured_levels]
+    return [(np.full(uses.size, 1 / uses.size), "uniform", "That is the uniform split; the prefix sums do not use "
+                                                           "every level equally often."),
+            (ranges ** (1 / 3) / np.sum(ranges ** (1 / 3)), "all ranges",
+             "That is §10's split for all ranges (H.level_usage counts every range); a prefix sum starts at bin 0: "
+             "count the nodes of the prefix sums' covers only."),
+            (uses / uses.sum(), "cube root", "Proportional to P_l itself is too steep: the condition "
+                                             "4 P_l / eps_l^3 = lambda gives the cube root."),
+            (np.sqrt(uses) / np.sum(np.sqrt(uses)), "cube root", "Square roots answer a different problem; eps_l "
+                                                                 "enters as 1/eps_l^2, which gives the cube root.")]
 
 
 def _two_level_variance(b: int, k: int, epsilon: float) -> float:
@@ -259,142 +328,31 @@ def check_two_level_variance(fn: Any) -> Feedback:
                     f"{float(fn(b, k, eps)):.3f}.")
 
 
-# ------------------------------------------------------------------------------------------- explorer goals
-def best_branching_goal(n: int = 1024, *, constrained: bool = False, measure_root: bool = True,
-                        allocation: str = "uniform") -> tuple[str, Any]:
-    """A HierarchyExplorer goal: slide b to the branching factor with the smallest average error over all ranges.
-
-    Parameters
-    ----------
-    n : int, default 1024
-        The domain size at which the goal holds (the explorer's ``n`` control must show it).
-    constrained : bool, default False
-        Whether the error is that of H_b with constrained inference.
-    measure_root : bool, default True
-        Whether the root is measured (the explorer's control must agree).
-    allocation : str, default "uniform"
-        The budget split (the explorer's control must agree).
-
-    Returns
-    -------
-    tuple of (str, callable)
-        The goal's text and its test ``test(result, values)`` for :meth:`dpviz.widgets.Explorer.add_goal`.
-
-    Examples
-    --------
-    >>> text, test = best_branching_goal(256)
-    >>> test(None, {"n": 256, "branching": 16, "measure_root": True, "allocation": "uniform"})
-    'b = 16: the smallest exact average MSE over all ranges of n = 256 bins (H_b)'
-    """
-    best = H.optimal_branching(n, 1.0, constrained=constrained, allocation=allocation, measure_root=measure_root)
-    method = "H_b + CI" if constrained else "H_b"
-
-    def test(result: Any, values: dict[str, Any]) -> str | None:
-        same = (values["n"] == n and values["measure_root"] == measure_root and values["allocation"] == allocation)
-        if same and values["branching"] == best:
-            return f"b = {best}: the smallest exact average MSE over all ranges of n = {n} bins ({method})"
-        return None
-
-    root = "root measured" if measure_root else "root not measured"
-    return (f"at n = {n} ({root}, {allocation} budget), find the branching factor b whose {method} error, "
-            "averaged over all ranges, is smallest"), test
-
-
-def crossover_goal(tolerance: float = 0.25) -> tuple[str, Any]:
-    """A HierarchyExplorer goal: select a range whose width is where the tree starts to beat Flat.
-
-    The tree's curve is H_b + CI when the explorer shows constrained inference, H_b otherwise; the crossover is
-    the smallest width whose exact MSE is below Flat's (:func:`dpviz.hierarchy.range_mse_by_width`).
-
-    Parameters
-    ----------
-    tolerance : float, default 0.25
-        Relative tolerance on the selected range's width.
-
-    Returns
-    -------
-    tuple of (str, callable)
-        The goal's text and its test ``test(result, values)``.
-
-    Examples
-    --------
-    >>> text, test = crossover_goal()
-    >>> class Cover:
-    ...     start, stop = 0, 157
-    >>> class Run:
-    ...     cover = Cover()
-    >>> vals = {"n": 1024, "branching": 16, "allocation": "uniform", "measure_root": True, "constrained": True}
-    >>> test(Run(), vals)
-    'width 157: H_16 + CI beats Flat from width 157 on'
-    """
-    cache: dict[tuple[Any, ...], int | None] = {}
-
-    def crossing(n: int, b: int, allocation: str, root: bool, constrained: bool) -> int | None:
-        key = (n, b, allocation, root, constrained)
-        if key not in cache:
-            w = np.arange(1, n + 1)
-            flat = H.range_mse_by_width(n, None, 1.0, w, constrained=False)
-            tree = H.range_mse_by_width(n, b, 1.0, w, constrained=constrained, allocation=allocation,
-                                        measure_root=root)
-            wins = np.flatnonzero(tree < flat)
-            cache[key] = int(w[wins[0]]) if wins.size and wins[0] < n - 1 else None
-        return cache[key]
-
-    def test(result: Any, values: dict[str, Any]) -> str | None:
-        ci = bool(values["constrained"])
-        cross = crossing(values["n"], values["branching"], values["allocation"], values["measure_root"], ci)
-        width = result.cover.stop - result.cover.start
-        if cross is not None and abs(width - cross) <= tolerance * cross:
-            method = f"H_{values['branching']}" + (" + CI" if ci else "")
-            return f"width {width}: {method} beats Flat from width {cross} on"
-        return None
-
-    return ("select a range whose width is where the tree's exact error curve drops below Flat's (within "
-            f"{tolerance:.0%})"), test
-
-
-def inference_hurts_goal() -> tuple[str, Any]:
-    """A HierarchyExplorer goal: find a release in which constrained inference makes the selected range worse.
-
-    Returns
-    -------
-    tuple of (str, callable)
-        The goal's text and its test ``test(result, values)``.
-
-    Examples
-    --------
-    >>> text, test = inference_hurts_goal()
-    >>> class Run:
-    ...     answers = {"truth": 10.0, "tree": 11.0, "tree_ci": 13.0}
-    >>> test(Run(), {"seed": 4})
-    'seed 4: error +1.0 from the cover, +3.0 after inference'
-    """
-    def test(result: Any, values: dict[str, Any]) -> str | None:
-        a = result.answers
-        before, after = a["tree"] - a["truth"], a["tree_ci"] - a["truth"]
-        if abs(after) > abs(before):
-            return f"seed {values['seed']}: error {before:+.1f} from the cover, {after:+.1f} after inference"
-        return None
-
-    return "find a seed for which constrained inference makes the selected range's answer worse", test
-
-
 EXERCISES = (
-    Exercise("3.1", "Nodes and sensitivity of a tree", check_tree_size, (1334, 6),
-             (((1365, 6), "pad"), ((1334, 1), "every level"), ((1334, 5), "6 measured levels")), "easy"),
-    Exercise("3.2", "The minimal cover of a range", check_minimal_cover, [5, 2, 0],
-             (([13, 0, 0], "Flat"), ([2, 3, 0], "half-open"), ([5, 2, 1], "root")), "easy"),
-    Exercise("3.3", "The variance of a range without inference", check_cover_variance, 126.0,
-             ((14.0, "share"), (26.0, "Flat"), (63.0, "2 b^2"), (56.0, "3 levels")), "medium"),
-    Exercise("3.4", "Weighted averaging", check_weighted_average, 0.8,
-             ((1.25, "plain average"), (1.0, "alone"), (0.2, "inverse")), "medium"),
-    Exercise("3.5", "The optimal budget split", check_optimal_split,
-             H.level_epsilons(SPLIT_N, SPLIT_B, 1.0, allocation="optimal", measure_root=False)[:3],
-             ((np.full(3, 1 / 3), "uniform"), (_split_usage() / _split_usage().sum(), "cube root"),
-              (np.sqrt(_split_usage()) / np.sqrt(_split_usage()).sum(), "cube root")), "medium", digits=3),
+    Exercise("3.1", "Nodes and sensitivity of a tree", check_tree_size,
+             lambda v: (H.build_tree(v.bins, v.branching).n_nodes, len(H.build_tree(v.bins, v.branching).sizes)),
+             lambda v: words(_tree_mistakes(v)), "easy", kind="plug-in",
+             parameters={"bins": (1000, 500, 700, 900, 1500, 2000, 3000), "branching": (4, 3, 5, 6, 8)}),
+    Exercise("3.2", "The minimal cover of a range", check_minimal_cover,
+             lambda v: _cover_per_level(16, 4, v.start, v.stop), lambda v: words(_cover_mistakes(v)), "easy",
+             kind="plug-in", parameters={"start": (2, 1, 3, 5), "stop": (15, 12, 13, 14)}),
+    Exercise("3.3", "The variance of a range without inference", check_cover_variance,
+             lambda v: _cover_per_level(16, 4, v.start, v.stop).sum() * 2 * (3 / v.epsilon) ** 2,
+             lambda v: words(_variance_mistakes(v)), "medium", kind="combine",
+             parameters={"start": (2, 1, 3, 5), "stop": (15, 12, 13, 14), "epsilon": (1.0, 0.5, 2.0, 1.5, 0.75)}),
+    Exercise("3.4", "Weighted averaging across levels", check_weighted_average,
+             lambda v: 2 / (v.eps_node**2 + v.eps_children**2 / v.branching), lambda v: words(_average_mistakes(v)),
+             "medium", digits=3, kind="combine",
+             parameters={"branching": (4, 5, 6, 8, 12, 16), "eps_node": (0.25, 0.3, 0.35, 0.4),
+                         "eps_children": (0.35, 0.3)}),
+    Exercise("3.5", "The optimal budget split for prefix sums", check_optimal_split,
+             lambda v: _prefix_usage(v.bins, v.branching) ** (1 / 3)
+             / np.sum(_prefix_usage(v.bins, v.branching) ** (1 / 3)),
+             lambda v: words(_split_mistakes(v)), "medium", digits=3, kind="combine",
+             parameters={"bins": (48, 40, 60, 72, 80, 100), "branching": (4, 5, 6)}),
     Exercise("3.6", "The variance after inference, derived", check_two_level_variance,
-             lambda b, k, e: 2 * (2 / e) ** 2 * k * (b + 1 - k) / (b + 1),
-             ((lambda b, k, e: 2 * (2 / e) ** 2 * k, "without inference"),
-              (lambda b, k, e: 2 * (1 / e) ** 2 * k * (b + 1 - k) / (b + 1), "epsilon/2"),
-              (lambda b, k, e: 2 * (2 / e) ** 2 * k * (b - k) / b, "1/(b + 1)")), "hard"),
+             lambda v: lambda b, k, e: 2 * (2 / e) ** 2 * k * (b + 1 - k) / (b + 1),
+             lambda v: ((lambda b, k, e: 2 * (2 / e) ** 2 * k, "without inference"),
+                        (lambda b, k, e: 2 * (1 / e) ** 2 * k * (b + 1 - k) / (b + 1), "epsilon/2"),
+                        (lambda b, k, e: 2 * (2 / e) ** 2 * k * (b - k) / b, "1/(b + 1)")), "hard", kind="derive"),
 )

@@ -2,6 +2,8 @@
 
 Errors are totals of expected squared errors over a workload's queries, under the Laplace mechanism
 (``2 ||A||_1^2 / epsilon^2`` per unit of ``tr(W (A^T A)^{-1} W^T)``), computed by :mod:`dpviz.matrix_mechanism`.
+Each ``check_*`` reads the student's values (:func:`~dpviz.exercises.variants.values`) and computes its expected
+answer from them.
 """
 
 from __future__ import annotations
@@ -14,14 +16,24 @@ from dpviz import matrix_mechanism as mm
 from dpviz import workloads
 from dpviz.exercises.checks import check_function, check_number
 from dpviz.exercises.feedback import Feedback
-from dpviz.exercises.registry import Exercise
+from dpviz.exercises.registry import Exercise, hints, words
+from dpviz.exercises.variants import Values, start, values
 
-__all__ = ["check_workload_sensitivity", "check_direct_error", "check_identity_total", "check_lower_bound",
-           "check_total_error_function", "check_least_squares_function", "beat_identity_goal", "EXERCISES"]
+__all__ = ["start", "values", "check_workload_sensitivity", "check_direct_error", "check_identity_total",
+           "check_lower_bound", "check_total_error_function", "check_least_squares_function", "beat_identity_goal",
+           "EXERCISES"]
+
+#: A typical mistake: (wrong answer, a word its hint contains, the hint).
+_Mistake = tuple[Any, str, str]
+
+
+def _ranges_and_prefixes(n: int) -> np.ndarray:
+    """The workload of all n (n + 1) / 2 ranges over n cells stacked on the n prefix sums."""
+    return np.vstack([workloads.all_ranges(n).matrix().toarray(), np.tril(np.ones((n, n)))])
 
 
 def check_workload_sensitivity(answer: Any) -> Feedback:
-    """Exercise 4.1: the L1 sensitivity of all range queries over 4 cells.
+    """Exercise 4.1: the L1 sensitivity of all ranges and all prefix sums over n cells, released together.
 
     Parameters
     ----------
@@ -35,19 +47,34 @@ def check_workload_sensitivity(answer: Any) -> Feedback:
 
     Examples
     --------
-    >>> bool(check_workload_sensitivity(6))
+    >>> bool(check_workload_sensitivity(9))
     True
     """
+    n = values("4.1").cells
+    column = np.abs(_ranges_and_prefixes(n)).sum(axis=0)
+    j = int(np.argmax(column)) + 1
     return check_number(
-        "4.1 Sensitivity of all ranges", answer, workloads.all_ranges(4).l1(),
-        explain="each middle cell lies in 6 of the 10 ranges (2 x 3 choices of endpoints).",
-        hint="One person adds one column of W to the answers: count the ranges that contain a middle cell.",
-        mistakes=[(10.0, "10 is the number of queries, not how many of them one cell is in."),
-                  (4.0, "4 is how many ranges contain an end cell; a middle cell is in more.")])
+        "4.1 Sensitivity of ranges and prefixes", answer, float(column.max()),
+        explain=f"cell j (from 1) lies in j ({n} - j + 1) ranges and in the {n} - j + 1 prefix sums that reach it: "
+                f"(j + 1)({n} - j + 1) answers, the most at j = {j}.",
+        hint="One person adds one column of the stacked matrix to the answers: count, for one cell, the ranges and "
+             "the prefix sums that contain it, then find the cell where that count is largest.",
+        mistakes=hints(_sensitivity_mistakes(n)))
+
+
+def _sensitivity_mistakes(n: int) -> list[_Mistake]:
+    ranges = workloads.all_ranges(n).l1()
+    return [(ranges, "alone", f"{ranges:g} is the sensitivity of the ranges alone; the prefix sums count the person "
+                              "too."),
+            (ranges + n, "one column", "The cell in the most ranges is not the cell in the most prefix sums: add up "
+                                       "one column, then take the largest."),
+            (n * (n + 1) / 2 + n, "number of queries", "That is the number of queries, not how many of them contain "
+                                                       "one cell."),
+            (float(n), "alone", f"{n} is the sensitivity of the prefix sums alone; the ranges count the person too.")]
 
 
 def check_direct_error(answer: Any) -> Feedback:
-    """Exercise 4.2: the expected squared error per query of Laplace on all ranges (n = 4, epsilon = 1).
+    """Exercise 4.2: the expected squared error per query of Laplace on all ranges over n cells, at epsilon.
 
     Parameters
     ----------
@@ -61,19 +88,31 @@ def check_direct_error(answer: Any) -> Feedback:
 
     Examples
     --------
-    >>> bool(check_direct_error(72))
+    >>> bool(check_direct_error(1152))
     True
     """
+    v = values("4.2")
+    W = workloads.all_ranges(v.cells)
+    scale = W.l1() / v.epsilon
     return check_number(
-        "4.2 Laplace on the workload", answer, mm.direct_laplace_error(workloads.all_ranges(4), 1.0) / 10,
-        explain="every query gets Lap(6 / 1) noise, of variance 2 x 6^2.",
-        hint="The noise scale is ||W||_1 / epsilon for every query; the variance of Lap(b) is 2 b^2.",
-        mistakes=[(36.0, "36 is b^2; the variance of Lap(b) is 2 b^2."), (12.0, "Square the scale: 2 b^2, not 2 b."),
-                  (720.0, "720 is the total over the 10 queries; the question asks per query.")])
+        "4.2 Laplace on the workload", answer, mm.direct_laplace_error(W, v.epsilon) / W.n_queries,
+        explain=f"every query gets Lap({W.l1():g} / {v.epsilon:g}) noise, of variance 2 x {scale:g}^2.",
+        hint="The noise scale is ||W||_1 / epsilon for every query (find ||W||_1 for your n: the cell in the most "
+             "ranges); the variance of Lap(b) is 2 b^2.",
+        mistakes=hints(_direct_mistakes(v)))
+
+
+def _direct_mistakes(v: Values) -> list[_Mistake]:
+    W = workloads.all_ranges(v.cells)
+    b = W.l1() / v.epsilon
+    return [(b**2, "2 b^2", f"{b**2:g} is b^2; the variance of Lap(b) is 2 b^2."),
+            (2 * b, "Square", "Square the scale: 2 b^2, not 2 b."),
+            (W.n_queries * 2 * b**2, "per query", f"That is the total over the {W.n_queries} queries; the question "
+                                                  "asks per query.")]
 
 
 def check_identity_total(answer: Any) -> Feedback:
-    """Exercise 4.3: the total error of Identity on all ranges over 8 cells at epsilon = 0.5.
+    """Exercise 4.3: the total error of Identity on all ranges over n cells at epsilon (n, epsilon: your values).
 
     Parameters
     ----------
@@ -90,25 +129,34 @@ def check_identity_total(answer: Any) -> Feedback:
     >>> bool(check_identity_total(960))
     True
     """
-    W = workloads.all_ranges(8)
+    v = values("4.3")
+    n, e = v.cells, v.epsilon
+    cells = n * (n + 1) * (n + 2) // 6                         # sum over widths w of w (n + 1 - w)
     return check_number(
-        "4.3 Identity on all ranges", answer, mm.expected_error(W, np.eye(8), 0.5),
-        explain="a range of width w sums w noisy cells of variance 2 / 0.5^2 = 8; summing w (9 - w) widths gives "
-                "120 x 8.",
-        hint="Each cell has variance 2 (1 / epsilon)^2; a range of w cells has w times that; sum over all "
-             "n (n + 1) / 2 ranges (there are 9 - w ranges of width w).",
-        mistakes=[(240.0, "240 is the total at epsilon = 1; at 0.5 each variance is 4 times larger."),
-                  (480.0, "The variance of Lap(1 / epsilon) is 2 / epsilon^2: the factor 2 is missing."),
-                  (120.0, "120 counts the cells summed over all ranges; multiply by each cell's variance.")])
+        "4.3 Identity on all ranges", answer, mm.expected_error(workloads.all_ranges(n), np.eye(n), e),
+        explain=f"a range of width w sums w noisy cells of variance 2 / {e:g}^2 = {2 / e**2:g}; summing "
+                f"w ({n + 1} - w) over the widths gives {cells} x {2 / e**2:g}.",
+        hint=f"Each cell has variance 2 (1 / epsilon)^2; a range of w cells has w times that; sum over all "
+             f"n (n + 1) / 2 ranges (there are {n + 1} - w ranges of width w).",
+        mistakes=hints(_identity_mistakes(v)))
+
+
+def _identity_mistakes(v: Values) -> list[_Mistake]:
+    cells = v.cells * (v.cells + 1) * (v.cells + 2) / 6
+    return [(2 * cells, "epsilon = 1", "That is the total at epsilon = 1; each cell's variance is 2 / epsilon^2."),
+            (cells / v.epsilon**2, "factor 2", "The variance of Lap(1 / epsilon) is 2 / epsilon^2: the factor 2 is "
+                                               "missing."),
+            (cells, "cells summed", f"{cells:g} counts the cells summed over all ranges; multiply by each cell's "
+                                    "variance.")]
 
 
 def check_lower_bound(answer: Any) -> Feedback:
-    """Exercise 4.4: the SVD lower bound for all ranges over 4 cells at epsilon = 1.
+    """Exercise 4.4: how many times above the SVD lower bound Identity's total error on the n prefix sums is.
 
     Parameters
     ----------
     answer : float
-        The student's bound.
+        The ratio of Identity's total error to the bound.
 
     Returns
     -------
@@ -117,20 +165,33 @@ def check_lower_bound(answer: Any) -> Feedback:
 
     Examples
     --------
-    >>> bool(check_lower_bound(32.6245))
+    >>> bool(check_lower_bound(3.21))
     True
     """
-    W = workloads.all_ranges(4)
-    s = np.linalg.svd(W.matrix().toarray(), compute_uv=False)
+    n = values("4.4").cells
+    W = workloads.prefix(n)
+    total, bound = mm.expected_error(W, np.eye(n), 1.0), mm.svd_lower_bound(W, 1.0)
+    s = np.linalg.svd(W.matrix().toarray(), compute_uv=False).sum()
     return check_number(
-        "4.4 The SVD lower bound", answer, mm.svd_lower_bound(W, 1.0),
-        explain="(2 / epsilon^2)(1/n)(sum of the singular values)^2.",
-        hint="Take the singular values of the 10 x 4 matrix W (np.linalg.svd(..., compute_uv=False)), add them, "
-             "square, divide by n = 4 and multiply by 2 / epsilon^2.",
-        mistakes=[(float(2 * np.sum(s**2) / 4), "That squares the singular values before adding; the bound squares "
-                                                "their sum."),
-                  (float(np.sum(s) ** 2 / 4), "The factor 2 / epsilon^2 of the Laplace variance is missing."),
-                  (float(2 * np.sum(s) ** 2), "Divide by n = 4, the number of cells.")], digits=3)
+        "4.4 Identity against the lower bound", answer, total / bound,
+        explain=f"Identity's total is 2/epsilon^2 x (1 + ... + {n}) = {total:g}/epsilon^2; the singular values of "
+                f"the prefix matrix add up to {s:.4g}, so the bound is (2/epsilon^2) {s:.4g}^2 / {n} = "
+                f"{bound:.4g}/epsilon^2 and epsilon cancels in the ratio.",
+        hint="Identity answers prefix k by adding k noisy cells. The bound of §7 is (2/epsilon^2)(1/n)(sum of the "
+             "singular values of W)^2, W the n x n prefix matrix (np.linalg.svd(..., compute_uv=False)). Divide.",
+        mistakes=hints(_bound_mistakes(n)), digits=3)
+
+
+def _bound_mistakes(n: int) -> list[_Mistake]:
+    W = workloads.prefix(n)
+    ratio = mm.expected_error(W, np.eye(n), 1.0) / mm.svd_lower_bound(W, 1.0)
+    return [(ratio / n, "1/n", "The bound divides the squared sum of the singular values by n (1/n in §7)."),
+            (float(n), "squares the singular values", "That squares the singular values before adding them; the "
+                                                      "bound squares their sum."),
+            (1 / ratio, "inverse", "That is the bound divided by Identity's error, its inverse: no strategy is "
+                                   "below the bound, so the ratio is at least 1."),
+            (ratio / 2, "factor 2", "Identity's cells have variance 2/epsilon^2: the factor 2 is missing."),
+            (2 * ratio, "factor 2", "The bound has the factor 2/epsilon^2 of the Laplace variance too.")]
 
 
 def _total_error(W: Any, A: Any, epsilon: float) -> float:
@@ -244,18 +305,27 @@ def beat_identity_goal(factor: float = 1.5) -> tuple[str, Any]:
 
 
 EXERCISES = (
-    Exercise("4.1", "Sensitivity of all ranges", check_workload_sensitivity, 6.0, ((10.0, "number of queries"),),
-             "easy"),
-    Exercise("4.2", "Laplace on the workload", check_direct_error, 72.0,
-             ((36.0, "2 b^2"), (720.0, "per query")), "easy"),
-    Exercise("4.3", "Identity on all ranges", check_identity_total, 960.0,
-             ((240.0, "epsilon = 1"), (480.0, "factor 2")), "medium"),
-    Exercise("4.4", "The SVD lower bound", check_lower_bound, 32.62448566337606,
-             ((10.0, "squares the singular values"),), "medium", digits=3),
+    Exercise("4.1", "Sensitivity of ranges and prefixes", check_workload_sensitivity,
+             lambda v: float(np.abs(_ranges_and_prefixes(v.cells)).sum(axis=0).max()),
+             lambda v: words(_sensitivity_mistakes(v.cells)), "easy", kind="combine",
+             parameters={"cells": (4, 5, 6, 7, 8, 9, 10, 12)}),
+    Exercise("4.2", "Laplace on the workload", check_direct_error,
+             lambda v: 2 * (workloads.all_ranges(v.cells).l1() / v.epsilon) ** 2, lambda v: words(_direct_mistakes(v)),
+             "easy", kind="plug-in", parameters={"cells": (6, 4, 5, 7, 8, 10), "epsilon": (0.5, 1.0, 2.0, 0.25)}),
+    Exercise("4.3", "Identity on all ranges", check_identity_total,
+             lambda v: v.cells * (v.cells + 1) * (v.cells + 2) / 6 * 2 / v.epsilon**2,
+             lambda v: words(_identity_mistakes(v)), "medium", kind="derive",
+             parameters={"cells": (8, 5, 6, 7, 9, 10, 12, 16), "epsilon": (0.5, 0.25, 0.4, 2.0, 0.8)}),
+    Exercise("4.4", "Identity against the lower bound", check_lower_bound,
+             lambda v: v.cells * (v.cells + 1) / mm.svd_lower_bound(workloads.prefix(v.cells), 1.0),
+             lambda v: words(_bound_mistakes(v.cells)), "medium", digits=3, kind="combine",
+             parameters={"cells": (16, 8, 12, 24, 32, 48, 64, 100)}),
     Exercise("4.5", "The total error of a strategy", check_total_error_function,
-             lambda W, A, e: 2 * np.abs(A).sum(axis=0).max() ** 2 / e**2
+             lambda v: lambda W, A, e: 2 * np.abs(A).sum(axis=0).max() ** 2 / e**2
              * np.trace(W @ np.linalg.inv(A.T @ A) @ W.T),
-             ((lambda W, A, e: 2 / e**2 * np.trace(W @ np.linalg.inv(A.T @ A) @ W.T), "||A||_1"),), "hard"),
-    Exercise("4.6", "Least squares", check_least_squares_function, lambda A, y: np.linalg.solve(A.T @ A, A.T @ y),
-             ((lambda A, y: A.T @ y, "normal equations"),), "hard"),
+             lambda v: ((lambda W, A, e: 2 / e**2 * np.trace(W @ np.linalg.inv(A.T @ A) @ W.T), "||A||_1"),), "hard",
+             kind="implement"),
+    Exercise("4.6", "Least squares", check_least_squares_function,
+             lambda v: lambda A, y: np.linalg.solve(A.T @ A, A.T @ y),
+             lambda v: ((lambda A, y: A.T @ y, "normal equations"),), "hard", kind="implement"),
 )

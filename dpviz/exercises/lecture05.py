@@ -1,7 +1,8 @@
-"""Exercises of lecture 05 (sum queries and truncation) and the goals of its explorer.
+"""Exercises of lecture 05 (sum queries and truncation); the goal of its explorer is in ``lecture05_goals``.
 
-Neighbours are add/remove-one-record, as in every lecture.  Each ``check_*`` computes its expected answer with
-:mod:`dpviz.sums` (or audits with :mod:`dpviz.audit`) and returns a :class:`~dpviz.exercises.Feedback`.
+Neighbours are add/remove-one-record, as in every lecture.  ``ex.start(id)`` gives each student their own numbers
+(``ex.values("5.k")``); each ``check_*`` computes the expected answer for them with :mod:`dpviz.sums` (or audits
+with :mod:`dpviz.audit`) and returns a :class:`~dpviz.exercises.Feedback`.
 """
 
 from __future__ import annotations
@@ -19,22 +20,18 @@ from dpviz import datasets, mechanisms, sums
 from dpviz.audit import epsilon_lower_bound
 from dpviz.exercises.checks import NO_ANSWER, check_function, check_number, unanswered
 from dpviz.exercises.feedback import Feedback
+from dpviz.exercises.lecture05_goals import best_ratio_goal
 from dpviz.exercises.registry import Exercise
+from dpviz.exercises.variants import Values, start, values
 
-__all__ = ["check_clipped_sum_sensitivity", "check_truncation_bias", "check_best_threshold",
-           "check_unclipped_sum_attack", "check_workload_sensitivity", "check_identity_variance",
-           "best_ratio_goal", "EXERCISES"]
+__all__ = ["start", "values", "check_clipped_sum_noise", "check_threshold_for_bias", "check_best_threshold",
+           "check_unclipped_sum_attack", "check_workload_sensitivity", "check_identity_variance", "best_ratio_goal",
+           "EXERCISES"]
 
-#: Exercise 5.1: incomes clipped to [0, CLIP].
-CLIP = 250_000.0
-#: Exercise 5.2: five incomes and the threshold.
-FIVE_INCOMES, BIAS_TAU = (12_000.0, 25_000.0, 40_000.0, 80_000.0, 300_000.0), 100_000.0
-#: Exercise 5.3: the candidate thresholds and the budget of the total-income query.
-TAU_GRID, TOTAL_EPSILON = tuple(np.arange(10_000.0, 500_001.0, 10_000.0)), 0.01
-#: Exercise 5.4: the public income domain [0, DOMAIN_TOP] and the mechanism's budget.
+#: The public income domain [0, DOMAIN_TOP] of §2, and the budget exercise 5.4's broken mechanism claims.
 DOMAIN_TOP, ATTACK_EPSILON = 1_000_000.0, 1.0
-#: Exercise 5.5: the threshold of the W_10 workload.
-WORKLOAD_TAU = 150_000.0
+#: §1's five incomes (exercise 5.2 truncates them; they are shown in the lecture).
+FIVE_INCOMES = (12_000.0, 25_000.0, 40_000.0, 80_000.0, 300_000.0)
 
 
 def _one_total(values: Sequence[float] | np.ndarray) -> sums.SumProblem:
@@ -42,13 +39,13 @@ def _one_total(values: Sequence[float] | np.ndarray) -> sums.SumProblem:
     return sums.prepare(np.asarray(values, dtype=float), [DOMAIN_TOP])
 
 
-def check_clipped_sum_sensitivity(answer: Any) -> Feedback:
-    """Exercise 5.1: the L1 sensitivity of the total income with every income clipped to [0, $250,000].
+def check_clipped_sum_noise(answer: Any) -> Feedback:
+    """Exercise 5.1: the standard deviation of the Laplace noise on a total of incomes clipped to [0, tau], epsilon-DP.
 
     Parameters
     ----------
     answer : float
-        The student's sensitivity, in dollars.
+        The student's standard deviation, in dollars (tau and epsilon from their variant).
 
     Returns
     -------
@@ -57,28 +54,48 @@ def check_clipped_sum_sensitivity(answer: Any) -> Feedback:
 
     Examples
     --------
-    >>> bool(check_clipped_sum_sensitivity(250_000))
+    >>> bool(check_clipped_sum_noise(707_107))
     True
     """
-    expected = float(sums.workload_sensitivity(_one_total(FIVE_INCOMES), CLIP))
+    v = values("5.1")
+    sensitivity = float(sums.workload_sensitivity(_one_total(FIVE_INCOMES), float(v.tau)))
     return check_number(
-        "5.1 Sensitivity of a clipped sum", answer, expected,
-        explain="an added or removed person changes the clipped total by their clipped income, at most $250,000.",
-        hint="Compare the clipped total with and without one person: what is the most that person can add?",
-        mistakes=[(1.0, "1 is the sensitivity of a count; a sum changes by the person's (clipped) value."),
-                  (DOMAIN_TOP, "$1,000,000 is the top of the income domain: that is the sensitivity without "
-                               "clipping. After clipping nobody contributes more than $250,000."),
-                  (2 * CLIP, "Adding or removing one person moves the total by their own clipped income only: "
-                             "between 0 and $250,000, not twice that.")])
+        "5.1 The noise of a clipped sum", answer, math.sqrt(mechanisms.laplace_variance(sensitivity, v.epsilon)),
+        explain=f"one person moves the clipped total by at most ${v.tau:,}, so b = {v.tau:,} / {v.epsilon:g}, and "
+                "Lap(b) has variance 2 b^2: the standard deviation is sqrt(2) b.",
+        hint="First the sensitivity: how much can one added or removed person change the clipped total? Then the "
+             "Laplace scale b = sensitivity / epsilon, and the variance of Lap(b) is 2 b^2.",
+        mistakes=_noise_mistakes(v), digits=3)
 
 
-def check_truncation_bias(answer: Any) -> Feedback:
-    """Exercise 5.2: the bias of the total of five incomes truncated at $100,000.
+def _noise_mistakes(v: Values) -> list[tuple[float, str]]:
+    b = v.tau / v.epsilon
+    return [(b, "That is the Laplace scale b; the noise's standard deviation is sqrt(2) b."),
+            (2 * b ** 2, "That is the variance 2 b^2: take its square root."),
+            (math.sqrt(2) * DOMAIN_TOP / v.epsilon, "That is the noise without clipping (sensitivity $1,000,000, the "
+                                                    f"domain's top); after clipping nobody adds more than ${v.tau:,}."),
+            (math.sqrt(2) / v.epsilon, "1 is the sensitivity of a count; a sum moves by the person's clipped income."),
+            (math.sqrt(2) * v.tau * v.epsilon, "The scale divides the sensitivity by epsilon."),
+            (2 * math.sqrt(2) * b, "One person moves the total by their own clipped income, not twice that.")]
+
+
+def _bias_threshold(max_bias: float) -> tuple[float, int]:
+    """The smallest tau at which truncating FIVE_INCOMES lowers their total by at most ``max_bias``; how many lose."""
+    top = np.sort(FIVE_INCOMES)[::-1]
+    for k in range(1, top.size):
+        tau = (top[:k].sum() - max_bias) / k          # sum over the k largest of (w - tau) = max_bias
+        if tau >= top[k]:
+            return float(tau), k
+    return max(float((top.sum() - max_bias) / top.size), 0.0), top.size
+
+
+def check_threshold_for_bias(answer: Any) -> Feedback:
+    """Exercise 5.2: the smallest threshold at which truncation lowers §1's five-income total by at most B.
 
     Parameters
     ----------
     answer : float
-        Truncated total minus true total, in dollars.
+        The student's threshold tau, in dollars (B from their variant).
 
     Returns
     -------
@@ -87,20 +104,29 @@ def check_truncation_bias(answer: Any) -> Feedback:
 
     Examples
     --------
-    >>> bool(check_truncation_bias(-200_000))
+    >>> bool(check_threshold_for_bias(65_000))
     True
     """
-    expected = float(sums.truncation_bias(_one_total(FIVE_INCOMES), BIAS_TAU)[-1])
+    v = values("5.2")
+    tau, k = _bias_threshold(float(v.max_bias))
+    lost = -float(sums.truncation_bias(_one_total(FIVE_INCOMES), tau)[-1])
     return check_number(
-        "5.2 The bias of truncation", answer, expected,
-        explain="only the $300,000 income exceeds $100,000; truncation drops its $200,000 above the threshold.",
-        hint="Truncation replaces each income w by min(w, tau). Add up what that removes: sum of (w - tau) over "
-             "the incomes above tau, with the sign of (truncated - true).",
-        mistakes=[(-expected, "The bias is truncated minus true: truncation can only lower a sum of "
-                              "non-negative values, so it is negative."),
-                  (-300_000.0, "Truncation keeps the first $100,000 of the large income; only the part above the "
-                               "threshold is lost."),
-                  (0.0, "One income is above the threshold.")])
+        "5.2 A threshold for a bias budget", answer, tau,
+        explain=f"at that tau the {k} largest incomes lose ${lost:,.0f} together, exactly the budget; any smaller tau "
+                "loses more (the loss falls as tau grows).",
+        hint="Truncation at tau loses the sum of (w - tau) over the incomes w above tau, less as tau grows. Guess how "
+             "many incomes lie above the answer, solve that sum = B for tau, then check the guess.",
+        mistakes=_bias_mistakes(v))
+
+
+def _bias_mistakes(v: Values) -> list[tuple[float, str]]:
+    _, k = _bias_threshold(float(v.max_bias))
+    top = sorted(FIVE_INCOMES, reverse=True)
+    return [((sum(top[:k - 1]) - v.max_bias) / (k - 1), f"At that threshold the ${top[k - 1]:,.0f} income is "
+                                                         "truncated too: count the incomes above your tau again."),
+            ((sum(top[:k + 1]) - v.max_bias) / (k + 1), f"At that threshold the ${top[k]:,.0f} income lies below tau "
+                                                         "and loses nothing: only the incomes above tau lose."),
+            ((sum(FIVE_INCOMES) - v.max_bias) / 5, "Only the incomes above tau lose anything; the others keep theirs.")]
 
 
 @lru_cache(maxsize=1)
@@ -109,15 +135,26 @@ def _total_problem() -> sums.SumProblem:
     return _one_total(datasets.load("CPS"))
 
 
-def _total_mse(tau: float) -> float:
-    """Exact MSE of the CPS total truncated at tau with Laplace noise of scale tau / TOTAL_EPSILON."""
-    return float(sums.expected_squared_error(_total_problem(), "workload", tau, TOTAL_EPSILON)[-1])
+def _grid() -> np.ndarray:
+    """Exercise 5.3's candidate thresholds $10k, $20k, ..., $500k."""
+    return np.arange(10_000.0, 500_001.0, 10_000.0)
+
+
+def _grid_best(epsilon: float, noise: float = 2.0) -> float:
+    """The grid's tau minimising bias^2 + noise (tau / epsilon)^2 of the CPS total (noise 2: its exact MSE)."""
+    tau = _grid()
+    if noise == 2.0:
+        mse = np.array([sums.expected_squared_error(_total_problem(), "workload", t, epsilon)[-1] for t in tau])
+    else:
+        mse = np.array([sums.truncation_bias(_total_problem(), t)[-1] ** 2 for t in tau]) + noise * (tau / epsilon) ** 2
+    return float(tau[int(np.argmin(mse))])
 
 
 def check_best_threshold(answer: Any) -> Feedback:
     """Exercise 5.3: the threshold on the grid $10k, $20k, ..., $500k that minimises the total's exact MSE.
 
-    The total income of the CPS extract is truncated at tau and released with ``Lap(tau / 0.01)`` noise.
+    The total income of the CPS extract is truncated at tau and released with ``Lap(tau / epsilon)`` noise
+    (epsilon from the student's variant).
 
     Parameters
     ----------
@@ -134,18 +171,24 @@ def check_best_threshold(answer: Any) -> Feedback:
     >>> bool(check_best_threshold(280_000))
     True
     """
-    mse = np.array([_total_mse(t) for t in TAU_GRID])
-    best = float(TAU_GRID[int(np.argmin(mse))])
+    v = values("5.3")
     return check_number(
-        "5.3 The best threshold", answer, best,
+        "5.3 The best threshold", answer, _grid_best(v.epsilon),
         explain="below it the squared bias grows faster than the variance 2 (tau / epsilon)^2 falls; above it the "
                 "variance grows faster than the bias shrinks.",
         hint="For each tau on the grid add the squared bias (sums.truncation_bias) and the variance 2 (tau / "
              "epsilon)^2 of the Laplace noise, and take the tau with the smallest sum.",
-        mistakes=[(float(TAU_GRID[-1]), "That threshold removes all the bias but ignores the noise: its "
-                                        "variance 2 (tau / epsilon)^2 is the largest on the grid."),
-                  (float(TAU_GRID[0]), "That threshold minimises the noise but ignores the bias, which is then "
-                                       "most of the total.")])
+        mistakes=_threshold_mistakes(v))
+
+
+def _threshold_mistakes(v: Values) -> list[tuple[float, str]]:
+    grid = _grid()
+    return [(float(grid[-1]), "That threshold removes all the bias but ignores the noise: its variance 2 (tau / "
+                              "epsilon)^2 is the largest on the grid."),
+            (float(grid[0]), "That threshold minimises the noise but ignores the bias, which is then most of the "
+                             "total."),
+            (_grid_best(v.epsilon, noise=1.0), "The variance of Lap(b) is 2 b^2, not b^2: you counted half the "
+                                               "noise.")]
 
 
 def _unclipped_sum(data: Any, rng: np.random.Generator, size: int) -> np.ndarray:
@@ -230,13 +273,21 @@ def check_unclipped_sum_attack(answer: Any) -> Feedback:
                     "noise of scale 1 cannot hide that. Clipping to [0, tau] and noise of scale tau / epsilon would.")
 
 
+def _workload_peak(tau: float) -> tuple[int, float]:
+    """Where one person moves W_10's truncated answers most: (how many queries count them, their truncated income)."""
+    bins = sums.cps_income_bins()
+    counted = (sums.cps_thresholds(10)[None, :] >= bins[:, None]).sum(axis=1)
+    j = int(np.argmax(counted * np.minimum(bins, tau)))
+    return int(counted[j]), float(min(bins[j], tau))
+
+
 def check_workload_sensitivity(answer: Any) -> Feedback:
-    """Exercise 5.5: the L1 sensitivity of the 10 prefix sums up to $100k, ..., $1M, truncated at $150,000.
+    """Exercise 5.5: the L1 sensitivity of the 10 prefix sums up to $100k, ..., $1M, truncated at tau.
 
     Parameters
     ----------
     answer : float
-        The student's sensitivity, in dollars.
+        The student's sensitivity, in dollars (tau from their variant).
 
     Returns
     -------
@@ -248,20 +299,31 @@ def check_workload_sensitivity(answer: Any) -> Feedback:
     >>> bool(check_workload_sensitivity(1_350_000))
     True
     """
+    v = values("5.5")
     problem = sums.prepare(FIVE_INCOMES, sums.cps_thresholds(10))   # the sensitivity does not depend on the data
-    expected = float(sums.workload_sensitivity(problem, WORKLOAD_TAU))
+    expected = float(sums.workload_sensitivity(problem, float(v.tau)))
+    queries, income = _workload_peak(float(v.tau))
     return check_number(
         "5.5 Sensitivity of a batch of truncated prefix sums", answer, expected,
-        explain="a person with income between $100k and $150k is counted by 9 of the 10 prefix sums, each moved by "
-                "their whole income: 9 x $150,000 is the most any one person moves the answers in L1.",
-        hint="One person with (truncated) income v is counted by every prefix sum whose threshold is at least v, and "
-             "moves each by v. For each possible income, multiply v by the number of queries that contain it; take "
+        explain=f"a person with truncated income ${income:,.0f} is counted by {queries} of the 10 prefix sums, each "
+                f"moved by that income: {queries} x ${income:,.0f} is the most any one person moves the answers in L1.",
+        hint="One person with (truncated) income w is counted by every prefix sum whose threshold is at least w, and "
+             "moves each by w. For each possible income, multiply w by the number of queries that contain it; take "
              "the largest product.",
-        mistakes=[(WORKLOAD_TAU, "That is one query's sensitivity; a person is counted by several prefix sums."),
-                  (10 * WORKLOAD_TAU, "A person whose truncated income is $150,000 earns more than $100,000, so the "
-                                      "first prefix sum does not count them."),
-                  (1_000_000.0, "10 x $100,000 is the largest product for incomes up to $100k, but incomes between "
-                                "$100k and $150k give more.")])
+        mistakes=_workload_mistakes(v))
+
+
+def _workload_mistakes(v: Values) -> list[tuple[float, str]]:
+    tau = float(v.tau)
+    out = [(tau, "That is one query's sensitivity; a person is counted by several prefix sums."),
+           (10 * tau, f"A person whose truncated income is ${tau:,.0f} earns more than $100,000, so the first prefix "
+                      "sum does not count them."),
+           (1_000_000.0, "10 x $100,000 is the largest product for incomes up to $100k, but higher incomes give more.")]
+    at_tau = float(np.sum(sums.cps_thresholds(10) >= tau)) * tau
+    if at_tau != float(sums.workload_sensitivity(sums.prepare(FIVE_INCOMES, sums.cps_thresholds(10)), tau)):
+        out.append((at_tau, f"That is the product at an income of ${tau:,.0f}; it peaks at a lower income, which "
+                            "more prefix sums count."))
+    return out
 
 
 def _identity_variance(weights: np.ndarray, tau: float, epsilon: float) -> float:
@@ -314,88 +376,42 @@ def check_identity_variance(fn: Any) -> Feedback:
                     f"your formula gives {float(fn(w, tau, eps)):.4g}.")
 
 
-# ------------------------------------------------------------------------------------------- explorer goal
-def best_ratio_goal(problem: sums.SumProblem, ratios: Sequence[float], *, algorithm: str | None = None,
-                    tolerance: float = 0.02) -> tuple[str, Any]:
-    """A SumQueryExplorer goal: with the oracle threshold, find the truncation ratio p with the smallest exact error.
-
-    The error is the exact mean squared error averaged over the queries (:func:`dpviz.sums.expected_squared_error`,
-    no isotonic regression) at the oracle's threshold for each p; a p within ``tolerance`` of the smallest counts.
-    The oracle is not private: the goal finds the p a private threshold should aim for.
-
-    Parameters
-    ----------
-    problem : SumProblem
-        The explorer's problem (``explorer.problem``).
-    ratios : sequence of float
-        The truncation ratios the explorer offers (``explorer.controls["ratio"].options``).
-    algorithm : str, optional
-        The algorithm the goal is about (default: whichever the explorer shows; SQM, which picks one threshold per
-        query, is not covered).
-    tolerance : float, default 0.02
-        Relative tolerance on the error.
-
-    Returns
-    -------
-    tuple of (str, callable)
-        The goal's text and its test ``test(result, values)``.
-
-    Examples
-    --------
-    >>> from dpviz.sums import prepare, uniform_bins
-    >>> p = prepare([1000, 2000, 3000, 9000], [5000, 10000], uniform_bins(1000, 10000))
-    >>> text, test = best_ratio_goal(p, [0.5, 0.75, 1.0], algorithm="identity")
-    >>> class Release:
-    ...     epsilon_answers = 1.0
-    >>> class Run:
-    ...     release = Release()
-    >>> test(Run(), {"algorithm": "identity", "threshold": "oracle", "ratio": 0.75}) is None
-    True
-    """
-    problem = sums.check_problem(problem)
-    options = [float(r) for r in ratios]
-    cache: dict[tuple[str, float], np.ndarray] = {}
-
-    def errors(alg: str, eps: float) -> np.ndarray:
-        if (alg, eps) not in cache:
-            cache[(alg, eps)] = np.array([sums.expected_squared_error(problem, alg, sums.oracle_threshold(problem, r),
-                                                                      eps).mean() for r in options])
-        return cache[(alg, eps)]
-
-    def test(result: Any, values: dict[str, Any]) -> str | None:
-        alg = values["algorithm"]
-        if values["threshold"] != "oracle" or alg == "sqm" or (algorithm is not None and alg != algorithm):
-            return None
-        mse = errors(alg, float(result.release.epsilon_answers))
-        k = options.index(float(values["ratio"]))
-        if mse[k] <= (1 + tolerance) * mse.min():
-            return f"p = {options[k]:g}: exact mean squared error {mse[k]:.3g} (the smallest over p)"
-        return None
-
-    names = {"identity": "Identity", "workload": "Workload", "timm": "TiMM", "tamm": "TaMM"}
-    who = "the algorithm shown" if algorithm is None else names.get(algorithm, algorithm)
-    return (f"with the oracle threshold (not private), find the truncation ratio p with the smallest exact error "
-            f"for {who}"), test
+def _hints(mistakes: list[tuple[Any, str]], words: Sequence[str]) -> tuple[tuple[Any, str], ...]:
+    """The typical wrong answers with a word of each one's hint, for the registry."""
+    return tuple(zip((w for w, _ in mistakes), words, strict=True))
 
 
 EXERCISES = (
-    Exercise("5.1", "Sensitivity of a clipped sum", check_clipped_sum_sensitivity, CLIP,
-             ((1.0, "count"), (DOMAIN_TOP, "without clipping"), (2 * CLIP, "twice")), "easy"),
-    Exercise("5.2", "The bias of truncation", check_truncation_bias, -200_000.0,
-             ((200_000.0, "negative"), (-300_000.0, "part above"), (0.0, "above the threshold")), "easy"),
-    Exercise("5.3", "The best threshold", check_best_threshold, 280_000.0,
-             ((float(TAU_GRID[-1]), "ignores the noise"), (float(TAU_GRID[0]), "ignores the bias")), "medium"),
+    Exercise("5.1", "The noise of a clipped sum", check_clipped_sum_noise,
+             lambda v: math.sqrt(2.0) * v.tau / v.epsilon,
+             lambda v: _hints(_noise_mistakes(v), ("scale b", "square root", "without clipping", "count", "divides",
+                                                   "twice")), "easy", digits=3, kind="combine",
+             parameters={"tau": (250_000, 100_000, 150_000, 200_000, 300_000, 400_000),
+                         "epsilon": (0.5, 0.1, 0.3, 0.7, 0.8)}),
+    Exercise("5.2", "A threshold for a bias budget", check_threshold_for_bias,
+             lambda v: _bias_threshold(float(v.max_bias))[0],
+             lambda v: _hints(_bias_mistakes(v), ("truncated too", "loses nothing", "only the incomes above")),
+             "medium", kind="derive",
+             parameters={"max_bias": (250_000, 230_000, 260_000, 270_000, 290_000, 306_000, 330_000, 336_000)}),
+    Exercise("5.3", "The best threshold", check_best_threshold, lambda v: _grid_best(v.epsilon),
+             lambda v: _hints(_threshold_mistakes(v), ("ignores the noise", "ignores the bias", "half the noise")),
+             "medium", kind="combine",
+             parameters={"epsilon": (0.01, 0.002, 0.003, 0.005, 0.008, 0.02, 0.05, 0.1)}),
     Exercise("5.4", "An unclipped sum, audited", check_unclipped_sum_attack,
-             ([30_000.0, 50_000.0], [30_000.0, 50_000.0, 250_000.0]),
-             ((([30_000.0, 50_000.0], [30_000.0, 60_000.0]), "adding or removing"),
-              (([30_000.0, 50_000.0], [30_000.0, 50_000.0, 0.5]), "moves the sum by only"),
-              (([30_000.0], [30_000.0, 2_000_000.0]), "domain")), "hard"),
-    Exercise("5.5", "Sensitivity of a batch of truncated prefix sums", check_workload_sensitivity, 1_350_000.0,
-             ((WORKLOAD_TAU, "one query"), (10 * WORKLOAD_TAU, "first prefix sum"), (1_000_000.0, "give more")),
-             "medium"),
+             lambda v: ([30_000.0, 50_000.0], [30_000.0, 50_000.0, 250_000.0]),
+             lambda v: ((([30_000.0, 50_000.0], [30_000.0, 60_000.0]), "adding or removing"),
+                        (([30_000.0, 50_000.0], [30_000.0, 50_000.0, 0.5]), "moves the sum by only"),
+                        (([30_000.0], [30_000.0, 2_000_000.0]), "domain")), "hard", kind="counterexample"),
+    Exercise("5.5", "Sensitivity of a batch of truncated prefix sums", check_workload_sensitivity,
+             lambda v: float(sums.workload_sensitivity(sums.prepare(FIVE_INCOMES, sums.cps_thresholds(10)),
+                                                       float(v.tau))),
+             lambda v: _hints(_workload_mistakes(v), ("one query", "first prefix sum", "give more", "peaks")
+                              [:len(_workload_mistakes(v))]), "medium", kind="combine",
+             parameters={"tau": (150_000, 120_000, 180_000, 220_000, 250_000, 280_000, 350_000, 450_000)}),
     Exercise("5.6", "The variance of Identity's answer, derived", check_identity_variance,
-             lambda w, t, e: 2 / e**2 * np.sum(np.minimum(w, t) ** 2),
-             ((lambda w, t, e: 2 / e**2 * np.sum(np.asarray(w) ** 2), "min(v_j, tau)"),
-              (lambda w, t, e: 1 / e**2 * np.sum(np.minimum(w, t) ** 2), "2/epsilon^2"),
-              (lambda w, t, e: 2 / e**2 * np.sum(np.minimum(w, t)) ** 2, "independent")), "hard"),
+             lambda v: lambda w, t, e: 2 / e**2 * np.sum(np.minimum(w, t) ** 2),
+             lambda v: ((lambda w, t, e: 2 / e**2 * np.sum(np.asarray(w) ** 2), "min(v_j, tau)"),
+                        (lambda w, t, e: 1 / e**2 * np.sum(np.minimum(w, t) ** 2), "2/epsilon^2"),
+                        (lambda w, t, e: 2 / e**2 * np.sum(np.minimum(w, t)) ** 2, "independent")), "hard",
+             kind="derive"),
 )

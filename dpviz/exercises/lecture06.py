@@ -2,8 +2,10 @@
 
 Neighbours are add/remove-one-record, as in every lecture; a count query and a difference of two counts have
 sensitivity 1.  GPTT is **NOT differentially private**: the exercises compute why, and run the attack it allows.
-Each ``check_*`` computes its expected answer with :mod:`dpviz.svt` and returns a
-:class:`~dpviz.exercises.Feedback`.
+Each ``check_*`` computes its expected answer for the student's variant (:func:`values`) with :mod:`dpviz.svt`
+and returns a :class:`~dpviz.exercises.Feedback`; exercise 6.4's hidden histogram is drawn from the variant's seed
+when it is needed, never stored.  The goals the lecture's GPTTAttackExplorer checks live in
+:mod:`dpviz.exercises.lecture06_goals` (re-exported here).
 """
 
 from __future__ import annotations
@@ -14,25 +16,43 @@ from typing import Any
 
 import numpy as np
 
-from dpviz import svt
+from dpviz import mechanisms, svt
 from dpviz.exercises.checks import check_array, check_function, check_number
 from dpviz.exercises.feedback import Feedback
+from dpviz.exercises.lecture06_goals import dp_ceiling_goal, majority_vote_goal
 from dpviz.exercises.registry import Exercise
+from dpviz.exercises.variants import Values, start, values
 
-__all__ = ["check_above_cost", "check_two_answers", "check_copies_needed", "secret_oracle", "check_secret_counts",
-           "check_partition", "majority_vote_goal", "dp_ceiling_goal", "EXERCISES"]
+__all__ = ["start", "values", "check_break_even", "check_four_answers", "check_copies_needed", "secret_oracle",
+           "check_secret_counts", "check_partition", "majority_vote_goal", "dp_ceiling_goal", "EXERCISES"]
 
-#: The hidden histogram of exercise 6.4: 16 cells in which every count 0..6 occurs (k = 6), shuffled.
-_SECRET = np.random.default_rng(616).permutation(np.repeat(np.arange(7), [4, 3, 2, 3, 1, 2, 1])).astype(float)
+#: The output of exercise 6.2: below, above, below, above.
+_EVENT = (svt.BELOW, svt.ABOVE, svt.BELOW, svt.ABOVE)
 
 
-def check_above_cost(answer: Any) -> Feedback:
-    """Exercise 6.1: what one "above" answer of SVT costs (epsilon = 1 split evenly, c = 3, sensitivity 1).
+def _below(x: float) -> int:
+    """The largest integer strictly below ``x``."""
+    return math.ceil(x) - 1
+
+
+def _break_even(queries: int, share: float) -> int:
+    """Largest c whose SVT query noise has a smaller scale than Laplace noise on each of ``queries`` queries."""
+    per_query = mechanisms.laplace_scale(1.0, 1.0 / queries)           # sequential composition over m queries
+    narrower = [c for c in range(1, queries + 1)
+                if svt.svt_noise_scales(1.0, c, threshold_share=share)[1] < per_query]
+    return max(narrower, default=0)
+
+
+def check_break_even(answer: Any) -> Feedback:
+    """Exercise 6.1: the largest cut-off c at which SVT's query noise is narrower than Laplace noise per query.
+
+    m threshold questions of sensitivity 1 (m = ``queries``), a total budget epsilon; SVT spends the share
+    ``threshold_share`` on its threshold.  Laplace noise on every query with epsilon / m each has scale m / epsilon.
 
     Parameters
     ----------
-    answer : float
-        The student's privacy cost of one "above" answer.
+    answer : int
+        The student's largest c.
 
     Returns
     -------
@@ -41,26 +61,49 @@ def check_above_cost(answer: Any) -> Feedback:
 
     Examples
     --------
-    >>> bool(check_above_cost(1 / 6))
+    >>> bool(check_break_even(37))
     True
     """
-    b_query = svt.svt_noise_scales(1.0, 3)[1]
+    v = values("6.1")
+    m, share = v.queries, v.threshold_share
     return check_number(
-        "6.1 The cost of one 'above' answer", answer, 2 * 1.0 / b_query,
-        explain="the query noise is Lap(2 c Delta / eps2) = Lap(12); an 'above' answer needs its noise shifted by up "
-                "to 2 Delta = 2, which costs 2 / 12 = eps2 / c. Three of them spend eps2 = 0.5; the threshold's "
-                "eps1 = 0.5 pays for every 'below' answer at once.",
-        hint="Find the scale of the query noise (svt.svt_noise_scales), then what a shift of 2 Delta costs at that "
-             "scale.",
-        mistakes=[(1 / 3, "That divides the whole budget by c; the threshold's half pays for the 'below' answers."),
-                  (0.5, "0.5 is eps2, what all c = 3 'above' answers cost together, not each one."),
-                  (1 / 12, "The noise of an 'above' answer must absorb a shift of up to 2 Delta, not Delta: the "
-                           "query moves by Delta and the threshold by Delta.")],
-        digits=3)
+        "6.1 When SVT beats Laplace per query", answer, _break_even(m, share),
+        explain=f"SVT's query noise has scale 2 c / eps2 = 2 c / ({1 - share:g} eps), Laplace per query m / eps = "
+                f"{m} / eps: epsilon cancels, and 2 c < {1 - share:g} x {m} holds up to that c. Beyond it SVT's "
+                "query noise is wider than Laplace noise on every question.",
+        hint="Write both noise scales with epsilon as a symbol: SVT's query noise Lap(2 c Delta / eps2) with eps2 the "
+             "queries' share, and Laplace per query Lap(Delta / (eps / m)). Solve for c.",
+        mistakes=[(w, why) for w, why, _ in _break_even_mistakes(v)])
 
 
-def check_two_answers(answer: Any) -> Feedback:
-    """Exercise 6.2: P(below, above) for q = (0, 1), T = 1/2, threshold noise Lap(1/1), no query noise.
+def _break_even_mistakes(v: Values) -> list[tuple[float, str, str]]:
+    """(wrong c, hint, a word of the hint); two mistakes that give the same c share one hint."""
+    m, share = v.queries, v.threshold_share
+    found = [(_below(m / 2), "That gives SVT's queries the whole budget; they get only eps2 = (1 - share) eps: the "
+              "threshold's share pays for the 'below' answers.", "threshold"),
+             (_below(m * (1 - share)), "An 'above' answer's noise must absorb a shift of up to 2 Delta (the query "
+              "moves by Delta and the threshold by Delta): SVT's query noise is Lap(2 c Delta / eps2).", "2 Delta"),
+             (_break_even(m, share) + 1, "At that c SVT's query noise is already wider than Laplace per query: the "
+              "question asks for the largest c at which it is narrower.", "wider")]
+    if share != 0.5:
+        found.append((_below(m / 4), f"That splits epsilon evenly; your threshold gets the share {share:g} of it, "
+                       "the queries the rest.", "splits epsilon evenly"))
+    merged: dict[int, tuple[str, str]] = {}
+    for c, why, word in found:
+        merged[c] = (merged[c][0] + " Or: " + why, merged[c][1]) if c in merged else (why, word)
+    return [(float(c), why, word) for c, (why, word) in merged.items()]
+
+
+def _four_answers(v: Values, epsilon1: float | None = None) -> float:
+    """P(below, above, below, above) for the variant's answers, threshold and threshold budget (no query noise)."""
+    return svt.event_probability(list(v.answers), list(_EVENT), float(v.threshold),
+                                 v.epsilon1 if epsilon1 is None else epsilon1)
+
+
+def check_four_answers(answer: Any) -> Feedback:
+    """Exercise 6.2: P(below, above, below, above) for four answers q, threshold T, threshold noise Lap(1/eps1).
+
+    GPTT without query noise; q = ``answers``, T = ``threshold``, eps1 = ``epsilon1`` of the student's variant.
 
     Parameters
     ----------
@@ -74,36 +117,56 @@ def check_two_answers(answer: Any) -> Feedback:
 
     Examples
     --------
-    >>> bool(check_two_answers(1 - np.exp(-0.5)))
+    >>> bool(check_four_answers(0.5 * (1 - np.exp(-1))))     # P(1 < 1 + Lap(1) <= 2)
     True
     """
-    expected = svt.event_probability([0.0, 1.0], [svt.BELOW, svt.ABOVE], 0.5, 1.0)
-    factorised = (svt.event_probability([0.0], [svt.BELOW], 0.5, 1.0)
-                  * svt.event_probability([1.0], [svt.ABOVE], 0.5, 1.0))
+    v = values("6.2")
+    q, t = np.asarray(v.answers, dtype=float), float(v.threshold)
+    lo, hi = max(q[0], q[2]), min(q[1], q[3])
     return check_number(
-        "6.2 Two answers, one threshold", answer, expected,
-        explain="both answers use the same noisy threshold: q1 = 0 below needs T^ > 0 and q2 = 1 above needs "
-                "T^ <= 1, so P = P(-1/2 < Lap(1) <= 1/2) = 1 - e^(-1/2).",
-        hint="Write the event as a condition on the one noisy threshold T^ = 1/2 + Lap(1), then integrate the "
-             "Laplace density over that interval.",
-        mistakes=[(factorised, "That multiplies P(below) and P(above) as if each answer had its own threshold: "
-                               "the flawed factorisation of section 2. Both answers share one T^."),
-                  (math.exp(-0.5), "That is the probability that T^ lies *outside* (0, 1]."),
-                  (0.5, "Half is the chance that T^ lies on one side of 1/2; the event needs T^ in (0, 1].")],
-        digits=3)
+        "6.2 Four answers, one threshold", answer, _four_answers(v),
+        explain=f"all four answers use the same noisy threshold T^: 'below' for {q[0]:g} and {q[2]:g} needs "
+                f"T^ > {lo:g}, 'above' for {q[1]:g} and {q[3]:g} needs T^ <= {hi:g}, so P = P({lo:g} < {t:g} + "
+                f"Lap(1/{v.epsilon1:g}) <= {hi:g}): the Laplace cdf at {hi - t:g} minus at {lo - t:g}.",
+        hint="Write each answer as a condition on the one noisy threshold T^ = T + Lap(1/eps1): only the largest "
+             "'below' answer and the smallest 'above' answer matter. Then take the Laplace cdf at both ends.",
+        mistakes=_four_answers_mistakes(v), digits=3)
 
 
-@functools.lru_cache(maxsize=4)
-def _copies_needed(loss: float, bound: bool = False) -> int:
-    """Smallest t with the counterexample's log ratio (or its proven lower bound) above ``loss``, eps1 = eps2 = 1/2."""
-    t = np.arange(1, 41)                      # the ratio passes 5 near t = 13, its proven bound near t = 20
-    ratio = (svt.counterexample_log_ratio_bound(t, 0.5, 0.5) if bound
-             else svt.counterexample_probability(t, 0.5, 0.5).log_ratio)
-    return int(t[np.argmax(ratio > loss)])
+def _four_answers_mistakes(v: Values) -> list[tuple[float, str]]:
+    q, t, e1 = list(v.answers), float(v.threshold), v.epsilon1
+    right = _four_answers(v)
+    factorised = math.prod(svt.event_probability([a], [s], t, e1) for a, s in zip(q, _EVENT, strict=True))
+    out = [(factorised, "That multiplies the four answers' probabilities as if each had its own threshold: the "
+                        "flawed factorisation of section 2. All four share one T^."),
+           (1 - right, "That is the probability that T^ lies *outside* the interval the output needs."),
+           (svt.event_probability(q[:2], [svt.BELOW, svt.ABOVE], t, e1),
+            "That uses only the first two answers; the third and fourth narrow the interval T^ must fall in.")]
+    if e1 != 1.0:
+        out.append((_four_answers(v, 1 / e1), f"That uses Laplace noise of scale {e1:g}; the threshold noise "
+                                              f"Lap(1/eps1) has scale 1/{e1:g}."))
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _log_ratios(epsilon1: float, bound: bool = False) -> tuple[float, ...]:
+    """The counterexample's exact log ratio (or its proven lower bound) for t = 1..40, eps2 = 1 - eps1."""
+    t = np.arange(1, 41)
+    ratio = (svt.counterexample_log_ratio_bound(t, epsilon1, 1 - epsilon1) if bound
+             else svt.counterexample_probability(t, epsilon1, 1 - epsilon1).log_ratio)
+    return tuple(float(r) for r in ratio)
+
+
+def _copies_needed(loss: float, epsilon1: float, bound: bool = False) -> int:
+    """Smallest t (of 1..40) with the counterexample's log ratio (or its proven lower bound) above ``loss``."""
+    ratio = np.array(_log_ratios(epsilon1, bound))
+    return int(np.argmax(ratio > loss)) + 1
 
 
 def check_copies_needed(answer: Any) -> Feedback:
-    """Exercise 6.3: the fewest copies t at which GPTT's counterexample shows a privacy loss above 5.
+    """Exercise 6.3: the fewest copies t at which GPTT's counterexample shows a privacy loss above L.
+
+    L = ``loss``, eps1 = ``epsilon1`` and eps2 = 1 - eps1 (claimed epsilon 1) of the student's variant.
 
     Parameters
     ----------
@@ -120,23 +183,52 @@ def check_copies_needed(answer: Any) -> Feedback:
     >>> bool(check_copies_needed(13))
     True
     """
+    v = values("6.3")
     return check_number(
-        "6.3 How many copies break the claim", answer, _copies_needed(5.0),
-        explain="the exact log ratio grows by about 0.4 per copy and first exceeds 5 (five times the claimed "
+        "6.3 How many copies break the claim", answer, _copies_needed(v.loss, v.epsilon1),
+        explain=f"the exact log ratio grows with every copy and first exceeds {v.loss} ({v.loss} times the claimed "
                 "epsilon = 1) there; no epsilon bounds it for every t.",
-        hint="Compute svt.counterexample_probability(t, 0.5, 0.5).log_ratio for t = 1, 2, ... and find the first "
-             "t whose value exceeds 5.",
-        mistakes=[(_copies_needed(5.0, bound=True), "That is where the proven lower bound passes 5; the exact ratio "
-                                                    "(log_ratio) gets there sooner."),
-                  (_copies_needed(1.0), "That t breaks the claim epsilon = 1; the question asks for a loss above 5.")])
+        hint=f"Compute svt.counterexample_probability(t, {v.epsilon1:g}, {1 - v.epsilon1:g}).log_ratio for t = 1, "
+             f"2, ... and find the first t whose value exceeds {v.loss}.",
+        mistakes=_copies_mistakes(v))
+
+
+def _copies_mistakes(v: Values) -> list[tuple[float, str]]:
+    return [(float(_copies_needed(v.loss, v.epsilon1, bound=True)), f"That is where the proven lower bound passes "
+             f"{v.loss}; the exact ratio (log_ratio) gets there sooner."),
+            (float(_copies_needed(1.0, v.epsilon1)), f"That t breaks the claim epsilon = 1; the question asks for a "
+             f"loss above {v.loss}.")]
+
+
+def _secret(v: Values) -> np.ndarray:
+    """Exercise 6.4's hidden histogram: ``cells`` counts in which every count 0..k occurs, drawn from the seed."""
+    gen = np.random.default_rng([v.seed, 604])
+    extra = gen.integers(0, v.k + 1, size=v.cells - v.k - 1)
+    return gen.permutation(np.concatenate([np.arange(v.k + 1), extra])).astype(float)
+
+
+def _oracle(v: Values) -> tuple[np.ndarray, svt.GPTTOracle]:
+    """The hidden histogram and a fresh oracle over it whose noisy threshold lies in (1, 2].
+
+    There rows alone merge the counts 0 and 1, rows and columns recover every count, and Algorithm 4's rounded
+    averages miss some: the first of the oracle seeds ``(seed, 0), (seed, 1), ...`` for which all three hold.
+    """
+    counts = _secret(v)
+    for r in range(1000):
+        make = functools.partial(svt.GPTTOracle, counts, 0.5, rng=np.random.SeedSequence([v.seed, r]))
+        probe = [int(make().answer_differences(np.array([0]), shift=s)[0, 0]) for s in (1.0, 2.0)]  # s >= T^ ?
+        if probe == [0, 1] and np.array_equal(svt.ordered_partition(make()).labels, counts) \
+                and not np.array_equal(svt.reconstruct_from_oracle(make(), 0.5).guess, counts):
+            return counts, make()
+    raise RuntimeError("no oracle seed found")   # pragma: no cover - P(none of 1000) is below 1e-50
 
 
 def secret_oracle() -> svt.GPTTOracle:
-    """Exercise 6.4's oracle: GPTT (NOT differentially private) over a hidden 16-cell histogram.
+    """Exercise 6.4's oracle: GPTT (NOT differentially private) over your hidden histogram.
 
-    Every count 0, 1, ..., 6 occurs in the hidden histogram (k = 6).  The oracle
-    answers difference queries with threshold noise of budget 0.5 and no query
-    noise; each call returns the same oracle (the same noisy threshold).
+    The histogram has ``cells`` cells in which every count 0, 1, ..., k occurs (``k`` of your values).  The
+    oracle answers difference queries with threshold noise of budget 0.5 and no query noise; each call returns
+    the same oracle (the same noisy threshold).
 
     Returns
     -------
@@ -148,15 +240,15 @@ def secret_oracle() -> svt.GPTTOracle:
     >>> secret_oracle().domain_size
     16
     """
-    return svt.GPTTOracle(_SECRET, 0.5, rng=7)
+    return _oracle(values("6.4"))[1]
 
 
 def check_secret_counts(answer: Any) -> Feedback:
-    """Exercise 6.4: the 16 counts hidden behind :func:`secret_oracle`, recovered by the attack.
+    """Exercise 6.4: the counts hidden behind :func:`secret_oracle`, recovered by the attack.
 
     Parameters
     ----------
-    answer : array_like, shape (16,)
+    answer : array_like, shape (cells,)
         The student's guessed counts.
 
     Returns
@@ -169,18 +261,25 @@ def check_secret_counts(answer: Any) -> Feedback:
     >>> bool(check_secret_counts(svt.ordered_partition(secret_oracle()).labels))
     True
     """
+    v = values("6.4")
     return check_array(
-        "6.4 Attack a hidden histogram", answer, _SECRET,
-        explain="Algorithm 3's groups are the level sets in increasing order, and since every count 0..6 occurs, "
-                "group i holds count i (Theorem 5.12): all 16 counts, without spending anything on totals.",
+        "6.4 Attack a hidden histogram", answer, _oracle(v)[0],
+        explain=f"Algorithm 3's groups are the level sets in increasing order, and since every count 0..{v.k} "
+                f"occurs, group i holds count i (Theorem 5.12): all {v.cells} counts, without spending anything on "
+                "totals.",
         hint="Run svt.ordered_partition on the oracle: which count must the i-th group hold if every count 0..k "
              "occurs?",
-        mistakes=[(svt.ordered_partition(secret_oracle(), grouping="row").labels,
-                   "Those groups come from the rows alone; with this noisy threshold some small counts have the "
-                   "same (empty) row. Group by rows and columns (the default)."),
-                  (svt.reconstruct_from_oracle(secret_oracle(), 0.5).guess,
-                   "Those are Algorithm 4's rounded noisy averages: with groups of 1 to 4 cells the Lap(2) noise of "
-                   "each total is too large to round to the right count. Use the order of the groups instead.")])
+        mistakes=_secret_mistakes(v))
+
+
+def _secret_mistakes(v: Values) -> list[tuple[np.ndarray, str]]:
+    _, oracle = _oracle(v)
+    rows = svt.ordered_partition(oracle, grouping="row").labels
+    return [(rows, "Those groups come from the rows alone; with this noisy threshold the counts 0 and 1 both have "
+                   "an empty row. Group by rows and columns (the default)."),
+            (svt.reconstruct_from_oracle(_oracle(v)[1], 0.5).guess,
+             "Those are Algorithm 4's rounded noisy averages: with groups of a few cells the Lap(2) noise of each "
+             "total is too large to round to the right count. Use the order of the groups instead.")]
 
 
 class _AnswerMatrix:
@@ -241,78 +340,6 @@ def check_partition(fn: Any) -> Feedback:
              "column (most first): a smaller count lies below more cells.")
 
 
-def _dp_ceiling(epsilon: float) -> float:
-    """The largest probability with which an epsilon-DP release lets anyone guess both of two neighbouring counts."""
-    return math.exp(epsilon) / (1.0 + math.exp(epsilon))
-
-
-def majority_vote_goal(target: float = 0.95) -> tuple[str, Any]:
-    """A goal for the GPTTAttackExplorer: with query noise, raise the copies until the attack works again.
-
-    Parameters
-    ----------
-    target : float, default 0.95
-        The fraction of the cells with count <= k the GPTT attack must guess exactly.
-
-    Returns
-    -------
-    tuple of (str, callable)
-        The goal's text and its test ``test(result, values)`` for :meth:`dpviz.widgets.Explorer.add_goal`.
-
-    Examples
-    --------
-    >>> text, test = majority_vote_goal()
-    >>> class Acc:
-    ...     small = 0.99
-    >>> class R:
-    ...     gptt_accuracy, copies = Acc(), 10_001
-    >>> test(R(), {"query_share": 0.5})
-    '10,001 copies per query: 99.0 % of the cells with count <= k guessed exactly'
-    """
-    def test(result: Any, values: dict[str, Any]) -> str | None:
-        if values.get("query_share", 0.0) > 0 and result.gptt_accuracy.small >= target:
-            return (f"{result.copies:,} copies per query: {100 * result.gptt_accuracy.small:.1f} % of the cells "
-                    f"with count <= k guessed exactly")
-        return None
-
-    return (f"add query noise, then raise the copies until GPTT again gives away at least {100 * target:g} % of the "
-            "cells with count <= k", test)
-
-
-def dp_ceiling_goal(epsilon: float = 0.01) -> tuple[str, Any]:
-    """A goal for the GPTTAttackExplorer: at a claimed epsilon this small, still beat what any DP release allows.
-
-    Parameters
-    ----------
-    epsilon : float, default 0.01
-        The claimed epsilon to reach (the slider's minimum), within 5 %.
-
-    Returns
-    -------
-    tuple of (str, callable)
-        The goal's text and its test ``test(result, values)``.
-
-    Examples
-    --------
-    >>> text, test = dp_ceiling_goal()
-    >>> class Acc:
-    ...     small_nonzero = 0.6
-    >>> class R:
-    ...     epsilon, gptt_accuracy = 0.01, Acc()
-    >>> test(R(), {})
-    'epsilon = 0.01: GPTT guesses 60.0 % of the counts 1..k, any 0.01-DP release at most 50.2 %'
-    """
-    def test(result: Any, values: dict[str, Any]) -> str | None:
-        ceiling = _dp_ceiling(result.epsilon)
-        if result.epsilon <= 1.05 * epsilon and result.gptt_accuracy.small_nonzero > ceiling:
-            return (f"epsilon = {result.epsilon:.3g}: GPTT guesses {100 * result.gptt_accuracy.small_nonzero:.1f} % "
-                    f"of the counts 1..k, any {result.epsilon:.3g}-DP release at most {100 * ceiling:.1f} %")
-        return None
-
-    return (f"lower the claimed epsilon to {epsilon:g} and still guess more non-zero small counts than any "
-            f"{epsilon:g}-DP release could", test)
-
-
 def _solution_partition(answers: Any) -> list[int]:
     A = np.asarray(answers, dtype=int)
     keys = [tuple(A[x]) + tuple(A[:, x]) for x in range(len(A))]
@@ -327,19 +354,30 @@ def _rows_only_partition(answers: Any) -> list[int]:
     return [groups.index(k) for k in keys]
 
 
+#: Exercise 6.2's answer vectors: the largest "below" answer and the smallest "above" one are never both among the
+#: first two answers.
+_FOUR = ((0, 3, 1, 2), (2, 5, 3, 4), (1, 3, 0, 2), (0, 4, 2, 3), (1, 4, 0, 2), (3, 5, 1, 4), (0, 5, 1, 4))
+
 EXERCISES = (
-    Exercise("6.1", "The cost of one 'above' answer", check_above_cost, 1 / 6,
-             ((1 / 3, "threshold"), (0.5, "together"), (1 / 12, "2 Delta")), "easy", digits=3),
-    Exercise("6.2", "Two answers, one threshold", check_two_answers, 1 - math.exp(-0.5),
-             ((svt.event_probability([0.0], [svt.BELOW], 0.5, 1.0)
-               * svt.event_probability([1.0], [svt.ABOVE], 0.5, 1.0), "share"), (math.exp(-0.5), "outside")), "medium",
-             digits=3),
-    Exercise("6.3", "How many copies break the claim", check_copies_needed, 13,
-             ((20, "lower bound"), (3, "breaks the claim")), "medium"),
-    Exercise("6.4", "Attack a hidden histogram", check_secret_counts, _SECRET.copy(),
-             ((svt.ordered_partition(secret_oracle(), grouping="row").labels, "rows and columns"),
-              (svt.reconstruct_from_oracle(secret_oracle(), 0.5).guess, "noise")), "medium"),
-    Exercise("6.5", "Write Algorithm 3", check_partition, _solution_partition,
-             ((_rows_only_partition, "columns"),
-              (lambda a: _solution_partition(a)[::-1], "order")), "hard"),
+    Exercise("6.1", "When SVT beats Laplace per query", check_break_even,
+             lambda v: _break_even(v.queries, v.threshold_share),
+             lambda v: tuple((w, word) for w, _, word in _break_even_mistakes(v)),
+             "medium", kind="combine",
+             parameters={"queries": (150, 90, 110, 130, 170, 190, 230, 250), "threshold_share": (0.5, 0.25, 0.75)}),
+    Exercise("6.2", "Four answers, one threshold", check_four_answers, _four_answers,
+             lambda v: tuple(zip((w for w, _ in _four_answers_mistakes(v)),
+                                 ("share one", "outside", "first two", "scale"), strict=False)),
+             "medium", digits=3, kind="derive",
+             parameters={"answers": _FOUR, "threshold": (1.0, 2.0, 3.0), "epsilon1": (1.0, 0.5, 2.0, 0.8, 1.5)}),
+    Exercise("6.3", "How many copies break the claim", check_copies_needed,
+             lambda v: _copies_needed(v.loss, v.epsilon1),
+             lambda v: tuple(zip((w for w, _ in _copies_mistakes(v)), ("lower bound", "breaks the claim"),
+                                 strict=True)),
+             "easy", kind="plug-in", parameters={"loss": (5, 3, 4, 6, 7, 8), "epsilon1": (0.5, 0.25, 0.4)}),
+    Exercise("6.4", "Attack a hidden histogram", check_secret_counts, lambda v: _oracle(v)[0],
+             lambda v: tuple(zip((w for w, _ in _secret_mistakes(v)), ("rows and columns", "noise"), strict=True)),
+             "medium", kind="plug-in", parameters={"cells": (16, 12, 14, 18, 20, 24), "k": (6, 4, 5, 7, 8)}),
+    Exercise("6.5", "Write Algorithm 3", check_partition, lambda v: _solution_partition,
+             lambda v: ((_rows_only_partition, "columns"), (lambda a: _solution_partition(a)[::-1], "order")),
+             "hard", kind="implement"),
 )

@@ -1,13 +1,14 @@
 """Exercises of lecture 07 (testing privacy claims with the empirical auditor).
 
 Neighbours are add/remove-one-record, as in every lecture: a count moves by one.  Each ``check_*`` computes
-its expected answer with :mod:`dpviz.audit` and returns a :class:`~dpviz.exercises.Feedback`.  The goals the
-lecture's AuditExplorer checks live in :mod:`dpviz.exercises.lecture07_goals` (re-exported here).
+its expected answer for the student's variant (:func:`values`) with :mod:`dpviz.audit` and returns a
+:class:`~dpviz.exercises.Feedback`.  The goals the lecture's AuditExplorer checks live in
+:mod:`dpviz.exercises.lecture07_goals` (re-exported here), the bounds of exercises 7.3 and 7.4 in
+:mod:`dpviz.exercises.lecture07_bounds`.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
@@ -17,16 +18,23 @@ from dpviz import mechanisms
 from dpviz.audit import AuditResult, ThresholdEvent, clopper_pearson, epsilon_lower_bound, privacy_loss_interval
 from dpviz.exercises.checks import NO_ANSWER, check_number, real_array, unanswered
 from dpviz.exercises.feedback import Feedback
+from dpviz.exercises.lecture07_bounds import _SIDAK, _bound, _check_with_alternatives, _samples_needed
 from dpviz.exercises.lecture07_goals import catch_goal, power_goal
-from dpviz.exercises.precision import within
 from dpviz.exercises.registry import Exercise
+from dpviz.exercises.variants import Values, start, values
 
-__all__ = ["check_event_loss", "check_clopper_pearson", "check_bound_from_counts", "check_samples_needed",
-           "broken_count", "honest_count", "check_break_the_claim", "power_goal", "catch_goal", "EXERCISES"]
+__all__ = ["start", "values", "check_event_loss", "check_clopper_pearson", "check_bound_from_counts",
+           "check_samples_needed", "broken_count", "honest_count", "check_break_the_claim", "power_goal",
+           "catch_goal", "EXERCISES"]
+
+
+def _event_loss(v: Values) -> float:
+    k, k_prime = round(100 * v.p), round(100 * v.p_prime)                 # k / 100 is exactly p
+    return float(privacy_loss_interval(k, 100, k_prime, 100, delta=v.delta)[1])
 
 
 def check_event_loss(answer: Any) -> Feedback:
-    """Exercise 7.1: the privacy loss an event shows, with exact probabilities 0.30 and 0.12 and delta = 0.05.
+    """Exercise 7.1: the privacy loss an event shows, with exact probabilities p, p' and delta of your variant.
 
     Parameters
     ----------
@@ -43,19 +51,28 @@ def check_event_loss(answer: Any) -> Feedback:
     >>> bool(check_event_loss(np.log(0.25 / 0.12)))
     True
     """
-    expected = float(privacy_loss_interval(30, 100, 12, 100, delta=0.05)[1])   # k/n are exactly 0.30 and 0.12
+    v = values("7.1")
     return check_number(
-        "7.1 The privacy loss of one event", answer, expected,
-        explain="(eps, delta)-DP promises p <= e^eps p' + delta, so eps >= ln((p - delta) / p') = ln(0.25 / 0.12).",
-        hint="Solve p <= e^eps p' + delta for eps, with p = 0.30 on D, p' = 0.12 on D' and delta = 0.05.",
-        mistakes=[(math.log(0.30 / 0.12), "That is the bound for delta = 0: subtract delta from p first."),
-                  (0.25 / 0.12, "That is the ratio e^eps itself; take its logarithm."),
-                  (math.log(0.12 / 0.25), "The numerator is the larger probability (of D, minus delta): the bound "
-                                          "compares P[M(D) in S] - delta with P[M(D') in S].")], digits=3)
+        "7.1 The privacy loss of one event", answer, _event_loss(v),
+        explain=f"(eps, delta)-DP promises p <= e^eps p' + delta, so eps >= ln((p - delta) / p') = "
+                f"ln({v.p - v.delta:.2f} / {v.p_prime:g}).",
+        hint=f"Solve p <= e^eps p' + delta for eps, with p = {v.p:g} on D, p' = {v.p_prime:g} on D' and delta = "
+             f"{v.delta:g}.",
+        mistakes=_event_loss_mistakes(v), digits=3)
+
+
+def _event_loss_mistakes(v: Values) -> list[tuple[float, str]]:
+    p, q, d = v.p, v.p_prime, v.delta
+    return [(math.log(p / q), "That is the bound for delta = 0: subtract delta from p first."),
+            ((p - d) / q, "That is the ratio e^eps itself; take its logarithm."),
+            (math.log(q / (p - d)), "The numerator is the larger probability (of D, minus delta): the bound compares "
+                                    "P[M(D) in S] - delta with P[M(D') in S]."),
+            (math.log(p / (q + d)), "delta is subtracted from p, not added to p': (eps, delta)-DP promises "
+                                    "p <= e^eps p' + delta.")]
 
 
 def check_clopper_pearson(answer: Any) -> Feedback:
-    """Exercise 7.2: the lower end of the 95 % Clopper-Pearson interval for 40 hits in 1,000 samples.
+    """Exercise 7.2: the lower end of the 95 % Clopper-Pearson interval for k hits in n samples (your variant).
 
     Parameters
     ----------
@@ -73,57 +90,45 @@ def check_clopper_pearson(answer: Any) -> Feedback:
     >>> bool(check_clopper_pearson(stats.beta.ppf(0.025, 40, 961)))
     True
     """
-    wald = 0.04 - 1.959963984540054 * math.sqrt(0.04 * 0.96 / 1000)
+    v = values("7.2")
+    k, n = v.hits, v.samples
     return check_number(
-        "7.2 A Clopper-Pearson interval", answer, float(clopper_pearson(40, 1000, 0.95)[0]),
-        explain="the lower end is the 2.5 % quantile of Beta(k, n - k + 1) = Beta(40, 961): the smallest p under "
-                "which 40 or more hits still have probability 2.5 %.",
+        "7.2 A Clopper-Pearson interval", answer, float(clopper_pearson(k, n, 0.95)[0]),
+        explain=f"the lower end is the 2.5 % quantile of Beta(k, n - k + 1) = Beta({k}, {n - k + 1}): the smallest "
+                f"p under which {k} or more hits still have probability 2.5 %.",
         hint="Use the exact interval: audit.clopper_pearson(k, n, confidence), or the Beta(k, n - k + 1) quantile "
              "at (1 - confidence) / 2.",
-        mistakes=[(0.04, "0.04 is the point estimate k / n; the interval's lower end lies below it."),
-                  (wald, "That is the normal (Wald) approximation p +- 1.96 se, which Clopper-Pearson replaces: it "
-                         "can fail for rare events."),
-                  (float(clopper_pearson(40, 1000, 0.90)[0]), "That is a one-sided 95 % bound (the 5 % quantile); "
-                                                              "the interval is two-sided: 2.5 % on each side.")],
-        digits=3)
+        mistakes=_clopper_pearson_mistakes(v), digits=3)
 
 
-#: Each of the two one-sided bounds may fail with probability 1 - sqrt(0.95): the samples on D and D' are
-#: independent, so both hold with probability at least 95 % (Sidak), a little more than Bonferroni's 2.5 % each.
-_SIDAK = 1.0 - math.sqrt(0.95)
+def _clopper_pearson_mistakes(v: Values) -> list[tuple[float, str]]:
+    k, n = v.hits, v.samples
+    p = k / n
+    return [(p, f"{p:g} is the point estimate k / n; the interval's lower end lies below it."),
+            (p - 1.959963984540054 * math.sqrt(p * (1 - p) / n),
+             "That is the normal (Wald) approximation p +- 1.96 se, which Clopper-Pearson replaces: it can fail for "
+             "rare events."),
+            (float(clopper_pearson(k, n, 0.90)[0]), "That is a one-sided 95 % bound (the 5 % quantile); the interval "
+                                                    "is two-sided: 2.5 % on each side.")]
 
 
-def _bound(k: Any, n: Any, k_prime: Any, n_prime: Any, alpha_each: float) -> Any:
-    """``ln(p_lo / p'_hi)`` from one-sided Clopper-Pearson bounds that each fail with probability ``alpha_each``.
-
-    The lower end of a two-sided interval at level ``1 - 2 a`` is a one-sided bound at level ``1 - a``.
-    """
-    p_lo = clopper_pearson(k, n, 1.0 - 2.0 * alpha_each)[0]
-    q_hi = clopper_pearson(k_prime, n_prime, 1.0 - 2.0 * alpha_each)[1]
-    return np.log(p_lo) - np.log(q_hi)
-
-
-def _check_with_alternatives(exercise: str, answer: Any, expected: float, alternatives: list[tuple[float, str]],
-                             **kwargs: Any) -> Feedback:
-    """:func:`check_number`, except that an answer matching one of ``alternatives`` (other valid constructions)
-    is right too, with its own explanation."""
-    fb = check_number(exercise, answer, expected, **kwargs)
-    value = None if fb.passed or unanswered(answer) or isinstance(answer, bool) else real_array(answer)
-    if value is None or value.shape != () or not np.isfinite(value):
-        return fb
-    for other, why in alternatives:
-        if within(float(value), other, kwargs.get("digits"), kwargs.get("rtol", 1e-6), 1e-9):
-            return Feedback(exercise, True, f"{float(value):.6g} is right too: {why}")
-    return fb
-
-
-#: Exercise 7.3 asks for three significant figures: 0.960 is the bound, the next wrong construction is 1 % away;
-#: an answer this far below the loosest valid construction is a valid but needlessly loose bound.
+#: Exercise 7.3 asks for three significant figures; an answer this far below the loosest valid construction is a
+#: valid but needlessly loose bound.
 _RTOL = 1e-3
 
 
+def _counts(v: Values) -> tuple[int, int, int, int]:
+    return v.hits[0], 10_000, v.hits[1], 10_000
+
+
+#: Exercise 7.3's hit counts (k on D, k' on D', of 10,000 each): bounds below 1, each rounding to 3 figures so that
+#: one unit off it is neither the Sidak bound nor privacy_loss_interval's, which are right too.
+_HITS = ((5000, 1800), (5000, 2000), (4500, 1800), (4500, 2000), (4500, 1600), (6000, 2200), (4000, 1500),
+         (4000, 1600), (5200, 2000), (5200, 2200), (5000, 2200), (4000, 2000))
+
+
 def check_bound_from_counts(answer: Any) -> Feedback:
-    """Exercise 7.3: a 95 % lower bound on epsilon from 5,000 / 10,000 hits on D and 1,800 / 10,000 on D'.
+    """Exercise 7.3: a 95 % lower bound on epsilon from k / 10,000 hits on D and k' / 10,000 on D' (your variant).
 
     The bound ``ln(p_lo / p'_hi)`` fails only when ``p < p_lo`` or ``p' > p'_hi``.  With one-sided
     Clopper-Pearson bounds at 97.5 % each (the ends of two-sided 95 % intervals) that happens with probability at
@@ -151,8 +156,9 @@ def check_bound_from_counts(answer: Any) -> Feedback:
     >>> bool(check_bound_from_counts(0.96982385))
     False
     """
-    counts = (5000, 10_000, 1800, 10_000)
-    lower, estimate, upper = (float(v) for v in privacy_loss_interval(*counts, confidence=0.95))
+    v = values("7.3")
+    counts = _counts(v)
+    lower = float(privacy_loss_interval(*counts, confidence=0.95)[0])
     value = None if unanswered(answer) or isinstance(answer, bool) else real_array(answer)
     if value is not None and value.shape == () and np.isfinite(value) and 0 < value < lower * (1 - _RTOL):
         return Feedback("7.3 A lower bound on epsilon from counts", False,
@@ -174,39 +180,29 @@ def check_bound_from_counts(answer: Any) -> Feedback:
                 "2.5 % + 2.5 % = 5 % (Bonferroni), and ln(p_lo / p'_hi) holds with at least 95 %.",
         hint="Take p's lower end and p''s upper end, each a one-sided Clopper-Pearson bound; split the 5 % between "
              "the two, and divide.",
-        mistakes=[(estimate, "That is the point estimate ln(0.5 / 0.18); the bound must hold with 95 % confidence."),
-                  (float(_bound(*counts, 0.05)),
-                   "Each one-sided bound at 95 % fails with probability 5 %, and the bound on epsilon can fail "
-                   "whenever one of them does: the guarantee drops to 90 % (90.25 % for independent samples). "
-                   "Split the 5 % between them: 97.5 % each, the ends of two-sided 95 % intervals (Bonferroni)."),
-                  (upper, "That is the upper end of the privacy loss's interval; a lower bound on epsilon uses "
-                          "p_lo / p'_hi.")])
+        mistakes=_bound_mistakes(v))
 
 
-@functools.lru_cache(maxsize=8)
-def _samples_needed(alpha_each: float = 0.025, stable: bool = True, use_estimate: bool = False) -> int:
-    """Smallest n (up to 10,000) from which the bound exceeds 1 when the counts equal their rounded expectations.
-
-    ``alpha_each`` is the failure probability of each one-sided Clopper-Pearson bound (0.025: the bound of
-    exercise 7.3; 0.0125: the lower end of ``privacy_loss_interval`` at 95 %).
-    """
-    n = np.arange(1, 10_001)
-    p, p_prime = 0.5, 0.5 * math.exp(-2.0)     # P(Lap(1/2) <= 0) and P(1 + Lap(1/2) <= 0): a ratio of e^2
-    k, k_prime = np.floor(n * p + 0.5), np.floor(n * p_prime + 0.5)
-    with np.errstate(divide="ignore"):
-        bound = np.log(k / n) - np.log(k_prime / n) if use_estimate else _bound(k, n, k_prime, n, alpha_each)
-    above = bound > 1.0
-    if not stable:
-        return int(n[np.argmax(above)])
-    return int(n[np.flatnonzero(~above).max() + 1]) if not above.all() else 1
+def _bound_mistakes(v: Values) -> list[tuple[float, str]]:
+    counts = _counts(v)
+    _, estimate, upper = (float(x) for x in privacy_loss_interval(*counts, confidence=0.95))
+    return [(estimate, f"That is the point estimate ln({v.hits[0] / 10_000:g} / {v.hits[1] / 10_000:g}); the bound "
+                       "must hold with 95 % confidence."),
+            (float(_bound(*counts, 0.05)),
+             "Each one-sided bound at 95 % fails with probability 5 %, and the bound on epsilon can fail whenever one "
+             "of them does: the guarantee drops to 90 % (90.25 % for independent samples). Split the 5 % between "
+             "them: 97.5 % each, the ends of two-sided 95 % intervals (Bonferroni)."),
+            (upper, "That is the upper end of the privacy loss's interval; a lower bound on epsilon uses "
+                    "p_lo / p'_hi.")]
 
 
 def check_samples_needed(answer: Any) -> Feedback:
-    """Exercise 7.4: how many samples per dataset a 95 % audit needs to catch epsilon = 2 claimed as 1.
+    """Exercise 7.4: how many samples per dataset a 95 % audit needs to catch a broken claim of epsilon = 1.
 
-    The expected answer uses the bound of exercise 7.3 (one-sided Clopper-Pearson bounds at 97.5 % each); the
-    Sidak bound gives the same n, and the more conservative lower end of ``privacy_loss_interval`` at 95 % is
-    accepted with its own, larger n.
+    The count's Laplace noise is calibrated to ``true_epsilon`` of the student's variant.  The expected answer
+    uses the bound of exercise 7.3 (one-sided Clopper-Pearson bounds at 97.5 % each); the Sidak bound gives the
+    same n for every ``true_epsilon`` offered, and the more conservative lower end of ``privacy_loss_interval`` at
+    95 % is accepted with its own, larger n.
 
     Parameters
     ----------
@@ -223,28 +219,37 @@ def check_samples_needed(answer: Any) -> Feedback:
     >>> bool(check_samples_needed(87)), bool(check_samples_needed(113)), bool(check_samples_needed(69))
     (True, True, False)
     """
-    rarer = f"the rarer side, D' (probability e^-2 / 2 = {0.5 * math.exp(-2.0):.3f}), is what needs the samples"
+    v = values("7.4")
+    e = v.true_epsilon
+    rarer = f"the rarer side, D' (probability e^-{e:g} / 2 = {0.5 * math.exp(-e):.3f}), is what needs the samples"
     return _check_with_alternatives(
-        "7.4 How many samples catch epsilon = 2 claimed as 1", answer, _samples_needed(),
-        [(_samples_needed(0.0125),
+        "7.4 How many samples catch a broken claim", answer, _samples_needed(e),
+        [(_samples_needed(e, 0.0125),
           "that is the n for the lower end of privacy_loss_interval at 95 %, a valid but conservative bound (its "
           "lower end alone holds with 97.5 %); the one-sided 95 % bound of exercise 7.3 gets there with fewer "
           "samples.")],
         explain=f"from there on the 95 % bound of exercise 7.3 stays above 1; the log-ratio interval narrows like "
                 f"1 / sqrt(n), and {rarer}.",
-        hint="Scan n = 1, 2, ..., 10,000 with k = round(n / 2), k' = round(n e^-2 / 2) and the bound of exercise "
-             "7.3 (one-sided Clopper-Pearson bounds at 97.5 % each), and find where it exceeds 1 for good.",
-        mistakes=[(_samples_needed(stable=False), "At that n the bound first exceeds 1, but it dips below 1 again a "
-                                                  "few samples later (the counts are rounded): find where it stays "
-                                                  "above."),
-                  (_samples_needed(0.0125, stable=False), "At that n privacy_loss_interval's lower end first "
-                                                          "exceeds 1, but it dips below 1 again a few samples later "
-                                                          "(the counts are rounded): find where it stays above."),
-                  (_samples_needed(0.05), "That n uses one-sided bounds at 95 % each; the bound on epsilon can "
-                                          "fail whenever one of them does, so it holds only with 90 %. Split the "
-                                          "5 %: 97.5 % each (Bonferroni)."),
-                  (_samples_needed(use_estimate=True), "The point estimate ln(k/n / (k'/n)) exceeds 1 almost at "
-                                                       "once; the bound must hold with 95 % confidence.")])
+        hint=f"p = P(Lap(1/{e:g}) <= 0) and p' = P(1 + Lap(1/{e:g}) <= 0). Scan n = 1, 2, ..., 10,000 with "
+             "k = round(n p), k' = round(n p') and the bound of exercise 7.3 (one-sided Clopper-Pearson bounds at "
+             "97.5 % each), and find where it exceeds 1 for good.",
+        mistakes=[(n, why) for n, why, _ in _samples_mistakes(v)])
+
+
+def _samples_mistakes(v: Values) -> list[tuple[float, str, str]]:
+    """(wrong n, hint, a word of the hint), leaving out any that a valid construction gives too."""
+    e = v.true_epsilon
+    dips = "but it dips below 1 again a few samples later (the counts are rounded): find where it stays above."
+    found = [(_samples_needed(e, stable=False), f"At that n the bound first exceeds 1, {dips}", "dips"),
+             (_samples_needed(e, 0.0125, stable=False), f"At that n privacy_loss_interval's lower end first exceeds "
+                                                         f"1, {dips}", "dips"),
+             (_samples_needed(e, 0.05), "That n uses one-sided bounds at 95 % each; the bound on epsilon can fail "
+                                        "whenever one of them does, so it holds only with 90 %. Split the 5 %: "
+                                        "97.5 % each (Bonferroni).", "90 %"),
+             (_samples_needed(e, use_estimate=True), "The point estimate ln(k/n / (k'/n)) exceeds 1 almost at once; "
+                                                     "the bound must hold with 95 % confidence.", "point estimate")]
+    right = {_samples_needed(e), _samples_needed(e, 0.0125)}
+    return [(float(n), why, word) for n, why, word in found if n not in right]
 
 
 def broken_count(count: Any, rng: np.random.Generator, size: int) -> np.ndarray:
@@ -380,23 +385,35 @@ def _solution_audit(mechanism: Any) -> AuditResult:
 
 
 EXERCISES = (
-    Exercise("7.1", "The privacy loss of one event", check_event_loss, math.log(0.25 / 0.12),
-             ((math.log(0.30 / 0.12), "delta"), (0.25 / 0.12, "logarithm"), (math.log(0.12 / 0.25), "numerator")),
-             "easy", digits=3),
-    Exercise("7.2", "A Clopper-Pearson interval", check_clopper_pearson, float(clopper_pearson(40, 1000, 0.95)[0]),
-             ((0.04, "point estimate"), (float(clopper_pearson(40, 1000, 0.90)[0]), "two-sided")), "easy", digits=3),
+    Exercise("7.1", "The privacy loss of one event", check_event_loss, _event_loss,
+             lambda v: tuple(zip((w for w, _ in _event_loss_mistakes(v)), ("delta", "logarithm", "numerator",
+                                                                           "not added"), strict=True)),
+             "easy", digits=3, kind="plug-in",
+             parameters={"p": (0.30, 0.25, 0.35, 0.40, 0.45, 0.28), "p_prime": (0.12, 0.08, 0.10, 0.14, 0.06),
+                         "delta": (0.05, 0.02, 0.03, 0.04, 0.01)}),
+    Exercise("7.2", "A Clopper-Pearson interval", check_clopper_pearson,
+             lambda v: float(clopper_pearson(v.hits, v.samples, 0.95)[0]),
+             lambda v: tuple(zip((w for w, _ in _clopper_pearson_mistakes(v)), ("point estimate", "Wald",
+                                                                                "two-sided"), strict=True)),
+             "easy", digits=3, kind="plug-in",
+             parameters={"hits": (40, 25, 30, 35, 45, 50, 60), "samples": (1000, 800, 1200, 1500, 2000)}),
     Exercise("7.3", "A lower bound on epsilon from counts", check_bound_from_counts,
-             float(_bound(5000, 10_000, 1800, 10_000, 0.025)),
-             ((float(privacy_loss_interval(5000, 10_000, 1800, 10_000)[1]), "point estimate"),
-              (math.log(0.5 / 0.18), "95 % confidence"), (float(_bound(5000, 10_000, 1800, 10_000, 0.05)), "90 %")),
-             "medium", digits=3),
-    Exercise("7.4", "How many samples catch epsilon = 2 claimed as 1", check_samples_needed, 87,
-             ((79, "dips"), (105, "dips"), (69, "90 %"), (1, "point estimate")), "medium"),
-    Exercise("7.5", "Break a broken claim with the auditor", check_break_the_claim, _solution_audit,
-             ((lambda m: epsilon_lower_bound(m, 0.0, 1.0, event=ThresholdEvent(0, 0.0, above=False), samples=100,
-                                             confidence=0.999, claimed_epsilon=1.0, rng=0), "samples"),
-              (lambda m: epsilon_lower_bound(m, 0.0, 1.0, samples=20_000, confidence=0.5, claimed_epsilon=1.0,
-                                             rng=0), "confidence"),
-              (lambda m: epsilon_lower_bound(m, 0.0, 3.0, event=ThresholdEvent(0, 0.0, above=False), samples=20_000,
-                                             confidence=0.999, claimed_epsilon=1.0, rng=0), "neighbours")), "hard"),
+             lambda v: float(_bound(*_counts(v), 0.025)),
+             lambda v: tuple(zip((w for w, _ in _bound_mistakes(v)), ("point estimate", "90 %", "upper end"),
+                                 strict=True)),
+             "medium", digits=3, kind="combine",
+             parameters={"hits": _HITS}),
+    Exercise("7.4", "How many samples catch a broken claim", check_samples_needed,
+             lambda v: _samples_needed(v.true_epsilon),
+             lambda v: tuple((n, word) for n, _, word in _samples_mistakes(v)),
+             "medium", kind="combine", parameters={"true_epsilon": (2.0, 1.5, 2.25, 1.4, 1.8, 2.1, 1.9, 1.3)}),
+    Exercise("7.5", "Break a broken claim with the auditor", check_break_the_claim, lambda v: _solution_audit,
+             lambda v: ((lambda m: epsilon_lower_bound(m, 0.0, 1.0, event=ThresholdEvent(0, 0.0, above=False),
+                                                       samples=100, confidence=0.999, claimed_epsilon=1.0, rng=0),
+                         "samples"),
+                        (lambda m: epsilon_lower_bound(m, 0.0, 1.0, samples=20_000, confidence=0.5,
+                                                       claimed_epsilon=1.0, rng=0), "confidence"),
+                        (lambda m: epsilon_lower_bound(m, 0.0, 3.0, event=ThresholdEvent(0, 0.0, above=False),
+                                                       samples=20_000, confidence=0.999, claimed_epsilon=1.0, rng=0),
+                         "neighbours")), "hard", kind="implement"),
 )

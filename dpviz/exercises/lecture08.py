@@ -1,8 +1,10 @@
 """Exercises of lecture 08 (data-aware mechanisms: Uniform, MWEM, DAWA, and the DPBench comparison).
 
 Neighbours are add/remove-one-record, as in every lecture: a count, a bucket total and a prefix sum each move by
-at most one.  Each ``check_*`` computes its expected answer with dpviz (:mod:`dpviz.data_aware`,
-:mod:`dpviz.experiments.comparison`) and returns a :class:`~dpviz.exercises.Feedback`.
+at most one.  Each ``check_*`` computes its expected answer for the student's variant (:func:`values`) with dpviz
+(:mod:`dpviz.data_aware`, :mod:`dpviz.experiments.comparison`) and returns a :class:`~dpviz.exercises.Feedback`.
+The goals the lecture's AlgorithmComparisonExplorer checks live in :mod:`dpviz.exercises.lecture08_goals`
+(re-exported here).
 """
 
 from __future__ import annotations
@@ -13,32 +15,41 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize
 
 from dpviz import data_aware, matrix_mechanism, mechanisms, strategies, workloads
 from dpviz.exercises.checks import NO_ANSWER, check_array, check_function, check_number, unanswered
 from dpviz.exercises.feedback import Feedback
+from dpviz.exercises.lecture08_goals import uniform_wins_goal, winner_changes_goal
 from dpviz.exercises.registry import Exercise
+from dpviz.exercises.variants import Values, start, values
 from dpviz.experiments import comparison
-from dpviz.histogram_algorithms import ALGORITHMS
 
-__all__ = ["check_mwem_budget", "check_partition_cost", "check_uniform_error", "check_mwem_first_choice",
-           "check_dawa_ranking", "check_scale_for_epsilon", "uniform_wins_goal", "winner_changes_goal", "EXERCISES"]
-
-#: Exercise 8.2's histogram, partition (bucket starts) and price per bucket.
-COST_X, COST_STARTS, COST_PRICE = np.array([4.0, 4, 4, 4, 0, 0, 9, 1]), np.array([0, 4, 6]), 2.0
-#: Exercise 8.4's histogram: 80 records on 8 cells (its total treated as public, as under replace-one neighbours),
-#: answered with the 8 prefixes.
-CHOICE_X = np.array([0.0, 0, 50, 0, 0, 0, 30, 0])
+__all__ = ["start", "values", "check_mwem_noise", "check_partition_cost", "check_uniform_error",
+           "check_mwem_first_choice", "check_dawa_ranking", "check_scale_for_epsilon", "uniform_wins_goal",
+           "winner_changes_goal", "EXERCISES"]
 
 
-def check_mwem_budget(answer: Any) -> Feedback:
-    """Exercise 8.1: MWEM's selection budget per round (epsilon = 1, T = 10, 5 % on the total, half to selection).
+@functools.lru_cache(maxsize=64)
+def _mwem_epsilons(epsilon: float, rounds: int, public_total: bool = False) -> tuple[float, float]:
+    """(eps_s, eps_m) of one MWEM round, as dpviz's MWEM splits epsilon (5 % on the total unless it is public)."""
+    res = data_aware.mwem([1.0, 2.0], (np.array([0]), np.array([2])), epsilon, rounds=rounds,
+                          total=3.0 if public_total else None, rng=0)
+    return res.epsilon_select, res.epsilon_measure
+
+
+def _laplace_sd(epsilon: float) -> float:
+    """Standard deviation of Laplace noise calibrated to sensitivity 1 and ``epsilon``."""
+    return math.sqrt(mechanisms.laplace_variance(1.0, epsilon))
+
+
+def check_mwem_noise(answer: Any) -> Feedback:
+    """Exercise 8.1: the standard deviation of one MWEM round's measurement noise (epsilon, T of your variant).
 
     Parameters
     ----------
     answer : float
-        The student's epsilon of one round's exponential-mechanism selection.
+        The student's standard deviation of ``Lap(1 / eps_m)``.
 
     Returns
     -------
@@ -47,20 +58,38 @@ def check_mwem_budget(answer: Any) -> Feedback:
 
     Examples
     --------
-    >>> bool(check_mwem_budget(0.95 / 10 / 2))
+    >>> bool(check_mwem_noise(math.sqrt(2) * 2 * 10 / 0.95))
     True
     """
-    expected = data_aware.mwem([1.0, 2.0], (np.array([0]), np.array([2])), 1.0, rounds=10, rng=0).epsilon_select
+    v = values("8.1")
+    _, eps_m = _mwem_epsilons(v.epsilon, v.rounds)
     return check_number(
-        "8.1 MWEM's budget per round", answer, expected,
-        explain="5 % of epsilon buys the noisy total; the other 0.95 is split evenly over the 10 rounds (0.095 each) "
-                "and each round gives half to selecting and half to measuring: sequential composition adds them "
-                "back up to exactly 1.",
-        hint="Follow the accountant's table of section 3: first the total's share, then the rounds, then the split "
-             "within a round.",
-        mistakes=[(0.05, "That forgets the 5 % spent on the noisy total before the rounds."),
-                  (0.095, "That is a whole round's budget; the round splits it between selecting and measuring."),
-                  (0.1, "That ignores both the total's share and the split within a round.")])
+        "8.1 MWEM's noise per round", answer, _laplace_sd(eps_m), digits=3,
+        explain=f"5 % of epsilon buys the noisy total; the other 95 % is split evenly over the {v.rounds} rounds and "
+                f"each round gives half to measuring: eps_m = 0.95 x {v.epsilon:g} / (2 x {v.rounds}). Lap(1/eps_m) "
+                "has variance 2 / eps_m^2, so its standard deviation is sqrt(2) / eps_m.",
+        hint="Follow the accountant's table of section 3 to eps_m (the total's share first, then the rounds, then the "
+             "split within a round); then use the variance of Laplace noise, 2 b^2 with b = 1 / eps_m.",
+        mistakes=_mwem_noise_mistakes(v))
+
+
+def _mwem_noise_mistakes(v: Values) -> list[tuple[float, str]]:
+    e, t = v.epsilon, v.rounds
+    eps_m = _mwem_epsilons(e, t)[1]
+    return [(mechanisms.laplace_scale(1.0, eps_m), "That is the scale b = 1 / eps_m; the standard deviation of "
+                                                   "Lap(b) is sqrt(2) b."),
+            (_laplace_sd(e / (2 * t)), "That forgets the 5 % spent on the noisy total before the rounds."),
+            (_laplace_sd(0.95 * e / t), "That gives a round's whole budget to measuring; the round splits it between "
+                                        "selecting and measuring."),
+            (mechanisms.laplace_variance(1.0, eps_m), "That is the variance 2 / eps_m^2; take its square root.")]
+
+
+def _cost(v: Values) -> tuple[float, float, int]:
+    """(total deviation, squared deviation, number of buckets) of exercise 8.2's partition."""
+    x = np.asarray(v.x, dtype=float)
+    part = data_aware.Partition(np.asarray(v.starts), x.size)
+    squared = sum(float(np.sum((b - b.mean()) ** 2)) for b in np.split(x, np.asarray(v.starts)[1:]))
+    return float(data_aware.bucket_deviation(x, part).sum()), squared, part.n_buckets
 
 
 def check_partition_cost(answer: Any) -> Feedback:
@@ -69,8 +98,8 @@ def check_partition_cost(answer: Any) -> Feedback:
     Parameters
     ----------
     answer : float
-        The student's cost of the partition ``[0, 4), [4, 6), [6, 8)`` of ``[4, 4, 4, 4, 0, 0, 9, 1]`` with
-        ``lambda = 2``.
+        The student's cost of the partition (bucket starts ``starts``) of ``x`` with ``lambda = price``, the
+        values of the student's variant.
 
     Returns
     -------
@@ -82,20 +111,31 @@ def check_partition_cost(answer: Any) -> Feedback:
     >>> bool(check_partition_cost(14))
     True
     """
-    part = data_aware.Partition(COST_STARTS, COST_X.size)
-    dev = data_aware.bucket_deviation(COST_X, part)
+    v = values("8.2")
+    dev, _, buckets = _cost(v)
     return check_number(
-        "8.2 The cost of a partition", answer, float(dev.sum() + COST_PRICE * part.n_buckets),
-        explain="the first two buckets are flat (deviation 0), the last has mean 5 and deviation |9 - 5| + |1 - 5| "
-                "= 8, and three buckets cost 3 x 2 = 6.",
+        "8.2 The cost of a partition", answer, dev + v.price * buckets,
+        explain=f"the buckets' L1 deviations from their means add up to {dev:g}, and {buckets} buckets cost "
+                f"{buckets} x {v.price:g}.",
         hint="For each bucket add up |x_i - bucket mean| (data_aware.bucket_deviation), then add lambda for every "
              "bucket.",
-        mistakes=[(float(dev.sum()), "That is the deviation alone: each bucket also costs the price lambda."),
-                  (float(COST_PRICE * part.n_buckets), "That is the price of the buckets alone: add each bucket's "
-                                                       "deviation from its mean."),
-                  (float(dev.sum() + COST_PRICE), "lambda is paid for every bucket, not once."),
-                  (float(np.sum((COST_X[6:] - COST_X[6:].mean()) ** 2) + COST_PRICE * part.n_buckets),
-                   "DAWA's deviation is the L1 distance |x_i - mean|, not the squared one.")])
+        mistakes=[(w, why) for w, why, _ in _cost_mistakes(v)])
+
+
+def _cost_mistakes(v: Values) -> list[tuple[float, str, str]]:
+    """(wrong cost, hint, a word of the hint), leaving out any that equals the right cost or an earlier mistake."""
+    dev, squared, buckets = _cost(v)
+    found = [(dev, "That is the deviation alone: each bucket also costs the price lambda.", "price"),
+             (v.price * buckets, "That is the price of the buckets alone: add each bucket's deviation from its mean.",
+              "deviation"),
+             (dev + v.price, "lambda is paid for every bucket, not once.", "every bucket"),
+             (squared + v.price * buckets, "DAWA's deviation is the L1 distance |x_i - mean|, not the squared one.",
+              "squared")]
+    out: list[tuple[float, str, str]] = []
+    for wrong, why, word in found:
+        if not math.isclose(wrong, dev + v.price * buckets) and all(not math.isclose(wrong, w) for w, _, _ in out):
+            out.append((float(wrong), why, word))
+    return out
 
 
 def _uniform_rms(n: int, epsilon: float, scale: float) -> float:
@@ -141,14 +181,32 @@ def check_uniform_error(fn: Any) -> Feedback:
              "m s = n x scale.")
 
 
+def _first_choice(v: Values, estimated_total: bool = False, halve: bool = True) -> np.ndarray:
+    """MWEM's first-round selection probabilities for exercise 8.4's variant (total N public unless estimated)."""
+    x = np.asarray(v.x, dtype=float)
+    eps_s = _mwem_epsilons(v.epsilon, v.rounds, public_total=not estimated_total)[0]
+    return data_aware.selection_probabilities(x, workloads.prefix(x.size), eps_s if halve else 2 * eps_s,
+                                              np.full(x.size, x.sum() / x.size))
+
+
+def _scores(v: Values) -> np.ndarray:
+    x = np.asarray(v.x, dtype=float)
+    return np.abs(np.cumsum(np.full(x.size, x.sum() / x.size)) - np.cumsum(x))
+
+
+def _worst(v: Values) -> int:
+    """The index of the prefix the uniform start answers worst (unique in every variant)."""
+    return int(np.argmax(_scores(v)))
+
+
 def check_mwem_first_choice(answer: Any) -> Feedback:
-    """Exercise 8.4: the probability that MWEM's first round selects the prefix ``[0, 3)``.
+    """Exercise 8.4: the probability that MWEM's first round selects the prefix its uniform start answers worst.
 
     Parameters
     ----------
     answer : float
-        The student's probability, for :data:`CHOICE_X` (total 80 treated as public), the 8 prefixes, epsilon = 1,
-        T = 2.
+        The student's probability, for the variant's histogram ``x`` (its total N treated as public), the 8
+        prefixes, ``epsilon`` and T = ``rounds``.
 
     Returns
     -------
@@ -157,35 +215,45 @@ def check_mwem_first_choice(answer: Any) -> Feedback:
 
     Examples
     --------
-    >>> s = np.array([10, 20, 20, 10, 0, 10, 10, 0])
-    >>> bool(check_mwem_first_choice(np.exp(0.25 * 20 / 2) / np.exp(0.25 * s / 2).sum()))
+    >>> s = np.array([8, 4, 4, 12, 24, 16, 8, 0])
+    >>> bool(check_mwem_first_choice(np.exp(0.25 * 24 / 2) / np.exp(0.25 * s / 2).sum()))
     True
     """
-    W = workloads.prefix(CHOICE_X.size)
-    total = float(CHOICE_X.sum())
-    eps_s = data_aware.mwem(CHOICE_X, W, 1.0, rounds=2, total=total, rng=0).epsilon_select
-    p = data_aware.selection_probabilities(CHOICE_X, W, eps_s, np.full(CHOICE_X.size, total / CHOICE_X.size))
-    score = np.abs(np.cumsum(np.full(CHOICE_X.size, total / CHOICE_X.size)) - np.cumsum(CHOICE_X))
-    eps_s_estimated = data_aware.mwem(CHOICE_X, W, 1.0, rounds=2, rng=0).epsilon_select   # N estimated and charged
-    p_estimated = data_aware.selection_probabilities(CHOICE_X, W, eps_s_estimated,
-                                                     np.full(CHOICE_X.size, total / CHOICE_X.size))
+    v = values("8.4")
+    scores = ", ".join(f"{s:g}" for s in _scores(v))
+    eps_s = 0.5 * v.epsilon / v.rounds
     return check_number(
-        "8.4 MWEM's first choice", answer, float(p[2]), digits=3,
-        explain="A_0 = 10 per cell, so the scores |q(A_0) - q(x)| are 10, 20, 20, 10, 0, 10, 10, 0; with eps_s = "
-                "1/2/2 = 0.25 the weights are exp(0.25 x score / 2), and [0, 3) gets exp(2.5) over their sum.",
+        "8.4 MWEM's first choice", answer, float(_first_choice(v)[_worst(v)]), digits=3,
+        explain=f"A_0 = N / 8 per cell, so the scores |q(A_0) - q(x)| of the prefixes are {scores}; with eps_s = "
+                f"{v.epsilon:g} / {v.rounds} / 2 = {eps_s:g} the weights are exp({eps_s:g} x score / 2), and "
+                f"[0, {_worst(v) + 1}), the worst answered, gets its weight over their sum.",
         hint="Start from A_0 = N/n in every cell, score each prefix by |q(A_0) - q(x)|, weigh it by "
              "exp(eps_s x score / 2) with eps_s = the selection budget of one round, and normalise.",
-        mistakes=[(float(special.softmax(eps_s * score)[2]), "That weighs by exp(eps_s x score): the exponential "
-                   "mechanism uses exp(eps_s x score / 2) (the score's sensitivity is 1), and eps_s is half of a "
-                   "round's budget."),
-                  (1 / CHOICE_X.size, "The exponential mechanism is not uniform: worse-answered queries are likelier."),
-                  (float(2 * p[2]), "That is the chance of picking one of the two worst prefixes, [0, 2) or [0, 3); "
-                                    "the question asks for [0, 3) alone."),
-                  (0.5, "MWEM does not pick the worst query for sure (that would not be private): each query keeps "
-                        "a positive probability."),
-                  (float(p_estimated[2]), "That spends 5 % of epsilon on estimating N, as MWEM must under "
-                   "add/remove neighbours; this exercise treats N = 80 as public (replace-one neighbours), so each "
-                   "round gets epsilon / T in full and eps_s = 0.25.")])
+        mistakes=[(w, why) for w, why, _ in _first_choice_mistakes(v)])
+
+
+def _first_choice_mistakes(v: Values) -> list[tuple[float, str, str]]:
+    """(wrong probability, hint, a word of the hint), leaving out any that is the answer at 3 figures."""
+    k = _worst(v)
+    right = float(_first_choice(v)[k])
+    scores = _scores(v)
+    worst = scores == scores.max()
+    found = [(float(_first_choice(v, halve=False)[k]), "That weighs by exp(2 eps_s x score / 2): a round's whole "
+              "budget epsilon / T goes to selecting, or the score is not halved. The round spends half of it on "
+              "selecting, and the exponential mechanism uses exp(eps_s x score / 2) (the score's sensitivity is 1).",
+              "score / 2"),
+             (1 / scores.size, "The exponential mechanism is not uniform: worse-answered queries are likelier.",
+              "not uniform"),
+             (float(worst[k]) / worst.sum(), "MWEM does not pick the worst query for sure (that would not be "
+              "private): each query keeps a positive probability.", "positive probability"),
+             (float(_first_choice(v, estimated_total=True)[k]), "That spends 5 % of epsilon on estimating N, as "
+              "MWEM must under add/remove neighbours; this exercise treats N as public (replace-one neighbours), so "
+              "each round gets epsilon / T in full.", "replace-one")]
+    out: list[tuple[float, str, str]] = []
+    for w, why, word in found:
+        if abs(w - right) > 1e-3 * right and all(abs(w - o) > 1e-3 * max(o, 1e-12) for o, _, _ in out):
+            out.append((w, why, word))
+    return out
 
 
 @functools.lru_cache(maxsize=1)
@@ -199,6 +267,11 @@ def _dawa_over_identity() -> tuple[float, ...]:
                for a in ("DAWA", "Identity")]
         ratios.append(float(err[0] / err[1]))
     return tuple(ratios)
+
+
+def _dawa_ranking() -> list[str]:
+    """The shapes from the one that favours DAWA over Identity most to the least."""
+    return [comparison.SHAPES[i] for i in np.argsort(_dawa_over_identity())]
 
 
 def _ranks(order: Iterable[str]) -> np.ndarray:
@@ -239,8 +312,7 @@ def check_dawa_ranking(answer: Any) -> Feedback:
     if sorted(map(str, names)) != sorted(comparison.SHAPES) or not all(isinstance(s, str) for s in names):
         return Feedback(title, False, f"expected each of {', '.join(comparison.SHAPES)} exactly once, got "
                         f"{answer!r}.", hint)
-    ratio = np.array(_dawa_over_identity())
-    best_first = [comparison.SHAPES[i] for i in np.argsort(ratio)]
+    best_first = _dawa_ranking()
     return check_array(
         title, _ranks(names), _ranks(best_first),
         explain="at epsilon = 0.01 every bucket is expensive and DAWA keeps only a few: enough for uniform data and "
@@ -264,7 +336,9 @@ def _matching_epsilon(epsilon: float, scale: float, new_scale: float, n: int = 2
 
 
 def check_scale_for_epsilon(answer: Any) -> Feedback:
-    """Exercise 8.6: the epsilon at which Identity on 100,000 records matches its error at epsilon = 1 on 1,000.
+    """Exercise 8.6: the epsilon at which Identity on s' records matches its error at epsilon on s records.
+
+    epsilon, s and s' are ``epsilon``, ``records`` and ``new_records`` of the student's variant.
 
     Parameters
     ----------
@@ -281,78 +355,21 @@ def check_scale_for_epsilon(answer: Any) -> Feedback:
     >>> bool(check_scale_for_epsilon(0.01))
     True
     """
+    v = values("8.6")
+    ratio = v.new_records / v.records
     return check_number(
-        "8.6 Scale acts like epsilon", answer, _matching_epsilon(1.0, 1_000, 100_000), rtol=1e-6,
-        explain="Identity's scaled error is sqrt((n + 1)/n) / (epsilon s): only epsilon x s matters, so 100 times "
-                "the records buy the same error at a hundredth of the epsilon.",
+        "8.6 Scale acts like epsilon", answer, _matching_epsilon(v.epsilon, v.records, v.new_records), rtol=1e-6,
+        explain=f"Identity's scaled error is sqrt((n + 1)/n) / (epsilon s): only epsilon x s matters, so {ratio:g} "
+                f"times the records buy the same error at 1/{ratio:g} of the epsilon.",
         hint="Write the scaled error of section 1 for both scales and set them equal.",
-        mistakes=[(100.0, "More records make the *relative* error smaller, so less epsilon is needed, not more."),
-                  (0.1, "The error falls like 1 / (epsilon s), not like its square root.")])
+        mistakes=_scale_mistakes(v))
 
 
-def _best(result: Any) -> str | None:
-    """The algorithm with the lowest mean scaled error, or None when some algorithms are not shown."""
-    if set(result.algorithms) != set(comparison.available_algorithms()):
-        return None
-    return min(result.algorithms, key=lambda a: result.runs[a].scaled_errors.mean())
-
-
-def uniform_wins_goal() -> tuple[str, Any]:
-    """A goal for the AlgorithmComparisonExplorer: find a setting where the one-bucket Uniform baseline wins.
-
-    Returns
-    -------
-    tuple of (str, callable)
-        The goal's text and its test ``test(result, values)`` for :meth:`dpviz.widgets.Explorer.add_goal`.
-
-    Examples
-    --------
-    >>> text, test = uniform_wins_goal()
-    >>> text
-    'with every algorithm ticked, find data and an epsilon at which the Uniform baseline has the lowest error'
-    """
-    def test(result: Any, values: dict[str, Any]) -> str | None:
-        if _best(result) == "Uniform":
-            return f"{result.source}, epsilon = {result.epsilon:.3g}: Uniform wins"
-        return None
-
-    return ("with every algorithm ticked, find data and an epsilon at which the Uniform baseline has the lowest "
-            "error", test)
-
-
-def winner_changes_goal() -> tuple[str, Any]:
-    """A goal for the AlgorithmComparisonExplorer: on the same data, a data-aware and a workload-aware winner.
-
-    The test remembers the winners it has seen for each setting of the data (dataset, scale, n, workload).
-
-    Returns
-    -------
-    tuple of (str, callable)
-        The goal's text and its test ``test(result, values)``.
-
-    Examples
-    --------
-    >>> text, test = winner_changes_goal()
-    >>> text.startswith("on the same data")
-    True
-    """
-    seen: dict[tuple[Any, ...], dict[str, float]] = {}
-
-    def test(result: Any, values: dict[str, Any]) -> str | None:
-        best = _best(result)
-        if best is None:
-            return None
-        family = "workload-aware" if ALGORITHMS[best].family == "workload-aware" else "data-aware"
-        key = (result.source, result.scale, result.n, result.workload)
-        seen.setdefault(key, {}).setdefault(f"{family}:{best}", result.epsilon)
-        families = {k.split(":")[0]: (k.split(":")[1], e) for k, e in seen[key].items()}
-        if len(families) == 2:
-            (a, ea), (b, eb) = families["data-aware"], families["workload-aware"]
-            return f"{result.source}: {a} wins at epsilon = {ea:.3g}, {b} at epsilon = {eb:.3g}"
-        return None
-
-    return ("on the same data, find one epsilon where a data-aware algorithm wins and another where a workload-aware "
-            "one does", test)
+def _scale_mistakes(v: Values) -> list[tuple[float, str]]:
+    ratio = v.new_records / v.records
+    return [(v.epsilon * ratio, "More records make the *relative* error smaller, so less epsilon is needed, not "
+                                "more."),
+            (v.epsilon / math.sqrt(ratio), "The error falls like 1 / (epsilon s), not like its square root.")]
 
 
 def _solution_uniform_rms(n: int, epsilon: float, scale: float) -> float:
@@ -361,20 +378,41 @@ def _solution_uniform_rms(n: int, epsilon: float, scale: float) -> float:
     return float(np.sqrt(np.sum((k / n) ** 2 * variance)) / (n * scale))
 
 
+#: Exercise 8.4's histograms: 8 cells, each total a multiple of 8 (A_0 = N / 8 is a whole number), one prefix
+#: answered worst by A_0.
+_CHOICE_X = ((0, 20, 0, 0, 44, 0, 0, 0), (30, 0, 0, 0, 0, 10, 0, 0), (0, 0, 0, 60, 0, 20, 0, 16),
+             (0, 40, 0, 0, 0, 0, 0, 40), (0, 0, 0, 0, 60, 4, 0, 0), (0, 10, 0, 30, 0, 0, 0, 0),
+             (40, 0, 0, 0, 0, 0, 0, 8), (0, 0, 30, 0, 0, 0, 0, 50))
+#: Exercise 8.2's histograms and partitions (bucket starts).
+_COST_X = ((4, 4, 4, 4, 0, 0, 9, 1), (2, 2, 6, 6, 0, 0, 5, 3), (1, 1, 1, 1, 8, 0, 3, 3), (0, 0, 7, 7, 7, 1, 2, 6),
+           (5, 5, 1, 3, 3, 3, 0, 8), (3, 3, 3, 3, 6, 2, 2, 2))
+_COST_STARTS = ((0, 4, 6), (0, 2, 4, 6), (0, 4), (0, 2, 6), (0, 6))
+
 EXERCISES = (
-    Exercise("8.1", "MWEM's budget per round", check_mwem_budget, 0.95 / 10 / 2,
-             ((0.05, "noisy total"), (0.095, "splits"), (0.1, "both")), "easy"),
-    Exercise("8.2", "The cost of a partition", check_partition_cost, 14.0,
-             ((8.0, "price"), (6.0, "deviation"), (10.0, "every bucket"), (38.0, "squared")), "easy"),
-    Exercise("8.3", "Uniform's error on uniform data", check_uniform_error, _solution_uniform_rms,
-             ((lambda n, e, s: math.sqrt((n + 1) / n) / (e * s), "k/n"),
-              (lambda n, e, s: _solution_uniform_rms(n, e, s) / math.sqrt(2), "2 / epsilon^2")), "medium"),
-    Exercise("8.4", "MWEM's first choice", check_mwem_first_choice,
-             float(np.exp(0.25 * 20 / 2) / np.exp(0.25 * np.array([10, 20, 20, 10, 0, 10, 10, 0]) / 2).sum()),
-             ((0.125, "not uniform"), (0.5, "positive probability")), "hard", digits=3),
-    Exercise("8.5", "Which data favour DAWA", check_dawa_ranking, ["uniform", "smooth", "spikes", "step", "zipf"],
-             ((["zipf", "step", "spikes", "smooth", "uniform"], "smallest ratio"),
-              (["uniform", "step", "spikes", "smooth", "zipf"], "sort the shapes")), "medium"),
-    Exercise("8.6", "Scale acts like epsilon", check_scale_for_epsilon, 0.01,
-             ((100.0, "less epsilon"), (0.1, "square root")), "easy"),
+    Exercise("8.1", "MWEM's noise per round", check_mwem_noise,
+             lambda v: _laplace_sd(_mwem_epsilons(v.epsilon, v.rounds)[1]),
+             lambda v: tuple(zip((w for w, _ in _mwem_noise_mistakes(v)), ("sqrt(2) b", "5 %", "splits",
+                                                                           "square root"), strict=True)),
+             "easy", digits=3, kind="combine",
+             parameters={"epsilon": (1.0, 0.5, 0.3, 2.0, 0.8, 0.25), "rounds": (10, 5, 8, 20, 6, 15)}),
+    Exercise("8.2", "The cost of a partition", check_partition_cost, lambda v: _cost(v)[0] + v.price * _cost(v)[2],
+             lambda v: tuple((w, word) for w, _, word in _cost_mistakes(v)), "easy", kind="plug-in",
+             parameters={"x": _COST_X, "starts": _COST_STARTS, "price": (2.0, 1.0, 3.0, 0.5, 4.0)}),
+    Exercise("8.3", "Uniform's error on uniform data", check_uniform_error, lambda v: _solution_uniform_rms,
+             lambda v: ((lambda n, e, s: math.sqrt((n + 1) / n) / (e * s), "k/n"),
+                        (lambda n, e, s: _solution_uniform_rms(n, e, s) / math.sqrt(2), "2 / epsilon^2")),
+             "medium", kind="derive"),
+    Exercise("8.4", "MWEM's first choice", check_mwem_first_choice, lambda v: float(_first_choice(v)[_worst(v)]),
+             lambda v: tuple((w, word) for w, _, word in _first_choice_mistakes(v)), "hard", digits=3,
+             kind="combine", parameters={"x": _CHOICE_X, "epsilon": (1.0, 2.0, 1.5), "rounds": (2, 3)}),
+    Exercise("8.5", "Which data favour DAWA", check_dawa_ranking, lambda v: _dawa_ranking(),
+             lambda v: ((_dawa_ranking()[::-1], "smallest ratio"),
+                        ([_dawa_ranking()[i] for i in (0, 3, 2, 1, 4)], "sort the shapes")),
+             "medium", kind="plug-in"),
+    Exercise("8.6", "Scale acts like epsilon", check_scale_for_epsilon,
+             lambda v: v.epsilon * v.records / v.new_records,
+             lambda v: tuple(zip((w for w, _ in _scale_mistakes(v)), ("less epsilon", "square root"), strict=True)),
+             "easy", kind="plug-in",
+             parameters={"epsilon": (1.0, 0.5, 2.0, 0.1, 0.2), "records": (1_000, 2_000, 5_000, 500),
+                         "new_records": (100_000, 50_000, 20_000, 200_000, 10_000)}),
 )

@@ -1,8 +1,9 @@
 """Exercises of lecture 09 (choosing privately: the exponential mechanism, report-noisy-max, permute-and-flip).
 
 Neighbours are add/remove-one-record, as in every lecture; a score of sensitivity Delta moves by at most
-Delta between neighbours.  Each ``check_*`` computes its expected answer with :mod:`dpviz.selection` and
-returns a :class:`~dpviz.exercises.Feedback`; the goal functions that give the lecture's
+Delta between neighbours.  ``ex.start(id)`` gives each student their own numbers (``ex.values("9.k")``); each
+``check_*`` computes the expected answer for them with :mod:`dpviz.selection` and returns a
+:class:`~dpviz.exercises.Feedback`; the goal functions that give the lecture's
 :class:`SelectionExplorer` something to check live in :mod:`dpviz.exercises.lecture09_goals` (re-exported here).
 """
 
@@ -24,25 +25,21 @@ from dpviz.exercises.checks import check_array as check_answer_array
 from dpviz.exercises.feedback import Feedback
 from dpviz.exercises.lecture09_goals import advantage_goal, best_probability_goal, largest_advantage
 from dpviz.exercises.registry import Exercise
+from dpviz.exercises.variants import Values, start, values
 from dpviz.experiments.selection import selection_scores
 from dpviz.mechanisms import selection_scale
 
-__all__ = ["check_em_best_of_three", "check_counting_noise_scale", "check_utility_guarantee",
+__all__ = ["start", "values", "check_em_best_of_three", "check_counting_noise_scale", "check_utility_guarantee",
            "check_expected_scores", "check_exponential_mechanism", "check_too_little_noise", "half_noise_max",
            "best_probability_goal", "largest_advantage", "advantage_goal", "EXERCISES"]
 
-THREE = (30.0, 25.0, 10.0)          # exercise 9.1's counts
-ADULT_EPSILON, ADULT_T = 0.1, math.log(20.0)   # exercise 9.3: epsilon and t = ln 20 (probability 0.95)
-WINNER_EPSILON = 0.1               # exercise 9.4, on the "clear winner" scores
-
-
 def check_em_best_of_three(answer: Any) -> Feedback:
-    """Exercise 9.1: the exponential mechanism's probability of picking the largest of the counts 30, 25, 10.
+    """Exercise 9.1: the exponential mechanism's probability of picking the first of three counts (your variant's).
 
     Parameters
     ----------
     answer : float
-        The student's probability (epsilon = 0.2, sensitivity 1, scale 2 Delta / epsilon).
+        The student's probability (sensitivity 1, scale 2 Delta / epsilon; counts and epsilon from their variant).
 
     Returns
     -------
@@ -55,28 +52,35 @@ def check_em_best_of_three(answer: Any) -> Feedback:
     >>> bool(check_em_best_of_three(w[0] / w.sum()))
     True
     """
-    p = selection.exponential_probabilities(THREE, 0.2)
+    v = values("9.1")
+    p = selection.exponential_probabilities(v.counts, v.epsilon)
     return check_number(
         "9.1 The exponential mechanism's pick", answer, float(p[0]),
-        explain="the weights are exp(0.2 u / 2) = e^3, e^2.5, e^1, and the first holds "
-                f"{p[0]:.3f} of their total.",
+        explain=f"the weights are exp({v.epsilon:g} u / 2) for u = {', '.join(map(str, v.counts))}, and the first "
+                f"holds {p[0]:.3f} of their total.",
         hint="Weight each candidate by exp(epsilon * score / (2 * sensitivity)) and divide the first weight by "
              "the sum of all three.",
-        mistakes=[(float(selection.exponential_probabilities(THREE, 0.2, monotone=True)[0]),
-                   "You used exp(epsilon * score): the exponential mechanism divides by 2 Delta (that factor 2 "
-                   "pays for scores that move in opposite directions)."),
-                  (1.0 / 3.0, "1/3 treats the candidates alike: the weights grow with the score."),
-                  (1.0, "The mechanism is randomised: the best count is likely, not certain.")],
-        digits=3)
+        mistakes=_pick_mistakes(v), digits=3)
+
+
+def _pick_mistakes(v: Values) -> list[tuple[float, str]]:
+    return [(float(selection.exponential_probabilities(v.counts, v.epsilon, monotone=True)[0]),
+             "You used exp(epsilon * score): the exponential mechanism divides by 2 Delta (that factor 2 pays for "
+             "scores that move in opposite directions)."),
+            (1.0 / 3.0, "1/3 treats the candidates alike: the weights grow with the score."),
+            (1.0, "The mechanism is randomised: the best count is likely, not certain.")]
 
 
 def check_counting_noise_scale(answer: Any) -> Feedback:
-    """Exercise 9.2: the Laplace scale of report-noisy-max over counts (epsilon = 0.5), [DR14] Claim 3.9.
+    """Exercise 9.2: the Laplace scale of each of k rounds of report-noisy-max over counts, epsilon-DP in total.
+
+    Each round reports the largest remaining count and removes it (the top k, one at a time); k and epsilon come
+    from the student's variant.
 
     Parameters
     ----------
     answer : float
-        The student's noise scale.
+        The student's noise scale per round.
 
     Returns
     -------
@@ -85,30 +89,48 @@ def check_counting_noise_scale(answer: Any) -> Feedback:
 
     Examples
     --------
-    >>> bool(check_counting_noise_scale(2.0))
+    >>> bool(check_counting_noise_scale(6.0))
     True
     """
+    v = values("9.2")
+    expected = v.rounds * selection_scale(1.0, v.epsilon, monotone=True)    # Delta / (epsilon / k)
     return check_number(
-        "9.2 Noise for report-noisy-max over counts", answer, selection_scale(1.0, 0.5, monotone=True),
-        explain="counts are monotone under add/remove-one (a new person raises one count and lowers none), so "
-                "Lap(1/epsilon) = Lap(2) noise on each count makes reporting the largest 0.5-DP (Dwork & Roth, "
-                "Claim 3.9).",
-        hint="One person changes one count by 1, and every count can only move the same way. Which scale "
-             "does Claim 3.9 of Dwork & Roth use?",
-        mistakes=[(selection_scale(1.0, 0.5), "4 = 2 Delta / epsilon is the general scale; counts are monotone "
-                                              "(all move the same way), so Delta / epsilon is enough."),
-                  (0.5, "The scale divides the sensitivity by epsilon."),
-                  (20.0, "Reporting the largest costs epsilon once, whatever the number of counts: the budget is "
-                         "not split over the candidates.")])
+        "9.2 Noise for report-noisy-max over counts", answer, expected,
+        explain=f"sequential composition gives each of the {v.rounds} rounds epsilon / {v.rounds}, and counts are "
+                f"monotone (a new person raises one count and lowers none), so Lap(Delta / (epsilon / {v.rounds})) "
+                "noise makes each round private at its share (Dwork & Roth, Claim 3.9).",
+        hint="Two steps: how much of epsilon may each round spend, if the rounds together must be epsilon-DP? And "
+             "which scale does report-noisy-max over counts need for that share (Claim 3.9 of Dwork & Roth)?",
+        mistakes=_scale_mistakes(v))
+
+
+def _scale_mistakes(v: Values) -> list[tuple[float, str]]:
+    k, eps = v.rounds, v.epsilon
+    return [(2 * k / eps, "2 Delta / epsilon' is the general scale; counts are monotone (all move the same way), so "
+                          "Delta / epsilon' is enough."),
+            (1 / eps, f"That spends all of epsilon in each round: {k} rounds compose sequentially."),
+            (eps / k, "The scale divides the sensitivity by the round's share of epsilon."),
+            (2 / eps, "That is the general scale of a single round: counts need only Delta / epsilon', and each "
+                      "round gets only part of epsilon.")]
+
+
+def _guarantee_epsilon(v: Values, *, monotone: bool = False, t: float | None = None, gap: float | None = None) \
+        -> float:
+    """The epsilon at which the guarantee promises a count above v.level with probability v.probability (ADULT)."""
+    scores, _ = selection_scores("adult")
+    t = -math.log(1.0 - v.probability) if t is None else t
+    gap = float(scores.max()) - v.level if gap is None else gap
+    return selection.exponential_utility_gap(1.0, scores.size, t, monotone=monotone) / gap   # gap(eps) = gap(1)/eps
 
 
 def check_utility_guarantee(answer: Any) -> Feedback:
-    """Exercise 9.3: the count the exponential mechanism beats with probability >= 0.95 on the ADULT bins.
+    """Exercise 9.3: the smallest epsilon at which the utility guarantee promises a count above c on the ADULT bins.
 
     Parameters
     ----------
     answer : float
-        ``OPT - (2 Delta / epsilon)(ln m + t)`` at epsilon = 0.1, m = 10 candidates, ``e^{-t} = 0.05``.
+        The epsilon at which ``OPT - (2 Delta / epsilon)(ln m + t)`` equals c, with m = 10, ``e^{-t} = 1 - q``
+        (c and q from the student's variant).
 
     Returns
     -------
@@ -117,24 +139,29 @@ def check_utility_guarantee(answer: Any) -> Feedback:
 
     Examples
     --------
-    >>> bool(check_utility_guarantee(116 - 20 * (np.log(10) + np.log(20))))
+    >>> bool(check_utility_guarantee(2 * (np.log(10) + np.log(20)) / (116 - 80)))
     True
     """
-    scores, _ = selection_scores("adult")
-    opt, m = float(scores.max()), scores.size
-    expected = opt - selection.exponential_utility_gap(ADULT_EPSILON, m, ADULT_T)
+    v = values("9.3")
     return check_number(
-        "9.3 The utility guarantee", answer, expected, digits=3,
-        explain="OPT - (2/0.1)(ln 10 + ln 20): with probability at least 0.95 the chosen count is above it "
+        "9.3 The utility guarantee", answer, _guarantee_epsilon(v), digits=3,
+        explain=f"OPT - (2 / epsilon)(ln 10 + t) = {v.level} with t = ln(1 / (1 - {v.probability:g})): from that "
+                f"epsilon on, the chosen count is above {v.level} with probability at least {v.probability:g} "
                 "(Dwork & Roth, Corollary 3.12).",
-        hint="Use P(u <= OPT - (2 Delta / epsilon)(ln m + t)) <= e^(-t): choose t with e^(-t) = 0.05, and m = 10.",
-        mistakes=[(opt - selection.exponential_utility_gap(ADULT_EPSILON, m, ADULT_T, monotone=True),
-                   "You used Delta / epsilon: the guarantee of the exponential mechanism as defined has "
-                   "2 Delta / epsilon."),
-                  (opt - selection.exponential_utility_gap(ADULT_EPSILON, m, 0.05),
-                   "t is not 0.05: the bound fails with probability e^(-t), so t = ln(1 / 0.05) = ln 20."),
-                  (opt - 20.0 * (math.log10(m) + math.log10(20.0)),
-                   "The guarantee uses natural logarithms (ln), not log10.")])
+        hint="Use P(u <= OPT - (2 Delta / epsilon)(ln m + t)) <= e^(-t) with m = 10 and OPT the best count: choose t "
+             "from the probability, set the bound equal to your count and solve for epsilon.",
+        mistakes=_guarantee_mistakes(v))
+
+
+def _guarantee_mistakes(v: Values) -> list[tuple[float, str]]:
+    return [(_guarantee_epsilon(v, monotone=True), "You used Delta / epsilon: the guarantee of the exponential "
+                                                   "mechanism as defined has 2 Delta / epsilon."),
+            (_guarantee_epsilon(v, t=0.0), f"With t = 0 the bound fails with probability e^(-t) = 1: choose t with "
+                                           f"e^(-t) = 1 - {v.probability:g}."),
+            (_guarantee_epsilon(v, gap=float(v.level)), f"The bound is on the shortfall OPT - u: the gap to close is "
+                                                        f"OPT - {v.level}, not {v.level}."),
+            (_guarantee_epsilon(v, t=1.0), "t = 1 gives the bound on the expected shortfall; for a probability use "
+                                           "e^(-t) = 1 - q.")]
 
 
 def check_expected_scores(answer: Any) -> Feedback:
@@ -143,7 +170,7 @@ def check_expected_scores(answer: Any) -> Feedback:
     Parameters
     ----------
     answer : array_like, shape (2,)
-        The two exact expected scores at epsilon = 0.1 (sensitivity 1, scale 2 Delta / epsilon).
+        The two exact expected scores at the student's epsilon (sensitivity 1, scale 2 Delta / epsilon).
 
     Returns
     -------
@@ -158,18 +185,28 @@ def check_expected_scores(answer: Any) -> Feedback:
     ...                             S.permute_and_flip_probabilities(u, 0.1) @ u]))
     True
     """
-    u, _ = selection_scores("clear winner")
-    em = selection.exponential_probabilities(u, WINNER_EPSILON)
-    pf = selection.permute_and_flip_probabilities(u, WINNER_EPSILON)
+    v = values("9.4")
+    (em, pf), u = _winner(v.epsilon), selection_scores("clear winner")[0]
     return check_answer_array(
         "9.4 Permute-and-flip against the exponential mechanism", answer, [em @ u, pf @ u], digits=3,
         explain=f"the exponential mechanism expects {em @ u:.2f}, permute-and-flip {pf @ u:.2f}: never less "
                 "(McKenna & Sheldon, NeurIPS 2020), here closer to the best score 40.",
         hint="The expected score is sum_r P(r) u_r; take P from selection.exponential_probabilities and "
-             "selection.permute_and_flip_probabilities at epsilon = 0.1.",
-        mistakes=[([pf @ u, em @ u], "The order is [exponential mechanism, permute-and-flip]."),
-                  ([em[0], pf[0]], "Those are the probabilities of choosing the winner; the exercise asks for "
-                                   "the expected score sum_r P(r) u_r.")])
+             "selection.permute_and_flip_probabilities at your epsilon.",
+        mistakes=_winner_mistakes(v))
+
+
+def _winner(epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """The exponential mechanism's and permute-and-flip's probabilities on the "clear winner" scores."""
+    u, _ = selection_scores("clear winner")
+    return selection.exponential_probabilities(u, epsilon), selection.permute_and_flip_probabilities(u, epsilon)
+
+
+def _winner_mistakes(v: Values) -> list[tuple[list[float], str]]:
+    (em, pf), u = _winner(v.epsilon), selection_scores("clear winner")[0]
+    return [([float(pf @ u), float(em @ u)], "The order is [exponential mechanism, permute-and-flip]."),
+            ([float(em[0]), float(pf[0])], "Those are the probabilities of choosing the winner; the exercise asks for "
+                                           "the expected score sum_r P(r) u_r.")]
 
 
 def _em_solution(scores: Any, rng: np.random.Generator, size: int) -> np.ndarray:
@@ -318,35 +355,39 @@ def check_too_little_noise(answer: Any) -> Feedback:
                     f"{audit.epsilon_lower:.3f}, not above 1.", hint)
 
 
-_U_WINNER, _ = selection_scores("clear winner")
+def _words(mistakes: list[tuple[Any, str]], words: tuple[str, ...]) -> tuple[tuple[Any, str], ...]:
+    """The typical wrong answers with a word of each one's hint, for the registry."""
+    return tuple(zip((w for w, _ in mistakes), words, strict=True))
+
+
 EXERCISES = (
     Exercise("9.1", "The exponential mechanism's pick", check_em_best_of_three,
-             float(selection.exponential_probabilities(THREE, 0.2)[0]),
-             ((float(selection.exponential_probabilities(THREE, 0.2, monotone=True)[0]), "2 Delta"),
-              (1.0 / 3.0, "weights"), (1.0, "randomised")), "easy", digits=3),
-    Exercise("9.2", "Noise for report-noisy-max over counts", check_counting_noise_scale, 2.0,
-             ((4.0, "monotone"), (0.5, "divides"), (20.0, "not split")), "easy"),
-    Exercise("9.3", "The utility guarantee", check_utility_guarantee,
-             116.0 - 20.0 * (math.log(10.0) + math.log(20.0)),
-             ((116.0 - 10.0 * (math.log(10.0) + math.log(20.0)), "2 Delta / epsilon"),
-              (116.0 - 20.0 * (math.log(10.0) + 0.05), "ln 20"),
-              (116.0 - 20.0 * (1.0 + math.log10(20.0)), "natural")), "medium", digits=3),
+             lambda v: float(selection.exponential_probabilities(v.counts, v.epsilon)[0]),
+             lambda v: _words(_pick_mistakes(v), ("2 Delta", "weights", "randomised")), "easy", digits=3,
+             kind="plug-in", parameters={"counts": ((30, 25, 10), (24, 21, 8), (36, 30, 20), (40, 33, 15),
+                                                    (50, 42, 30), (60, 54, 35)),
+                                         "epsilon": (0.2, 0.1, 0.25, 0.3, 0.4)}),
+    Exercise("9.2", "Noise for report-noisy-max over counts", check_counting_noise_scale,
+             lambda v: v.rounds / v.epsilon,
+             lambda v: _words(_scale_mistakes(v), ("monotone", "compose", "divides", "part of epsilon")), "medium",
+             kind="combine", parameters={"rounds": (3, 5, 6, 8, 10, 12), "epsilon": (0.5, 0.25, 2.0)}),
+    Exercise("9.3", "The utility guarantee", check_utility_guarantee, _guarantee_epsilon,
+             lambda v: _words(_guarantee_mistakes(v), ("2 Delta / epsilon", "e^(-t)", "shortfall", "expected")),
+             "medium", digits=3, kind="derive",
+             parameters={"level": (80, 50, 60, 70, 90, 100), "probability": (0.95, 0.98, 0.99)}),
     Exercise("9.4", "Permute-and-flip against the exponential mechanism", check_expected_scores,
-             [float(selection.exponential_probabilities(_U_WINNER, WINNER_EPSILON) @ _U_WINNER),
-              float(selection.permute_and_flip_probabilities(_U_WINNER, WINNER_EPSILON) @ _U_WINNER)],
-             (([float(selection.permute_and_flip_probabilities(_U_WINNER, WINNER_EPSILON) @ _U_WINNER),
-                float(selection.exponential_probabilities(_U_WINNER, WINNER_EPSILON) @ _U_WINNER)], "order"),
-              ([float(selection.exponential_probabilities(_U_WINNER, WINNER_EPSILON)[0]),
-                float(selection.permute_and_flip_probabilities(_U_WINNER, WINNER_EPSILON)[0])], "probabilities")),
-             "medium", digits=3),
-    Exercise("9.5", "The exponential mechanism, audited", check_exponential_mechanism, _em_solution,
-             ((lambda u, rng, size: rng.choice(len(u), size=size, p=np.exp(np.asarray(u, float) - np.max(u))
-                                                / np.exp(np.asarray(u, float) - np.max(u)).sum()), "not 1-DP"),
-              (lambda u, rng, size: rng.integers(0, len(u), size=size), "do not follow"),
-              (lambda u, rng, size: np.asarray(selection.noisy_max_select(u, 1.0, "laplace", rng=rng, size=size)),
-               "exponential mechanism")), "hard"),
+             lambda v: [float(p @ selection_scores("clear winner")[0]) for p in _winner(v.epsilon)],
+             lambda v: _words(_winner_mistakes(v), ("order", "probabilities")), "medium", digits=3, kind="plug-in",
+             parameters={"epsilon": (0.1, 0.05, 0.08, 0.12, 0.15, 0.2, 0.3)}),
+    Exercise("9.5", "The exponential mechanism, audited", check_exponential_mechanism, lambda v: _em_solution,
+             lambda v: ((lambda u, rng, size: rng.choice(len(u), size=size, p=np.exp(np.asarray(u, float) - np.max(u))
+                                                         / np.exp(np.asarray(u, float) - np.max(u)).sum()), "not 1-DP"),
+                        (lambda u, rng, size: rng.integers(0, len(u), size=size), "do not follow"),
+                        (lambda u, rng, size: np.asarray(selection.noisy_max_select(u, 1.0, "laplace", rng=rng,
+                                                                                    size=size)),
+                         "exponential mechanism")), "hard", kind="implement"),
     Exercise("9.6", "Too little noise leaks", check_too_little_noise,
-             ([0.0, 1.0, 1.0, 1.0, 1.0], [1.0, 0.0, 0.0, 0.0, 0.0]),
-             ((([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]), "monotone"), (([0.0, 1.0], [1.0, 0.0]), "two candidates"),
-              (([0.0, 0.0], [3.0, 0.0]), "neighbours")), "hard"),
+             lambda v: ([0.0, 1.0, 1.0, 1.0, 1.0], [1.0, 0.0, 0.0, 0.0, 0.0]),
+             lambda v: ((([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]), "monotone"), (([0.0, 1.0], [1.0, 0.0]), "two candidates"),
+                        (([0.0, 0.0], [3.0, 0.0]), "neighbours")), "hard", kind="counterexample"),
 )

@@ -19,7 +19,7 @@ from typing import Any
 from dpviz.exercises.feedback import Feedback
 from dpviz.exercises.variants import Values, student, variant_values
 
-__all__ = ["Exercise", "all_exercises", "find", "KINDS"]
+__all__ = ["Exercise", "all_exercises", "find", "KINDS", "hints", "words"]
 
 #: What an exercise asks of a student.  Only "plug-in" types a formula the lecture prints, calls the function the
 #: exercise names or copies a printed number; the others need understanding (a lecture has at least half of them).
@@ -32,6 +32,52 @@ KINDS = {
     "implement": "writes a mechanism or a function that a checker or the auditor tests",
     "derive": "derives a formula or proves a claim (checked by value, or written)",
 }
+
+
+def hints(mistakes: Sequence[tuple[Any, str, str]]) -> list[tuple[Any, str]]:
+    """The (wrong answer, hint) pairs a checker takes, from (wrong answer, word, hint).
+
+    Parameters
+    ----------
+    mistakes : sequence of (object, str, str)
+        Wrong answer, word, hint.
+
+    Returns
+    -------
+    list of (object, str)
+        Wrong answer and hint.
+
+    Examples
+    --------
+    >>> hints([(2.0, "replace-one", "2 is the replace-one sensitivity.")])
+    [(2.0, '2 is the replace-one sensitivity.')]
+    """
+    return [(wrong, hint) for wrong, _, hint in mistakes]
+
+
+def words(mistakes: Sequence[tuple[Any, str, str]]) -> tuple[tuple[Any, str], ...]:
+    """The (wrong answer, word) pairs an :class:`Exercise`'s ``mistakes`` returns, from (wrong answer, word, hint).
+
+    Parameters
+    ----------
+    mistakes : sequence of (object, str, str)
+        Wrong answer, word, hint.
+
+    Returns
+    -------
+    tuple of (object, str)
+        Wrong answer and the word its hint must contain.
+
+    Examples
+    --------
+    >>> words([(2.0, "replace-one", "2 is the replace-one sensitivity.")])
+    ((2.0, 'replace-one'),)
+    """
+    return tuple((wrong, word) for wrong, word, _ in mistakes)
+
+
+def _no_mistakes(values: Values) -> tuple[tuple[Any, str], ...]:
+    return ()
 
 
 @dataclass(frozen=True)
@@ -74,7 +120,7 @@ class Exercise:
     title: str
     check: Callable[[Any], Feedback]
     solution: Callable[[Values], Any]
-    mistakes: Callable[[Values], Sequence[tuple[Any, str]]] = field(default=lambda v: ())
+    mistakes: Callable[[Values], Sequence[tuple[Any, str]]] = field(default_factory=lambda: _no_mistakes)
     level: str = "easy"
     digits: int | None = None
     kind: str = "plug-in"
@@ -101,7 +147,7 @@ class Exercise:
         --------
         >>> from dpviz.exercises import lecture01
         >>> lecture01.EXERCISES[2].values()
-        Exercise 1.3, default values: epsilon = 0.5, upper = 100
+        Exercise 1.3, default values: upper = 100, epsilon = 0.5
         """
         return variant_values(self.number, self.parameters, student() if who is None else who)
 

@@ -239,7 +239,7 @@ def values(number: str) -> Values:
     Examples
     --------
     >>> values("1.3")
-    Exercise 1.3, default values: epsilon = 0.5, upper = 100
+    Exercise 1.3, default values: upper = 100, epsilon = 0.5
     """
     from dpviz.exercises.registry import find
 

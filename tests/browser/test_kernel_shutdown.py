@@ -84,11 +84,11 @@ def _kernel_ids_running(server_pid: int) -> set[str]:
 
 
 def test_kernels_of_pages_that_never_said_goodbye_are_culled(browser, tmp_path):
-    # culling every 2 s after 20 idle s: the app's voila.json says 300 s, the mechanism is the same; the kernels
+    # culling every 2 s after 10 idle s: the app's voila.json says 300 s, the mechanism is the same; the kernels
     # followed are the visited pages' own (the pool fills one kernel at a time meanwhile: counts would mislead)
-    options = ("--StaggeredPoolKernelManager.cull_idle_timeout=20", "--StaggeredPoolKernelManager.cull_interval=2")
+    options = ("--StaggeredPoolKernelManager.cull_idle_timeout=10", "--StaggeredPoolKernelManager.cull_interval=2")
     with serve_app(tmp_path, *options) as (base, token, _, server_pid):
-        visited = []
+        visited, pages = [], []
         for _ in range(2):
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.route("**/voila/api/shutdown/**", lambda route: route.abort())   # the goodbye is lost
@@ -98,7 +98,9 @@ def test_kernels_of_pages_that_never_said_goodbye_are_culled(browser, tmp_path):
             kernel_id = page.evaluate("() => window.jupyterapp.widgetManager.kernel.id")
             assert kernel_id in _kernel_ids_running(server_pid)
             visited.append(kernel_id)
-            time.sleep(25)                      # longer than the timeout: a connected page keeps its kernel
+            pages.append(page)
+        time.sleep(14)                          # longer than the timeout: a connected page keeps its kernel
+        for page, kernel_id in zip(pages, visited, strict=True):
             status = page.evaluate("() => window.jupyterapp.widgetManager.kernel.status")
             assert status == "idle" and kernel_id in _kernel_ids_running(server_pid), \
                 f"the open page's kernel was culled (its status: {status})"
