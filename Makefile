@@ -18,12 +18,15 @@ $(STAMP_LAB): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[lab]'
 	touch $@
 
-# nbgrader (make assignments) comes with a JupyterLab extension and server extensions: they are switched off in this
-# environment, so that the Lab the browser tests drive is the one students get from `make lab`.
+# nbgrader (make assignments) comes with a JupyterLab extension and server extensions, and brings the `notebook`
+# package, whose Lab extension is built for JupyterLab 4.6 and breaks every Voila 0.5 page (Voila bundles Lab 4.2:
+# "The getter for the shared module is not a function", 38 browser tests failed). They are switched off in this
+# environment, so that the Lab and the app the browser tests drive are those students get from `make lab`/`make app`.
 NBGRADER_SERVER := formgrader validate_assignment assignment_list course_list
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test,lab,docs,grading]'
-	$(BIN)/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader >/dev/null 2>&1
+	for x in @jupyter/nbgrader @jupyter-notebook/lab-extension; do \
+	  $(BIN)/jupyter labextension disable --level=sys_prefix $$x >/dev/null 2>&1; done
 	for e in $(NBGRADER_SERVER); do \
 	  $(BIN)/jupyter server extension disable --sys-prefix nbgrader.server_extensions.$$e >/dev/null 2>&1; done
 	touch $@ $(STAMP_LAB)

@@ -1,6 +1,7 @@
 """``make assignments`` builds an nbgrader course that nbgrader itself accepts, and its autograder scores three
 submissions per lecture as expected: every exercise solved (full marks on the autograded part), the first half
-solved (those exercises' points), nothing done (0).
+solved (those exercises' points), nothing done (0); and, for lecture 01, a full notebook copied from another
+student (only the exercises without per-student values score).
 
 The submissions are made from nbgrader's own release (what a student downloads) by putting back the instructor's
 solution code into the answer cells, as a student who solved the exercise would; nbgrader then runs each
@@ -20,6 +21,7 @@ import pytest
 
 pytest.importorskip("nbgrader")
 
+from dpviz.exercises.registry import find  # noqa: E402
 from tools import assignments, course  # noqa: E402
 
 LECTURES = course.lectures()
@@ -36,9 +38,13 @@ def _grade_ids(nb: nbformat.NotebookNode, prefix: str) -> list[str]:
             if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith(prefix)]
 
 
-def _submission(release: nbformat.NotebookNode, source: nbformat.NotebookNode, solved: set[str]):
-    """The released notebook with the instructor's code put back into the answer cells of ``solved``."""
+def _submission(release: nbformat.NotebookNode, source: nbformat.NotebookNode, solved: set[str], student: str):
+    """The released notebook with the instructor's code put back into the answer cells of ``solved``, and
+    ``student`` as the id given to ``ex.start``."""
     nb = nbformat.from_dict(release)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and 'ex.start("student")' in cell.source:
+            cell.source = cell.source.replace('ex.start("student")', f"ex.start({student!r})")
     answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in source.cells
                if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("answer-")}
     for cell in nb.cells:
@@ -66,10 +72,16 @@ def test_nbgrader_autogrades_a_full_a_half_and_an_empty_submission(built, path):
     expected = {"full": sum(tests.values()),
                 "half": sum(tests["test-" + a.split("-", 1)[1]] for a in half),
                 "empty": 0}
-    for student, solved in {"full": set(answers), "half": half, "empty": set()}.items():
+    submissions = {"full": (set(answers), "full"), "half": (half, "half"), "empty": (set(), "empty")}
+    if path.name.startswith("01"):   # a full notebook copied from "full": only exercises without variants count
+        submissions["copied"] = (set(answers), "full")
+        expected["copied"] = sum(p for t, p in tests.items()
+                                 if not find(t.split("-", 1)[1].replace("_", ".")).parameters)
+        assert 0 < expected["copied"] < expected["full"]
+    for student, (solved, given) in submissions.items():
         folder = out / "submitted" / student / name
         folder.mkdir(parents=True, exist_ok=True)
-        nbformat.write(_submission(release, source, solved), folder / path.name)
+        nbformat.write(_submission(release, source, solved, given), folder / path.name)
     proc = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", name, "--force", "--create",
                            "--log-level=WARN"], cwd=out, capture_output=True, text=True, timeout=600,
                           env=assignments.nbgrader_env())

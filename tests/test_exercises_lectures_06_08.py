@@ -149,10 +149,13 @@ def test_samples_needed_accepts_the_valid_bounds_and_rejects_two_95_percent_one_
 
 
 @pytest.mark.parametrize("who", STUDENTS)
-def test_mwem_noise_reference_is_the_accountants_split(who):
-    """sqrt(2) / eps_m with eps_m = 0.95 epsilon / (2 T): 5 % on the total, the rest over T rounds, half each."""
+def test_mwem_rounds_reference_is_the_accountants_split_solved_for_t(who):
+    """sqrt(2) / eps_m <= s with eps_m = 0.95 epsilon / (2 T) (5 % on the total, the rest over T rounds, half each):
+    T = floor(0.95 epsilon s / (2 sqrt 2)); one round more breaks the bound."""
     v = find("8.1").values(who)
-    assert math.isclose(find("8.1").reference(who), math.sqrt(2) * 2 * v.rounds / (0.95 * v.epsilon), rel_tol=1e-12)
+    t = math.floor(0.95 * v.epsilon * v.sd_max / (2 * math.sqrt(2)))
+    assert find("8.1").reference(who) == t >= 1
+    assert math.sqrt(2) * 2 * (t + 1) / (0.95 * v.epsilon) > v.sd_max >= math.sqrt(2) * 2 * t / (0.95 * v.epsilon)
 
 
 @pytest.mark.parametrize("who", STUDENTS)

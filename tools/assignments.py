@@ -14,8 +14,10 @@ How a lecture becomes an assignment:
   *solution* cell; its solution becomes ``...  # your answer here``, so the untouched ``answer = ...`` still runs;
 - after it, a locked *autograder test* cell worth the exercise's points (easy 1, medium 2, hard 3) calls the
   exercise's checker again, between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``: students see the
-  cell's heading, not the test.  The test imports the checker afresh, so redefining ``ex`` in a notebook
-  does not change the grade, and it grades the variant of the id given to ``ex.start``;
+  cell's heading, not the test.  The test reloads the checker's module, so redefining ``ex`` or a checker in the
+  notebook does not change the grade; for an exercise with per-student values it also requires that ``ex.start``
+  was given the student's nbgrader id (the folder nbgrader grades the submission in), so a notebook copied from
+  another student, or one that picks another id's easier numbers, scores nothing there;
 - every written exercise (``(written, P points)``) becomes a *manually graded* answer cell worth P points whose
   solution is the model answer and marking rubric (the instructor's version only);
 - the lectures' hidden checks (cells tagged ``remove-input``) are dropped, as in ``make student``.
@@ -39,7 +41,8 @@ from tools import course
 
 ROOT = Path(__file__).resolve().parents[1]
 POINTS = {"easy": 1, "medium": 2, "hard": 3}
-HEADING = re.compile(r"#+ *Exercise (\d+\.\d+):[^\n]*?(?:\((\w+)\)|\(written, (\d+) points?\))\s*$", re.M)
+HEADING = re.compile(r"\A\s*#+ *Exercise (\d+\.\d+):[^\n]*?"
+                     r"(?:\((easy|medium|hard)\)|\(written, (\d+) points?\))[ \t]*$", re.M)
 CODE_STUB = "...  # your answer here"
 TEXT_STUB = "*Your answer* (double-click this cell to write; maths between $ signs):"
 
@@ -179,13 +182,22 @@ def source_version(nb: nbformat.NotebookNode, lecture_module: str) -> tuple[nbfo
             points[number] = POINTS[ex.level]
             call = _check_call(cell.source)
             module = f"dpviz.exercises.{ex.check.__module__.rsplit('.', 1)[1]}"
+            whose = ("if _os.environ.get('NBGRADER_EXECUTION') == 'autograde':   # in autograded/<id>/<lecture>/\n"
+                     "    _id = _pl.Path.cwd().parent.name\n"
+                     "    assert _variants.student() == _id, (f'ex.start was given {_variants.student()!r}, not your "
+                     "student id {_id!r}: these are not your numbers')\n") if ex.parameters else ""
+            checked = call.replace("ex.", "_grader.", 1)
             test = nbformat.v4.new_code_cell(
-                f"# Exercise {number}: graded when the assignment is collected ({points[number]} "
-                f"point{'s' if points[number] > 1 else ''})\n"
+                f"# Exercise {number}: {points[number]} point{'s' if points[number] > 1 else ''}, checked again when "
+                "the assignment is collected\n"
+                f"assert {call}.passed, 'exercise {number} is not right yet'\n"
                 "### BEGIN HIDDEN TESTS\n"
-                f"import importlib as _il\n"
-                f"_grader = _il.import_module({module!r})\n"
-                f"assert {call.replace('ex.', '_grader.', 1)}.passed, 'exercise {number} is not right yet'\n"
+                "import importlib as _il, os as _os, pathlib as _pl\n"
+                "_variants = _il.import_module('dpviz.exercises.variants')\n"
+                f"{whose}"
+                f"_grader = _il.reload(_il.import_module({module!r}))   # undoes a checker redefined in the notebook\n"
+                f"_fb = {checked}\n"
+                "assert _fb.passed, str(_fb)\n"
                 "### END HIDDEN TESTS")
             test.metadata["nbgrader"] = _meta("test", f"test-{number}", points[number])
             cells.append(test)
@@ -195,6 +207,18 @@ def source_version(nb: nbformat.NotebookNode, lecture_module: str) -> tuple[nbfo
     out = nbformat.v4.new_notebook(metadata=nb.metadata)
     out.cells = cells
     return out, points
+
+
+def _check_complete(lecture: nbformat.NotebookNode, points: dict[str, int], path: Path) -> None:
+    """Raise ValueError unless the sheet holds every exercise the lecture has (registered and written)."""
+    from dpviz.exercises import all_exercises
+
+    number = str(int(path.name[:2]))
+    want = {e.number for e in all_exercises() if e.number.split(".")[0] == number}
+    want |= {m.group(1) for c in lecture.cells if c.cell_type == "markdown"
+             for m in [re.match(r"\s*#+ *Exercise (\d+\.\d+):[^\n]*\(written, ", c.source)] if m}
+    if set(points) != want:
+        raise ValueError(f"{path.name}: the sheet has exercises {sorted(points)}, the lecture {sorted(want)}")
 
 
 def nbgrader_env() -> dict[str, str]:
@@ -222,6 +246,7 @@ def build(out: Path, lectures: list[Path] | None = None) -> dict[str, dict[str, 
         title = next((c.source.lstrip("# ").splitlines()[0] for c in lecture.cells if c.cell_type == "markdown"),
                      path.stem)
         nb, points = source_version(exercise_sheet(lecture, title), name)
+        _check_complete(lecture, points, path)
         folder = out / "source" / name
         folder.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, folder / path.name)

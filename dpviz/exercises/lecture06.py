@@ -233,7 +233,8 @@ def secret_oracle() -> svt.GPTTOracle:
     Returns
     -------
     dpviz.svt.GPTTOracle
-        The oracle (the counts are not readable through it).
+        The oracle. It holds the counts (Python hides nothing from a determined reader: the grade comes from
+        the instructor's hidden tests, see docs/course.md).
 
     Examples
     --------

@@ -25,7 +25,7 @@ from dpviz.exercises.registry import Exercise
 from dpviz.exercises.variants import Values, start, values
 from dpviz.experiments import comparison
 
-__all__ = ["start", "values", "check_mwem_noise", "check_partition_cost", "check_uniform_error",
+__all__ = ["start", "values", "check_mwem_rounds", "check_partition_cost", "check_uniform_error",
            "check_mwem_first_choice", "check_dawa_ranking", "check_scale_for_epsilon", "uniform_wins_goal",
            "winner_changes_goal", "EXERCISES"]
 
@@ -43,13 +43,23 @@ def _laplace_sd(epsilon: float) -> float:
     return math.sqrt(mechanisms.laplace_variance(1.0, epsilon))
 
 
-def check_mwem_noise(answer: Any) -> Feedback:
-    """Exercise 8.1: the standard deviation of one MWEM round's measurement noise (epsilon, T of your variant).
+def _rounds_for(epsilon: float, sd_max: float, share: float = 0.95, split: float = 2.0,
+                sd: Any = None) -> int:
+    """The largest T at which a round's measurement noise has standard deviation <= sd_max (0 if none)."""
+    sd = sd or _laplace_sd
+    t = 0
+    while sd(share * epsilon / (split * (t + 1))) <= sd_max:
+        t += 1
+    return t
+
+
+def check_mwem_rounds(answer: Any) -> Feedback:
+    """Exercise 8.1: the largest number of MWEM rounds whose measurement noise has SD at most s (epsilon, s: yours).
 
     Parameters
     ----------
-    answer : float
-        The student's standard deviation of ``Lap(1 / eps_m)``.
+    answer : int
+        The student's number of rounds T.
 
     Returns
     -------
@@ -58,30 +68,36 @@ def check_mwem_noise(answer: Any) -> Feedback:
 
     Examples
     --------
-    >>> bool(check_mwem_noise(math.sqrt(2) * 2 * 10 / 0.95))
+    >>> bool(check_mwem_rounds(8))
     True
     """
     v = values("8.1")
-    _, eps_m = _mwem_epsilons(v.epsilon, v.rounds)
+    t = _rounds_for(v.epsilon, v.sd_max)
     return check_number(
-        "8.1 MWEM's noise per round", answer, _laplace_sd(eps_m), digits=3,
-        explain=f"5 % of epsilon buys the noisy total; the other 95 % is split evenly over the {v.rounds} rounds and "
-                f"each round gives half to measuring: eps_m = 0.95 x {v.epsilon:g} / (2 x {v.rounds}). Lap(1/eps_m) "
-                "has variance 2 / eps_m^2, so its standard deviation is sqrt(2) / eps_m.",
-        hint="Follow the accountant's table of section 3 to eps_m (the total's share first, then the rounds, then the "
-             "split within a round); then use the variance of Laplace noise, 2 b^2 with b = 1 / eps_m.",
-        mistakes=_mwem_noise_mistakes(v))
+        "8.1 How many rounds MWEM can afford", answer, t,
+        explain=f"a round measures with eps_m = 0.95 x {v.epsilon:g} / (2 T), and Lap(1/eps_m) has standard deviation "
+                f"sqrt(2) / eps_m = 2 sqrt(2) T / (0.95 x {v.epsilon:g}); that is at most {v.sd_max:g} up to T = {t}.",
+        hint="Write the measurement budget eps_m as a function of T (the total's 5 % first, then the rounds, then the "
+             "split within a round), then the standard deviation of Lap(1/eps_m), sqrt(2) / eps_m; solve for T and "
+             "round down.",
+        mistakes=[(w, why) for w, why, _ in _rounds_mistakes(v)])
 
 
-def _mwem_noise_mistakes(v: Values) -> list[tuple[float, str]]:
-    e, t = v.epsilon, v.rounds
-    eps_m = _mwem_epsilons(e, t)[1]
-    return [(mechanisms.laplace_scale(1.0, eps_m), "That is the scale b = 1 / eps_m; the standard deviation of "
-                                                   "Lap(b) is sqrt(2) b."),
-            (_laplace_sd(e / (2 * t)), "That forgets the 5 % spent on the noisy total before the rounds."),
-            (_laplace_sd(0.95 * e / t), "That gives a round's whole budget to measuring; the round splits it between "
-                                        "selecting and measuring."),
-            (mechanisms.laplace_variance(1.0, eps_m), "That is the variance 2 / eps_m^2; take its square root.")]
+def _rounds_mistakes(v: Values) -> list[tuple[float, str, str]]:
+    """(wrong T, hint, a word of the hint), leaving out any equal to the right T or to an earlier mistake."""
+    e, s = v.epsilon, v.sd_max
+    right = _rounds_for(e, s)
+    found = [(_rounds_for(e, s, sd=lambda eps: 1 / eps), "That bounds the scale b = 1 / eps_m; the standard "
+              "deviation of Lap(b) is sqrt(2) b.", "sqrt(2) b"),
+             (_rounds_for(e, s, share=1.0), "That forgets the 5 % spent on the noisy total before the rounds.", "5 %"),
+             (_rounds_for(e, s, split=1.0), "That gives a round's whole budget to measuring; the round splits it "
+              "between selecting and measuring.", "splits"),
+             (right + 1, "One round more makes the noise's standard deviation exceed s: round down.", "round down")]
+    out: list[tuple[float, str, str]] = []
+    for w, why, word in found:
+        if w != right and all(w != o for o, _, _ in out):
+            out.append((float(w), why, word))
+    return out
 
 
 def _cost(v: Values) -> tuple[float, float, int]:
@@ -114,7 +130,7 @@ def check_partition_cost(answer: Any) -> Feedback:
     v = values("8.2")
     dev, _, buckets = _cost(v)
     return check_number(
-        "8.2 The cost of a partition", answer, dev + v.price * buckets,
+        "8.2 The cost of a partition", answer, dev + v.price * buckets, digits=3,
         explain=f"the buckets' L1 deviations from their means add up to {dev:g}, and {buckets} buckets cost "
                 f"{buckets} x {v.price:g}.",
         hint="For each bucket add up |x_i - bucket mean| (data_aware.bucket_deviation), then add lambda for every "
@@ -389,14 +405,12 @@ _COST_X = ((4, 4, 4, 4, 0, 0, 9, 1), (2, 2, 6, 6, 0, 0, 5, 3), (1, 1, 1, 1, 8, 0
 _COST_STARTS = ((0, 4, 6), (0, 2, 4, 6), (0, 4), (0, 2, 6), (0, 6))
 
 EXERCISES = (
-    Exercise("8.1", "MWEM's noise per round", check_mwem_noise,
-             lambda v: _laplace_sd(_mwem_epsilons(v.epsilon, v.rounds)[1]),
-             lambda v: tuple(zip((w for w, _ in _mwem_noise_mistakes(v)), ("sqrt(2) b", "5 %", "splits",
-                                                                           "square root"), strict=True)),
-             "easy", digits=3, kind="combine",
-             parameters={"epsilon": (1.0, 0.5, 0.3, 2.0, 0.8, 0.25), "rounds": (10, 5, 8, 20, 6, 15)}),
+    Exercise("8.1", "How many rounds MWEM can afford", check_mwem_rounds,
+             lambda v: float(_rounds_for(v.epsilon, v.sd_max)),
+             lambda v: tuple((w, word) for w, _, word in _rounds_mistakes(v)), "medium", kind="derive",
+             parameters={"epsilon": (1.0, 0.5, 0.3, 2.0, 0.8, 0.25), "sd_max": (25, 30, 40, 50, 60, 80, 100)}),
     Exercise("8.2", "The cost of a partition", check_partition_cost, lambda v: _cost(v)[0] + v.price * _cost(v)[2],
-             lambda v: tuple((w, word) for w, _, word in _cost_mistakes(v)), "easy", kind="plug-in",
+             lambda v: tuple((w, word) for w, _, word in _cost_mistakes(v)), "easy", digits=3, kind="plug-in",
              parameters={"x": _COST_X, "starts": _COST_STARTS, "price": (2.0, 1.0, 3.0, 0.5, 4.0)}),
     Exercise("8.3", "Uniform's error on uniform data", check_uniform_error, lambda v: _solution_uniform_rms,
              lambda v: ((lambda n, e, s: math.sqrt((n + 1) / n) / (e * s), "k/n"),

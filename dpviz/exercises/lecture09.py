@@ -72,7 +72,7 @@ def _pick_mistakes(v: Values) -> list[tuple[float, str]]:
 
 
 def check_counting_noise_scale(answer: Any) -> Feedback:
-    """Exercise 9.2: the Laplace scale of each of k rounds of report-noisy-max over counts, epsilon-DP in total.
+    """Exercise 9.2: the Laplace scale of each of k rounds of report-noisy-max over 10 counts, epsilon-DP in total.
 
     Each round reports the largest remaining count and removes it (the top k, one at a time); k and epsilon come
     from the student's variant.
@@ -370,7 +370,7 @@ EXERCISES = (
     Exercise("9.2", "Noise for report-noisy-max over counts", check_counting_noise_scale,
              lambda v: v.rounds / v.epsilon,
              lambda v: _words(_scale_mistakes(v), ("monotone", "compose", "divides", "part of epsilon")), "medium",
-             kind="combine", parameters={"rounds": (3, 5, 6, 8, 10, 12), "epsilon": (0.5, 0.25, 2.0)}),
+             kind="combine", parameters={"rounds": (3, 4, 5, 6, 7, 9), "epsilon": (0.5, 0.25, 2.0)}),
     Exercise("9.3", "The utility guarantee", check_utility_guarantee, _guarantee_epsilon,
              lambda v: _words(_guarantee_mistakes(v), ("2 Delta / epsilon", "e^(-t)", "shortfall", "expected")),
              "medium", digits=3, kind="derive",
