@@ -122,6 +122,8 @@ def test_no_value_in_the_exercise_modules_equals_a_students_expected_answer():
             if not name.startswith("__") and not isinstance(value, type(pkg)):
                 _reachable(value, seen, held)
     arrays = [h for h in held if isinstance(h, np.ndarray) and h.size > 1]
+    scalars = {float(h) for h in held if isinstance(h, numbers.Real | np.generic) and not isinstance(h, bool | str)
+               and np.ndim(h) == 0}
     for who in STUDENTS:
         for ex in PARAMETERISED:
             answer = ex.reference(who)
@@ -130,6 +132,8 @@ def test_no_value_in_the_exercise_modules_equals_a_students_expected_answer():
             a = np.asarray(answer, dtype=float)
             if a.size > 1:
                 assert not any(h.shape == a.shape and np.array_equal(h, a) for h in arrays), (ex.number, who)
+            elif float(f"{float(a):.2g}") != float(a):     # a value like 1.386 or 22.67, not a round 0.5 or 12
+                assert float(a) not in scalars, (ex.number, who, float(a))
 
 
 def _written(path: Path) -> list[str]:
