@@ -113,19 +113,29 @@ def _reachable(obj: object, seen: set[int], out: list[object]) -> None:
 
 
 def test_no_value_in_the_exercise_modules_equals_a_students_expected_answer():
-    """Before any check is called, nothing a student's import holds is their answer (6.4's hidden histogram too)."""
-    modules = [importlib.import_module(f"dpviz.exercises.{m.name}") for m in pkgutil.iter_modules(pkg.__path__)]
-    held: list[object] = []
-    seen: set[int] = set()
-    for mod in [pkg, *modules]:
-        for name, value in vars(mod).items():
-            if not name.startswith("__") and not isinstance(value, type(pkg)):
-                _reachable(value, seen, held)
-    arrays = [h for h in held if isinstance(h, np.ndarray) and h.size > 1]
-    scalars = {float(h) for h in held if isinstance(h, numbers.Real | np.generic) and not isinstance(h, bool | str)
-               and np.ndim(h) == 0}
-    for who in STUDENTS:
-        for ex in PARAMETERISED:
+    """Before any check is called, nothing a student's import holds is their answer (6.4's hidden histogram too):
+    no array, and no scalar that is not a round number, in the exercise's own lecture modules (``lectureNN*``) or
+    the shared ones (another lecture's small arrays may equal an answer by chance: 3.2's [3, 2, 0] is also
+    lecture 09's pairs)."""
+    names = [m.name for m in pkgutil.iter_modules(pkg.__path__)]
+
+    def held_by(lecture: str) -> tuple[list[np.ndarray], set[float]]:
+        held: list[object] = []
+        seen: set[int] = set()
+        mods = [pkg] + [importlib.import_module(f"dpviz.exercises.{n}") for n in names
+                        if not n.startswith("lecture") or n.startswith(f"lecture{lecture}")]
+        for mod in mods:
+            for name, value in vars(mod).items():
+                if not name.startswith("__") and not isinstance(value, type(pkg)):
+                    _reachable(value, seen, held)
+        arrays = [h for h in held if isinstance(h, np.ndarray) and h.size > 1]
+        scalars = {float(h) for h in held if isinstance(h, numbers.Real | np.generic)
+                   and not isinstance(h, bool | str) and np.ndim(h) == 0}
+        return arrays, scalars
+
+    for ex in PARAMETERISED:
+        arrays, scalars = held_by(ex.number.split(".")[0].zfill(2))
+        for who in STUDENTS:
             answer = ex.reference(who)
             if callable(answer):
                 continue
@@ -171,3 +181,21 @@ def test_the_course_page_lists_every_exercises_kind():
 
     assert exercise_kinds.table() in (ROOT / "docs" / "course.md").read_text(encoding="utf-8"), \
         "docs/course.md's table of exercise kinds is stale: paste `python -m tools.exercise_kinds`"
+
+
+@pytest.mark.parametrize("ex", PARAMETERISED, ids=lambda e: e.number)
+def test_every_combination_of_choices_makes_a_sound_exercise(ex, monkeypatch):
+    """The draw picks among the choices, so every combination is some student's variant: in each one the reference
+    passes and every typical mistake fails with its own hint (no mistake equals the answer)."""
+    original = variants.variant_values
+    names = list(ex.parameters)
+    for combo in itertools.product(*ex.parameters.values()):
+        chosen = variants.Values(ex.number, "every combination", dict(zip(names, combo, strict=True)), seed=12345)
+        monkeypatch.setattr(variants, "variant_values",
+                            lambda number, parameters, who, v=chosen: v if number == ex.number
+                            else original(number, parameters, who))
+        fb = ex.check(ex.solution(chosen))
+        assert fb.passed, f"{ex.number} {combo}: {fb}"
+        for wrong, word in ex.mistakes(chosen):
+            fb = ex.check(wrong)
+            assert not fb.passed and word.lower() in (fb.hint + " " + fb.message).lower(), (ex.number, combo, word)
